@@ -1,0 +1,157 @@
+# mpipredict: top-level build.
+#
+# Everything is built out of tree under $(BUILD) (default: build/, or
+# build-san/ with SANITIZE=1): objects in $(BUILD)/obj/<part>/, programs in
+# $(BUILD)/bin/, libraries in $(BUILD)/lib/, compiled tests in
+# $(BUILD)/tests/. The install layout is mirrored so that a program can find
+# its siblings (mpipredict-cc finds the runtime in ../lib and ../include).
+#
+# Each part (instrument, collector, regress, schema, server, contrib) keeps
+# its own rules in <part>/module.mk and appends to the lists below; this file
+# holds only what is common. `make <part>` builds one part.
+#
+# Targets: all (default), check, check-slurm, check-long, demo, bench,
+# install, deps, format, compdb, clean. See README.md.
+
+MPP_VERSION := 0.1.0
+
+SANITIZE ?= 0
+WERROR   ?= 0
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+else
+BUILD ?= build
+endif
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+CC      ?= cc
+MPICC   ?= mpicc
+LLVM_DIR ?= /usr/lib/llvm-14
+
+# Flags shared by every part. -D_GNU_SOURCE: we target glibc (Debian).
+CSTD      := -std=c11
+WARN      := -Wall -Wextra
+ifeq ($(WERROR),1)
+WARN      += -Werror
+endif
+OPT       ?= -O2 -g
+SAN_FLAGS :=
+ifeq ($(SANITIZE),1)
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT       := -O1 -g
+endif
+CPPFLAGS  += -D_GNU_SOURCE -DMPP_VERSION=\"$(MPP_VERSION)\" -I.
+CFLAGS    += $(CSTD) $(OPT) $(WARN) $(SAN_FLAGS) -fPIC
+LDFLAGS   += $(SAN_FLAGS)
+
+OBJ := $(BUILD)/obj
+
+# Lists the parts append to.
+PROGRAMS   :=   # $(BUILD)/bin/...    installed to bin/
+LIBRARIES  :=   # $(BUILD)/lib/...    installed to lib/
+HEADERS    :=   # source paths        installed to include/mpipredict/
+SHARE      :=   # source paths        installed to share/mpipredict/
+PKGCONFIG  :=   # *.pc.in templates   installed to lib/pkgconfig/ (@PREFIX@, @VERSION@)
+TEST_BINS  :=   # $(BUILD)/tests/...  built before `make check`
+BENCHES    :=   # phony bench-* targets run by `make bench`
+FORMAT_SRC :=   # files `make format` may rewrite
+
+.PHONY: all
+all:
+
+# One place that lists every Debian package the project uses (Debian 12).
+# DEPS: build and `make check`; DEPS_SLURM: `make check-slurm`;
+# DEPS_BENCH: `make bench`.
+DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
+        libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev \
+        libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
+        curl jq
+DEPS_SLURM := slurmctld slurmd slurm-client munge libslurm-dev
+DEPS_BENCH := hyperfine wrk valgrind
+
+# Install the missing ones when root; otherwise print the apt-get line.
+# Quiet when everything is there.
+define install_debs
+	@missing=$$(for p in $(1); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; \
+	done | tr '\n' ' '); \
+	[ -z "$$missing" ] && exit 0; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "deps: installing $$missing"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get update -qq >/dev/null && \
+	  apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+	  { echo "deps: apt-get install failed for: $$missing" >&2; exit 1; }; \
+	else \
+	  echo "deps: missing Debian packages; run as root:" >&2; \
+	  echo "  apt-get install --no-install-recommends $$missing" >&2; exit 1; \
+	fi
+endef
+
+.PHONY: deps deps-slurm deps-bench
+deps:
+	$(call install_debs,$(DEPS))
+deps-slurm:
+	$(call install_debs,$(DEPS_SLURM))
+deps-bench:
+	$(call install_debs,$(DEPS_BENCH))
+
+# Generic compile rule: per-part flags come from target-specific variables
+# set in each module.mk (e.g. `$(OBJ)/server/%.o: CPPFLAGS += ...`).
+$(OBJ)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+include instrument/module.mk
+include collector/module.mk
+include regress/module.mk
+include schema/module.mk
+include server/module.mk
+include contrib/module.mk
+include tests/module.mk
+
+all: $(PROGRAMS) $(LIBRARIES)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
+
+# Tests: every tests/**/t-*.sh and every compiled $(BUILD)/tests/**/t-*.
+# `make check T=tests/regress` runs one folder (or one file).
+T ?= tests
+.PHONY: check check-long
+check: deps all $(TEST_BINS)
+	@MPP_BUILD=$(abspath $(BUILD)) MPP_SANITIZE=$(SANITIZE) \
+	  MPP_TEST_CFLAGS="$(SAN_FLAGS)" tests/run-tests.sh $(T)
+check-long: deps all $(TEST_BINS)
+	@MPP_LONG=1 MPP_BUILD=$(abspath $(BUILD)) MPP_SANITIZE=$(SANITIZE) \
+	  MPP_TEST_CFLAGS="$(SAN_FLAGS)" tests/run-tests.sh $(T)
+
+.PHONY: bench
+bench: deps deps-bench all $(BENCHES)
+
+# Install: bin/, lib/ (+ pkgconfig), include/mpipredict/, share/mpipredict/.
+.PHONY: install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/include/mpipredict $(DESTDIR)$(PREFIX)/share/mpipredict
+	$(if $(PROGRAMS),install -m 755 $(PROGRAMS) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(LIBRARIES),cp -P $(LIBRARIES) $(DESTDIR)$(PREFIX)/lib/)
+	$(if $(HEADERS),install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/mpipredict/)
+	$(if $(SHARE),cp -R $(SHARE) $(DESTDIR)$(PREFIX)/share/mpipredict/)
+	@for pc in $(PKGCONFIG); do \
+	  sed 's|@PREFIX@|$(PREFIX)|g; s|@VERSION@|$(MPP_VERSION)|g' $$pc \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$(basename $$pc .in); done
+
+# compile_commands.json for clangd/clang-tidy, recorded by bear.
+.PHONY: compdb
+compdb:
+	bear --output $(abspath $(BUILD))/compile_commands.json -- $(MAKE) -B all
+	ln -sf $(BUILD)/compile_commands.json compile_commands.json
+
+.PHONY: format
+format:
+	clang-format -i $(FORMAT_SRC)
+
+.PHONY: clean
+clean:
+	rm -rf build build-san compile_commands.json

@@ -1,0 +1,6 @@
+# instrument/: build rules for this part. Appends to PROGRAMS, LIBRARIES, HEADERS,
+# SHARE, PKGCONFIG, TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile).
+# `make instrument` builds only this part.
+
+.PHONY: instrument
+instrument:

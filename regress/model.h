@@ -1,0 +1,111 @@
+/*
+ * model.h: the runtime-prediction model and its predict() functions.
+ *
+ * A model belongs to one app and one instrumented build. It predicts
+ *   runtime_s = intercept + sum_i coef[i] * x[i]
+ * over its kept terms, from measured features (basis "features"), or, before
+ * a run, from a job's parameters (basis "parameters"): each term's
+ * parameter model estimates x[i] first, as a power law of what a submission
+ * shows (see params.h), then the same sum applies.
+ * The interval is relative: lower_s = runtime_s * rel_lo, upper_s =
+ * runtime_s * rel_hi, from cross-validated relative residuals (split-conformal)
+ * for each basis.
+ *
+ * Used by mpipredict-train (fills it), schema/ (stores and loads it),
+ * mpipredict-predict and mpipredictd (call predict). A model and its strings
+ * are owned by whoever got it from mpp_model_new() or the store, and freed
+ * with mpp_model_free(). predict() only reads the model, so one model may be
+ * used by many threads at once.
+ *
+ * Errors: functions return MPP_OK (0) or a positive mpp_status and, when err
+ * is not NULL, write a one-line message naming the field into err.
+ */
+#ifndef MPP_MODEL_H
+#define MPP_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "regress/params.h"
+
+enum mpp_status {
+	MPP_OK = 0,
+	MPP_EINVAL = 2,   /* bad input: a file, field or value is wrong */
+	MPP_ENOTFOUND = 3,/* no such app / model / feature             */
+	MPP_EIO = 4,      /* the file system or the database failed     */
+	MPP_ENOMEM = 5,
+};
+
+/* How one kept feature grows with the job's parameters:
+ *   log(x) = log_c + sum_j expo[j] * log(param[vars[j]])
+ * predictable == 0 when cross-validation showed it cannot be (the term then
+ * makes parameter predictions fail with MPP_EINVAL naming it). */
+typedef struct mpp_param_model {
+	double log_c;
+	size_t nvars;
+	char **vars;   /* parameter names, as in params.h */
+	double *expo;
+	double cv_mape;    /* cross-validated error of this fit, percent */
+	int predictable;
+} mpp_param_model;
+
+typedef struct mpp_term {
+	char *feature;   /* full feature name, e.g. "loop:jacobi.c:42:5.mean" */
+	double coef;     /* seconds per unit of the raw feature value         */
+	double center;   /* training mean and standard deviation of the raw    */
+	double scale;    /* feature (kept for reports and checks)              */
+	size_t naliases; /* folded duplicates that count the same thing        */
+	char **aliases;
+	mpp_param_model pm;
+} mpp_term;
+
+typedef struct mpp_model {
+	int64_t id;        /* set by the store */
+	int version;       /* per app, 1, 2, ...; set by the store */
+	char *app;
+	char *build_id;
+	char *method;      /* "default" or "seed" */
+	char *fit;         /* final fit chosen: "nnls", "ridge", "ols" */
+	double created_at; /* unix time */
+
+	double intercept;  /* seconds */
+	size_t nterms;
+	mpp_term *terms;
+
+	size_t ntrain;          /* runs it was trained on */
+	size_t nfeatures_in;    /* features seen before folding */
+	double cv_mape;         /* cross-validated MAPE from features, percent */
+	double cv_mape_params;  /* ... from job parameters (NAN if none) */
+	double rel_lo, rel_hi;  /* interval factors, basis features   */
+	double prel_lo, prel_hi;/* interval factors, basis parameters */
+	double coverage;        /* the interval's target coverage, e.g. 0.9 */
+} mpp_model;
+
+typedef struct mpp_prediction {
+	double runtime_s, lower_s, upper_s;
+} mpp_prediction;
+
+/* One named value (a feature of a run). */
+typedef struct mpp_kv {
+	const char *name;
+	double value;
+} mpp_kv;
+
+mpp_model *mpp_model_new(void);
+void mpp_model_free(mpp_model *m);
+
+/* Index of the term whose feature (or one of its aliases) is `name`, or -1. */
+long mpp_model_find_term(const mpp_model *m, const char *name);
+
+/* From measured features: every kept term must be among f[0..n) (else
+ * MPP_EINVAL naming the missing feature); other names are ignored; values
+ * must be finite and >= 0. */
+int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
+			       mpp_prediction *out, char *err, size_t errlen);
+
+/* From a job's parameters (params.h). MPP_EINVAL names a parameter the
+ * model needs and p lacks, or a term that is not predictable. */
+int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
+			     mpp_prediction *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * params.h: what a job submission shows, as named numbers.
+ *
+ * Training reads them from a run row (nprocs, nnodes, args); the daemon from
+ * a request or a batch script. Both must name them the same way, so this is
+ * the one place that turns a command line into parameters:
+ *
+ *   "nprocs", "nnodes"     the task and node counts;
+ *   "-n", "--size", ...    an option followed by a number (`-n 512`,
+ *                          `--size 512`) or joined by '=' (`--size=512`);
+ *                          the name is the option as written;
+ *   "#1", "#2", ...        a number among the positional arguments, by its
+ *                          1-based position among all positional arguments
+ *                          (`./app 64 out.txt 10` gives #1=64 and #3=10).
+ * A token is a number when strtod() consumes all of it and it is finite.
+ * An option followed by a non-number is a flag; the next token is positional.
+ * Values <= 0 are kept here; the power-law fits skip them.
+ *
+ * Ownership: an mpp_params owns its names; free it with mpp_params_free().
+ */
+#ifndef MPP_PARAMS_H
+#define MPP_PARAMS_H
+
+#include <stddef.h>
+
+typedef struct mpp_params {
+	size_t n;
+	char **names;
+	double *values;
+} mpp_params;
+
+/* argv[0..argc) are the program's arguments, without the program name.
+ * nprocs/nnodes < 0 mean unknown (then not set). Returns 0, or MPP_ENOMEM. */
+int mpp_params_from_argv(const char *const *argv, size_t argc, double nprocs,
+			 double nnodes, mpp_params *out);
+
+/* The same from a run row's `args` field (arguments joined by spaces). */
+int mpp_params_from_string(const char *args, double nprocs, double nnodes,
+			   mpp_params *out);
+
+/* Value of `name`, or NULL when absent. */
+const double *mpp_params_get(const mpp_params *p, const char *name);
+
+void mpp_params_free(mpp_params *p);
+
+#endif

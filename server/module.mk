@@ -1,0 +1,6 @@
+# server/: build rules for this part. Appends to PROGRAMS, LIBRARIES, HEADERS,
+# SHARE, PKGCONFIG, TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile).
+# `make server` builds only this part.
+
+.PHONY: server
+server:
