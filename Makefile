@@ -116,13 +116,16 @@ all: $(PROGRAMS) $(LIBRARIES)
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
 # Tests: every tests/**/t-*.sh and every compiled $(BUILD)/tests/**/t-*.
-# `make check T=tests/regress` runs one folder (or one file).
-T ?= tests
+# `make check T=tests/regress/t-x.sh` runs one folder or file;
+# `make check PART=server` builds only that part (its phony target, which
+# includes its test programs) and runs tests/server.
+CHECK_PREREQS := $(if $(PART),$(PART),all $(TEST_BINS))
+T ?= $(if $(PART),tests/$(PART),tests)
 .PHONY: check check-long
-check: deps all $(TEST_BINS)
+check: deps $(CHECK_PREREQS)
 	@MPP_BUILD=$(abspath $(BUILD)) MPP_SANITIZE=$(SANITIZE) \
 	  MPP_TEST_CFLAGS="$(SAN_FLAGS)" tests/run-tests.sh $(T)
-check-long: deps all $(TEST_BINS)
+check-long: deps $(CHECK_PREREQS)
 	@MPP_LONG=1 MPP_BUILD=$(abspath $(BUILD)) MPP_SANITIZE=$(SANITIZE) \
 	  MPP_TEST_CFLAGS="$(SAN_FLAGS)" tests/run-tests.sh $(T)
 
