@@ -7,3 +7,7 @@ demo: deps all
 	@tests/demo.sh
 
 FORMAT_SRC += $(wildcard tests/apps/*.c)
+
+# The foundation's tests (runner, CLI conventions, install) need every part.
+.PHONY: foundation
+foundation: all
