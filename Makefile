@@ -66,8 +66,8 @@ all:
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
-        curl jq
-DEPS_SLURM := slurmctld slurmd slurm-client munge libslurm-dev
+        libslurm-dev curl jq
+DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind
 
 # Install the missing ones when root; otherwise print the apt-get line.
