@@ -1,6 +1,36 @@
 # contrib/: build rules for this part. Appends to PROGRAMS, LIBRARIES, HEADERS,
 # SHARE, PKGCONFIG, TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile).
 # `make contrib` builds only this part.
+#
+# The Slurm plugin is built against the installed Slurm's public headers and
+# is NOT linked with libslurm: slurmctld provides slurm_xstrdup & co. -z now
+# makes a missing symbol fail when slurmctld loads the plugin, not at the
+# first job. The plugin's file name must stay job_submit_<name>.so, so it
+# lives in $(BUILD)/lib/slurm/ (a PluginDir entry).
+
+SLURM_PLUGIN := $(BUILD)/lib/slurm/job_submit_mpipredict.so
+CONTRIB_LIBS := $(shell pkg-config --libs libcurl jansson)
+
+$(OBJ)/contrib/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags libcurl jansson)
+
+$(SLURM_PLUGIN): $(OBJ)/contrib/slurm/job_submit_mpipredict.o
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-z,now $(LDFLAGS) $^ -o $@ $(CONTRIB_LIBS) -lm -lpthread
+
+LIBRARIES += $(SLURM_PLUGIN)
+SHARE += contrib/slurm/mpipredict.conf contrib/mpipredictd.service \
+	 contrib/examples
+FORMAT_SRC += contrib/slurm/job_submit_mpipredict.c
 
 .PHONY: contrib
-contrib:
+contrib: $(SLURM_PLUGIN)
+
+# The failure-injection server for the plugin's tests (tests/slurm/).
+FAKE_PREDICTD := $(BUILD)/tests/slurm/fake-predictd
+$(OBJ)/tests/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags jansson libmicrohttpd)
+$(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs jansson libmicrohttpd)
+
+FORMAT_SRC += tests/slurm/fake-predictd.c
+contrib: $(FAKE_PREDICTD)
