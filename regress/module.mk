@@ -1,6 +1,45 @@
 # regress/: build rules for this part. Appends to PROGRAMS, LIBRARIES, HEADERS,
 # SHARE, PKGCONFIG, TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile).
 # `make regress` builds only this part.
+#
+# For other parts: $(REGRESS_LIB) is the static archive with the model type,
+# predict(), params and run-row parsing (and the trainer); link it with
+# $(REGRESS_LDLIBS).
+
+REGRESS_SRC := regress/params.c regress/runs.c regress/model.c
+REGRESS_LIB := $(OBJ)/regress/libregress.a
+REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm
+REGRESS_JSON_LDLIBS := $(shell pkg-config --libs jansson)
+
+$(OBJ)/regress/%.o: CPPFLAGS += $(shell pkg-config --cflags gsl jansson)
+
+$(REGRESS_LIB): $(REGRESS_SRC:%.c=$(OBJ)/%.o)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Test helpers: the synthetic-data generator and the params unit test.
+$(BUILD)/tests/regress/gen-runs: $(OBJ)/regress/tests/gen_runs.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(OBJ)/regress/tests/gen_runs.o: tests/regress/gen_runs.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/tests/regress/t-params: $(OBJ)/regress/tests/t_params.o $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(REGRESS_LDLIBS)
+$(OBJ)/regress/tests/t_params.o: tests/regress/t_params.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+REGRESS_PROGS :=
+REGRESS_TESTS := $(BUILD)/tests/regress/t-params
+
+PROGRAMS += $(REGRESS_PROGS)
+HEADERS += regress/model.h regress/params.h regress/runs.h
+TEST_BINS += $(REGRESS_TESTS)
+FORMAT_SRC += $(wildcard regress/*.c regress/*.h tests/regress/*.c)
 
 .PHONY: regress
-regress:
+regress: $(REGRESS_LIB) $(REGRESS_PROGS) $(REGRESS_TESTS)
+

@@ -1,0 +1,152 @@
+/*
+ * model.c: the model type's life cycle and its two predict() paths
+ * (model.h). Fitting is in regress/train.c, storing in schema/store.c.
+ */
+#include "regress/model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+mpp_model *mpp_model_new(void)
+{
+	mpp_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->cv_mape = NAN;
+	m->cv_mape_params = NAN;
+	m->rel_lo = m->rel_hi = 1;
+	m->prel_lo = m->prel_hi = 1;
+	return m;
+}
+
+static void param_model_free(mpp_param_model *pm)
+{
+	for (size_t j = 0; j < pm->nvars; j++)
+		free(pm->vars[j]);
+	free(pm->vars);
+	free(pm->expo);
+}
+
+void mpp_model_free(mpp_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->nterms; i++) {
+		mpp_term *t = &m->terms[i];
+		free(t->feature);
+		for (size_t a = 0; a < t->naliases; a++)
+			free(t->aliases[a]);
+		free(t->aliases);
+		param_model_free(&t->pm);
+	}
+	free(m->terms);
+	free(m->app);
+	free(m->build_id);
+	free(m->method);
+	free(m->fit);
+	free(m);
+}
+
+long mpp_model_find_term(const mpp_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nterms; i++) {
+		const mpp_term *t = &m->terms[i];
+		if (strcmp(t->feature, name) == 0)
+			return (long)i;
+		for (size_t a = 0; a < t->naliases; a++)
+			if (strcmp(t->aliases[a], name) == 0)
+				return (long)i;
+	}
+	return -1;
+}
+
+/* A run time is never below zero; the interval scales the point value. */
+static void finish(double runtime, double lo, double hi, mpp_prediction *out)
+{
+	if (!(runtime > 0))
+		runtime = 0;
+	out->runtime_s = runtime;
+	out->lower_s = runtime * lo;
+	out->upper_s = runtime * hi;
+}
+
+/* Value of the term's feature (or one of its aliases) among f, or NULL. */
+static const mpp_kv *find_value(const mpp_term *t, const mpp_kv *f, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		if (strcmp(f[k].name, t->feature) == 0)
+			return &f[k];
+		for (size_t a = 0; a < t->naliases; a++)
+			if (strcmp(f[k].name, t->aliases[a]) == 0)
+				return &f[k];
+	}
+	return NULL;
+}
+
+int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
+			       mpp_prediction *out, char *err, size_t errlen)
+{
+	double y = m->intercept;
+
+	for (size_t i = 0; i < m->nterms; i++) {
+		const mpp_term *t = &m->terms[i];
+		const mpp_kv *kv = find_value(t, f, n);
+		if (!kv) {
+			if (err)
+				snprintf(err, errlen, "missing feature %s",
+					 t->feature);
+			return MPP_EINVAL;
+		}
+		if (!isfinite(kv->value) || kv->value < 0) {
+			if (err)
+				snprintf(err, errlen,
+					 "feature %s: value %g is not a finite "
+					 "number >= 0",
+					 kv->name, kv->value);
+			return MPP_EINVAL;
+		}
+		y += t->coef * kv->value;
+	}
+	finish(y, m->rel_lo, m->rel_hi, out);
+	return MPP_OK;
+}
+
+int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
+			     mpp_prediction *out, char *err, size_t errlen)
+{
+	double y = m->intercept;
+
+	for (size_t i = 0; i < m->nterms; i++) {
+		const mpp_term *t = &m->terms[i];
+		double logx = t->pm.log_c;
+		if (!t->pm.predictable) {
+			if (err)
+				snprintf(err, errlen,
+					 "feature %s cannot be predicted from "
+					 "job parameters",
+					 t->feature);
+			return MPP_EINVAL;
+		}
+		for (size_t j = 0; j < t->pm.nvars; j++) {
+			const double *v = mpp_params_get(p, t->pm.vars[j]);
+			if (!v || !(*v > 0) || !isfinite(*v)) {
+				if (err)
+					snprintf(err, errlen,
+						 "parameter %s: %s (needed for "
+						 "%s)",
+						 t->pm.vars[j],
+						 v ? "not a positive number"
+						   : "missing",
+						 t->feature);
+				return MPP_EINVAL;
+			}
+			logx += t->pm.expo[j] * log(*v);
+		}
+		y += t->coef * exp(logx);
+	}
+	finish(y, m->prel_lo, m->prel_hi, out);
+	return MPP_OK;
+}

@@ -1,0 +1,121 @@
+-- schema.sql: mpipredict's SQLite store, version 1 (PRAGMA user_version).
+--
+-- schema/store.c embeds this file and runs it on an empty database, in one
+-- transaction; a later version adds a migration step in store.c and bumps
+-- user_version here. It holds models (versioned, one active per app), the
+-- ingested run rows in long format, and the audit of answered predictions.
+-- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
+-- cannot run inside a transaction).
+
+CREATE TABLE apps (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE,
+	created_at REAL NOT NULL
+);
+
+-- One row per trained model version. At most one active row per app.
+CREATE TABLE models (
+	id INTEGER PRIMARY KEY,
+	app_id INTEGER NOT NULL REFERENCES apps(id),
+	version INTEGER NOT NULL,
+	active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)),
+	build_id TEXT NOT NULL,
+	method TEXT NOT NULL,
+	fit TEXT NOT NULL,
+	created_at REAL NOT NULL,
+	intercept REAL NOT NULL,
+	ntrain INTEGER NOT NULL,
+	nfeatures_in INTEGER NOT NULL,
+	cv_mape REAL,          -- percent; NULL when unknown
+	cv_mape_params REAL,   -- percent; NULL when the model has no params path
+	rel_lo REAL NOT NULL,
+	rel_hi REAL NOT NULL,
+	prel_lo REAL NOT NULL,
+	prel_hi REAL NOT NULL,
+	coverage REAL NOT NULL,
+	UNIQUE (app_id, version)
+);
+CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
+
+-- The kept terms of a model, in order (idx).
+CREATE TABLE model_terms (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	idx INTEGER NOT NULL,
+	feature TEXT NOT NULL,
+	coef REAL NOT NULL,
+	center REAL NOT NULL,
+	scale REAL NOT NULL,
+	PRIMARY KEY (model_id, idx)
+) WITHOUT ROWID;
+
+-- Folded duplicates of a term: features that count the same thing.
+CREATE TABLE term_aliases (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	idx INTEGER NOT NULL,
+	alias TEXT NOT NULL,
+	PRIMARY KEY (model_id, idx, alias)
+) WITHOUT ROWID;
+
+-- Per term: log(x) = log_c + sum expo * log(param).
+CREATE TABLE param_models (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	idx INTEGER NOT NULL,
+	log_c REAL NOT NULL,
+	cv_mape REAL,
+	predictable INTEGER NOT NULL,
+	PRIMARY KEY (model_id, idx)
+) WITHOUT ROWID;
+
+CREATE TABLE param_model_vars (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	idx INTEGER NOT NULL,
+	pos INTEGER NOT NULL,
+	var TEXT NOT NULL,
+	expo REAL NOT NULL,
+	PRIMARY KEY (model_id, idx, pos)
+) WITHOUT ROWID;
+
+-- Ingested run rows; their features in long format (run x feature -> value).
+CREATE TABLE runs (
+	id INTEGER PRIMARY KEY,
+	run_id TEXT NOT NULL UNIQUE,
+	app_id INTEGER NOT NULL REFERENCES apps(id),
+	build_id TEXT NOT NULL,
+	started_at TEXT,
+	job_id TEXT,
+	nprocs REAL NOT NULL,
+	nnodes REAL NOT NULL,
+	runtime_s REAL NOT NULL,
+	args TEXT,
+	ingested_at REAL NOT NULL
+);
+
+CREATE TABLE features (
+	id INTEGER PRIMARY KEY,
+	name TEXT NOT NULL UNIQUE
+);
+
+CREATE TABLE run_values (
+	run INTEGER NOT NULL REFERENCES runs(id),
+	feature INTEGER NOT NULL REFERENCES features(id),
+	value REAL NOT NULL,
+	PRIMARY KEY (run, feature)
+) WITHOUT ROWID;
+
+-- Audit of answered predictions.
+CREATE TABLE predictions (
+	id INTEGER PRIMARY KEY,
+	at REAL NOT NULL,
+	job_id TEXT,
+	app TEXT NOT NULL,
+	model_id INTEGER,
+	basis TEXT NOT NULL,
+	user TEXT,
+	partition TEXT,
+	runtime_s REAL NOT NULL,
+	lower_s REAL NOT NULL,
+	upper_s REAL NOT NULL
+);
+CREATE INDEX predictions_app_at ON predictions(app, at);
+
+PRAGMA user_version = 1;

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# After t-store's operations the file is a sound WAL database whose tables
+# hold exactly what was written (checked with the sqlite3 shell, not with
+# the store's own code).
+set -u
+"$MPP_BUILD/tests/schema/t-store" >/dev/null || { echo "t-store failed"; exit 1; }
+q() { sqlite3 t.db "$1"; }
+[ "$(q 'PRAGMA integrity_check')" = ok ] || { echo "expected integrity ok"; exit 1; }
+[ "$(q 'PRAGMA journal_mode')" = wal ] || { echo "expected journal_mode wal, got $(q 'PRAGMA journal_mode')"; exit 1; }
+[ "$(q 'PRAGMA user_version')" = 1 ] || { echo "expected user_version 1"; exit 1; }
+got=$(q "SELECT group_concat(version || ':' || active) FROM (SELECT version, active FROM models m JOIN apps a ON a.id=m.app_id WHERE a.name='jacobi' ORDER BY version)")
+[ "$got" = "1:0,2:1" ] || { echo "expected versions 1:0,2:1, got $got"; exit 1; }
+got=$(q "SELECT count(*) FROM runs"),$(q "SELECT count(*) FROM run_values")
+[ "$got" = "2,3" ] || { echo "expected 2 runs and 3 values (an empty cell is absent), got $got"; exit 1; }
+got=$(q "SELECT count(*) FROM predictions")
+[ "$got" = 2 ] || { echo "expected 2 prediction records, got $got"; exit 1; }
+exit 0

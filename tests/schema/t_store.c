@@ -1,0 +1,162 @@
+/*
+ * t-store: the store keeps what it is given. A saved model loads back
+ * field by field; a second save is version 2 and the active one; another
+ * handle sees the change through mpp_store_changed(); ingesting a run id
+ * twice fails and writes nothing; prediction records are counted.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema/store.h"
+
+#define FAIL(...)                                                            \
+	do {                                                                 \
+		printf(__VA_ARGS__);                                         \
+		printf("\n");                                                \
+		exit(1);                                                     \
+	} while (0)
+
+static mpp_model *sample_model(double intercept)
+{
+	mpp_model *m = mpp_model_new();
+	mpp_term *t;
+
+	m->app = strdup("jacobi");
+	m->build_id = strdup("b1");
+	m->method = strdup("default");
+	m->fit = strdup("nnls");
+	m->intercept = intercept;
+	m->ntrain = 40;
+	m->nfeatures_in = 300;
+	m->cv_mape = 3.5;
+	m->rel_lo = 0.9;
+	m->rel_hi = 1.2;
+	m->prel_lo = 0.8;
+	m->prel_hi = 1.4;
+	m->coverage = 0.9;
+	m->nterms = 2;
+	m->terms = calloc(2, sizeof(*m->terms));
+	t = &m->terms[0];
+	t->feature = strdup("loop:a.c:1:1.mean");
+	t->coef = 2e-6;
+	t->center = 10;
+	t->scale = 3;
+	t->naliases = 1;
+	t->aliases = malloc(sizeof(char *));
+	t->aliases[0] = strdup("loop:a.c:2:1.mean");
+	t->pm.log_c = 0.5;
+	t->pm.nvars = 2;
+	t->pm.vars = malloc(2 * sizeof(char *));
+	t->pm.vars[0] = strdup("nprocs");
+	t->pm.vars[1] = strdup("-n");
+	t->pm.expo = malloc(2 * sizeof(double));
+	t->pm.expo[0] = -1;
+	t->pm.expo[1] = 3;
+	t->pm.cv_mape = 1.5;
+	t->pm.predictable = 1;
+	t = &m->terms[1];
+	t->feature = strdup("call:a.c:9:3.max");
+	t->coef = 0.25;
+	t->scale = 1;
+	t->pm.cv_mape = 80;
+	return m;
+}
+
+int main(void)
+{
+	char err[256];
+	mpp_store *s, *r;
+	mpp_model *m, *got, **all;
+	size_t n;
+	int changed;
+
+	if (mpp_store_open("missing.db", MPP_STORE_READONLY, &s, err,
+			   sizeof(err)) == MPP_OK)
+		FAIL("expected opening a missing file read-only to fail");
+	if (mpp_store_open("t.db", MPP_STORE_CREATE, &s, err, sizeof(err)))
+		FAIL("open: %s", err);
+	if (mpp_store_open("t.db", MPP_STORE_READONLY, &r, err, sizeof(err)))
+		FAIL("open read-only: %s", err);
+	if (mpp_store_load_active(r, "jacobi", &got, err, sizeof(err)) !=
+	    MPP_ENOTFOUND)
+		FAIL("expected MPP_ENOTFOUND before any save");
+
+	m = sample_model(0.35);
+	if (mpp_store_save_model(s, m, err, sizeof(err)))
+		FAIL("save: %s", err);
+	if (m->version != 1 || m->id <= 0)
+		FAIL("expected version 1 and an id, got %d %lld", m->version,
+		     (long long)m->id);
+	if (mpp_store_changed(r, &changed, err, sizeof(err)) || !changed)
+		FAIL("expected the reader to see a change after a save");
+	if (mpp_store_changed(r, &changed, err, sizeof(err)) || changed)
+		FAIL("expected no change on the second call");
+	if (mpp_store_load_active(r, "jacobi", &got, err, sizeof(err)))
+		FAIL("load: %s", err);
+	if (got->nterms != 2 || strcmp(got->terms[0].feature, m->terms[0].feature) ||
+	    got->terms[0].coef != 2e-6 || got->terms[0].naliases != 1 ||
+	    strcmp(got->terms[0].aliases[0], "loop:a.c:2:1.mean") ||
+	    got->terms[0].pm.nvars != 2 || got->terms[0].pm.expo[1] != 3 ||
+	    strcmp(got->terms[0].pm.vars[1], "-n") ||
+	    !got->terms[0].pm.predictable || got->terms[1].pm.predictable ||
+	    got->intercept != 0.35 || got->rel_hi != 1.2 ||
+	    !isnan(got->cv_mape_params) || got->cv_mape != 3.5 ||
+	    strcmp(got->fit, "nnls") || got->ntrain != 40)
+		FAIL("expected the model to load back as saved");
+	if (mpp_model_find_term(got, "loop:a.c:2:1.mean") != 0)
+		FAIL("expected the alias to find term 0");
+	mpp_model_free(got);
+
+	mpp_model_free(m);
+	m = sample_model(0.5);
+	if (mpp_store_save_model(s, m, err, sizeof(err)) || m->version != 2)
+		FAIL("expected a second save to be version 2");
+	if (mpp_store_load_active(r, "jacobi", &got, err, sizeof(err)) ||
+	    got->version != 2 || got->intercept != 0.5)
+		FAIL("expected version 2 active");
+	mpp_model_free(got);
+	mpp_model_free(m);
+	m = sample_model(1);
+	free(m->app);
+	m->app = strdup("another");
+	if (mpp_store_save_model(s, m, err, sizeof(err)))
+		FAIL("save another: %s", err);
+	mpp_model_free(m);
+	if (mpp_store_load_all_active(r, &all, &n, err, sizeof(err)) || n != 2 ||
+	    strcmp(all[0]->app, "another") || strcmp(all[1]->app, "jacobi"))
+		FAIL("expected two active models sorted by app");
+	for (size_t i = 0; i < n; i++)
+		mpp_model_free(all[i]);
+	free(all);
+
+	mpp_runs rs = {0};
+	const char csv[] = "run_id,app,build_id,started_at,job_id,nprocs,"
+			   "nnodes,runtime_s,args,f1,f2\n"
+			   "r1,jacobi,b1,t,,4,1,2.5,-n 8,1,\n"
+			   "r2,jacobi,b1,t,,4,1,2.5,-n 8,2,3\n";
+	if (mpp_runs_parse(&rs, "csv", csv, sizeof(csv) - 1, NULL, NULL, err,
+			   sizeof(err)))
+		FAIL("parse: %s", err);
+	if (mpp_store_add_runs(s, &rs, err, sizeof(err)))
+		FAIL("add runs: %s", err);
+	if (mpp_store_add_runs(s, &rs, err, sizeof(err)) != MPP_EINVAL ||
+	    !strstr(err, "r1"))
+		FAIL("expected storing r1 twice to fail naming it, got '%s'",
+		     err);
+	mpp_runs_free(&rs);
+
+	mpp_prediction_rec rec[2] = {
+		{.at = 1, .app = "jacobi", .model_id = 1, .basis = "features",
+		 .runtime_s = 2, .lower_s = 1, .upper_s = 3},
+		{.at = 2, .job_id = "77", .app = "jacobi", .basis = "parameters",
+		 .user = "u", .runtime_s = 2, .lower_s = 1, .upper_s = 3},
+	};
+	if (mpp_store_record_predictions(s, rec, 2, err, sizeof(err)))
+		FAIL("record: %s", err);
+	mpp_store_close(r);
+	mpp_store_close(s);
+	printf("store: ok\n");
+	return 0;
+}
