@@ -34,3 +34,8 @@ $(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o
 
 FORMAT_SRC += tests/slurm/fake-predictd.c
 contrib: $(FAKE_PREDICTD)
+
+# The plugin on a real slurmctld (root; starts munged, slurmctld, slurmd).
+.PHONY: check-slurm
+check-slurm: deps deps-slurm contrib $(PROGRAMS)
+	@MPP_BUILD=$(abspath $(BUILD)) tests/slurm/check-slurm.sh

@@ -1,0 +1,251 @@
+#!/usr/bin/env bash
+# check-slurm.sh: the job_submit/mpipredict plugin on a real slurmctld
+# (make check-slurm). Not named t-*.sh: plain `make check` does not run it,
+# because it needs root, munge and the Slurm daemons.
+#
+# It brings up munged, slurmctld and slurmd under a temporary directory with
+# the plugin from the build tree, and servers for the plugin to call: the
+# real mpipredictd with a model that mpipredict-train fitted on a synthetic
+# CSV, and fake-predictd (tests/slurm/fake-predictd.c) answering a fixed
+# prediction or misbehaving on purpose (hang, garbage, 500). Each case
+# submits held jobs with sbatch and reads them back with scontrol. The
+# plugin reads its config once, so each config gets a slurmctld restart.
+#
+# Prints one line per check and "N passed, N failed"; exits non-zero on a
+# failure. Everything it started is stopped by PID on exit (KEEP=1 keeps
+# the temporary directory, with the daemons' logs).
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${MPP_BUILD:-$src/build}
+fake=$build/tests/slurm/fake-predictd
+. "$src/tests/slurm/cluster.sh"
+
+[ "$(id -u)" = 0 ] || { echo "check-slurm: needs root (munged, slurmd)"; exit 1; }
+for f in "$build/lib/slurm/job_submit_mpipredict.so" "$fake"; do
+	[ -x "$f" ] || [ -f "$f" ] || { echo "check-slurm: $f is not built"; exit 1; }
+done
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); printf 'ok    %s\n' "$1"; }
+bad() { fail=$((fail + 1)); printf 'FAIL  %s: %s\n' "$1" "$2"; }
+# expect NAME EXPECTED GOT
+expect() {
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1" "expected '$2', got '$3'"; fi
+}
+
+server_pids=()
+finish() {
+	local p
+	for p in "${server_pids[@]+"${server_pids[@]}"}"; do stop_pid "$p"; done
+	cluster_down
+}
+trap finish EXIT
+
+# start_fake MODE NAME: a fake-predictd; sets port_NAME and log_NAME.
+start_fake() {
+	local pf=$work/$2.port
+	"$fake" --mode "$1" --port-file "$pf" --log "$work/$2.requests" \
+		>"$work/log/$2.out" 2>&1 &
+	server_pids+=($!)
+	wait_for 10 test -s "$pf" || { echo "fake-predictd $1 did not start"; exit 1; }
+	printf -v "port_$2" '%s' "$(cat "$pf")"
+	: >>"$work/$2.requests"
+}
+
+# requests NAME: how many requests that fake server has seen.
+requests() {
+	wc -l <"$work/$1.requests"
+}
+
+# conf NAME SETTINGS...: write $work/NAME.conf, one setting per argument.
+conf() {
+	local name=$1
+	shift
+	printf '%s\n' "$@" >"$work/$name.conf"
+}
+
+use_conf() {
+	cluster_ctld_restart "$work/$1.conf" || exit 1
+}
+
+# script FILE LINES...: a batch script.
+script() {
+	local f=$work/$1
+	shift
+	{ echo '#!/bin/sh'; printf '%s\n' "$@"; } >"$f"
+	echo "$f"
+}
+
+# submit SCRIPT [sbatch options]: submit held; sets jid and ms (wall time).
+submit() {
+	local s=$1 t0 t1
+	shift
+	t0=$(date +%s%N)
+	jid=$(sbatch --parsable --hold -o /dev/null "$@" "$s" 2>"$work/sbatch.err")
+	t1=$(date +%s%N)
+	ms=$(((t1 - t0) / 1000000))
+	[ -n "$jid" ] || { jid=none; echo "sbatch failed: $(cat "$work/sbatch.err")"; }
+}
+
+# comment ID / field ID KEY: what scontrol shows for the job.
+comment() {
+	scontrol show job "$1" 2>/dev/null | sed -n 's/^ *Comment=\(.*\) *$/\1/p' | sed 's/ *$//'
+}
+field() {
+	scontrol show job "$1" 2>/dev/null | grep -o " $2=[^ ]*" | head -n 1 | cut -d= -f2
+}
+
+# minutes D-HH:MM:SS|HH:MM:SS|UNLIMITED|N/A -> minutes or the word.
+minutes() {
+	local v=$1 d=0
+	case $v in *:*) ;; *) echo "$v"; return ;; esac
+	case $v in *-*) d=${v%%-*}; v=${v#*-} ;; esac
+	IFS=: read -r h m s <<<"$v"
+	echo $((d * 1440 + 10#$h * 60 + 10#$m + (10#$s > 0)))
+}
+
+plugin_lines() {
+	grep -c 'job_submit/mpipredict: app' "$work/log/slurmctld.log"
+}
+
+cluster_up "$build/lib/slurm" || exit 1
+
+jacobi=$(script jacobi.sh '#SBATCH -n 2' 'srun ./jacobi -n 512 --iters 100')
+named=$(script named.sh '#MPIPREDICT app=jacobi' 'mpirun --bind-to core ./wrapper.sh 512')
+unknown=$(script unknown.sh 'srun ./no-such-app 10')
+optout=$(script optout.sh '#MPIPREDICT off' 'srun ./jacobi -n 512')
+heat=$(script heat.sh 'mpiexec -n 2 ./heat 64')
+
+# The fixed answer (fake-predictd, mode ok) is 300 s in [280,330], model
+# version 7; with safety 1.2 the predicted minutes are ceil(330*1.2/60) = 7.
+start_fake ok okd
+start_fake hang hang
+start_fake garbage garbage
+start_fake error err
+# A port nobody listens on: a server's, once it is stopped.
+start_fake ok gone
+stop_pid "${server_pids[-1]}"
+dead=http://127.0.0.1:$port_gone
+okurl=http://127.0.0.1:$port_okd
+note='mpipredict: 300s [280,330] jacobi@7'
+
+echo "== annotate (fixed answer)"
+conf annotate "url = $okurl" mode=annotate safety=1.2 'apps = jacobi, no-such-app'
+use_conf annotate
+n0=$(requests okd)
+submit "$jacobi" -t 60
+expect "annotate: comment" "$note" "$(comment "$jid")"
+expect "annotate: time limit unchanged" 60 "$(minutes "$(field "$jid" TimeLimit)")"
+expect "annotate: time_min unchanged" N/A "$(field "$jid" TimeMin)"
+req=$(tail -n 1 "$work/okd.requests")
+expect "annotate: request" 'jacobi ["-n","512","--iters","100"] 2 root 3600 true' \
+	"$(jq -r '[.app, (.args|tojson), .ntasks, .user, .time_limit_s, (.script|contains("srun"))|tostring]|join(" ")' <<<"$req")"
+submit "$jacobi" --comment="my note" -t 60
+expect "annotate: user's comment kept" "my note; $note" "$(comment "$jid")"
+submit "$named"
+expect "annotate: #MPIPREDICT app= names the app" "$note" "$(comment "$jid")"
+# One job that really runs: the plugin's changes do not get in its way.
+runs=$(script runs.sh '#MPIPREDICT app=jacobi' 'srun /bin/true')
+rid=$(sbatch --parsable -o /dev/null -t 5 "$runs")
+wait_for 30 sh -c "scontrol show job $rid | grep -q JobState=COMPLETED"
+expect "annotate: a predicted job runs to completion" "COMPLETED $note" \
+	"$(field "$rid" JobState) $(comment "$rid")"
+l0=$(plugin_lines)
+submit "$unknown" --comment="mine"
+expect "unknown app: job unchanged" "mine" "$(comment "$jid")"
+expect "unknown app: one log line" 1 $(($(plugin_lines) - l0))
+n1=$(requests okd)
+submit "$optout"
+expect "#MPIPREDICT off: unchanged" "" "$(comment "$jid")"
+submit "$heat"
+expect "app not in the allow-list: unchanged" "" "$(comment "$jid")"
+expect "opt-out and allow-list: daemon not called" "$n1" "$(requests okd)"
+
+echo "== time_min"
+conf time_min "url = $okurl" mode=time_min safety=1.2
+use_conf time_min
+submit "$jacobi" -t 60
+expect "time_min: set to the predicted minutes" 7 "$(minutes "$(field "$jid" TimeMin)")"
+expect "time_min: user's time limit kept" 60 "$(minutes "$(field "$jid" TimeLimit)")"
+expect "time_min: comment" "$note" "$(comment "$jid")"
+submit "$jacobi" -t 5
+expect "time_min: not above the user's limit" N/A "$(field "$jid" TimeMin)"
+expect "time_min: short user limit kept" 5 "$(minutes "$(field "$jid" TimeLimit)")"
+submit "$jacobi"
+expect "time_min: set when the user gave no limit" "7 UNLIMITED" \
+	"$(minutes "$(field "$jid" TimeMin)") $(field "$jid" TimeLimit)"
+submit "$jacobi" -t 60 --time-min=30
+expect "time_min: user's own time_min kept" 30 "$(minutes "$(field "$jid" TimeMin)")"
+
+echo "== fill"
+conf fill "url = $okurl" mode=fill safety=1.2
+use_conf fill
+submit "$jacobi"
+expect "fill: time limit from the prediction" 7 "$(minutes "$(field "$jid" TimeLimit)")"
+submit "$jacobi" -t 30 --comment="keep me"
+expect "fill: user's time limit kept" 30 "$(minutes "$(field "$jid" TimeLimit)")"
+expect "fill: user's comment kept" "keep me; $note" "$(comment "$jid")"
+conf fill_lower "url = $okurl" mode=fill safety=1.2 lower_user_limit=yes max_minutes=6
+use_conf fill_lower
+submit "$jacobi" -t 30
+expect "fill, lower_user_limit=yes, max_minutes=6: limit lowered and clamped" 6 \
+	"$(minutes "$(field "$jid" TimeLimit)")"
+
+echo "== failover and failures"
+conf failover "url = $dead http://127.0.0.1:$port_err $okurl" mode=fill
+use_conf failover
+e0=$(requests err)
+submit "$jacobi" -t 30
+expect "failover: dead and 500 urls skipped, third answers" "$note" "$(comment "$jid")"
+expect "failover: the 500 server was asked once" $((e0 + 1)) "$(requests err)"
+
+conf down "url = $dead" mode=fill breaker_failures=0
+use_conf down
+l0=$(plugin_lines)
+submit "$jacobi" --comment=mine
+expect "daemon down: submitted unchanged" "mine UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
+expect "daemon down: one log line" 1 $(($(plugin_lines) - l0))
+
+conf err "url = http://127.0.0.1:$port_err" mode=fill breaker_failures=0
+use_conf err
+submit "$jacobi"
+expect "HTTP 500: submitted unchanged" " UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
+
+conf garbage "url = http://127.0.0.1:$port_garbage" mode=fill breaker_failures=0
+use_conf garbage
+l0=$(plugin_lines)
+submit "$jacobi"
+expect "garbage answer: submitted unchanged" " UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
+expect "garbage answer: one log line" 1 $(($(plugin_lines) - l0))
+
+# A server that accepts and never answers: sbatch returns within the
+# plugin's budget (200 ms) plus a margin for sbatch itself on a busy 2-core
+# machine. Without the timeout it would wait for ever.
+conf hang "url = http://127.0.0.1:$port_hang" mode=fill timeout_ms=200 breaker_failures=0
+use_conf hang
+h0=$(requests hang)
+submit "$jacobi" -t 20
+expect "hung server: submitted unchanged" " 20" "$(comment "$jid") $(minutes "$(field "$jid" TimeLimit)")"
+expect "hung server: it was called" $((h0 + 1)) "$(requests hang)"
+if [ "$ms" -lt 1200 ]; then ok "hung server: sbatch took $ms ms (< 200 ms timeout + 1000 ms)"
+else bad "hung server: sbatch wall time" "expected < 1200 ms, got $ms ms"; fi
+
+echo "== circuit breaker"
+conf breaker "url = http://127.0.0.1:$port_hang" mode=fill timeout_ms=200 \
+	breaker_failures=2 breaker_seconds=600
+use_conf breaker
+h0=$(requests hang)
+for i in 1 2 3 4 5; do submit "$jacobi"; done
+expect "breaker: 5 jobs submitted" 5 "$(squeue -h -j "$((jid - 4)),$((jid - 3)),$((jid - 2)),$((jid - 1)),$jid" | wc -l)"
+expect "breaker: only 2 calls, then open" $((h0 + 2)) "$(requests hang)"
+expect "breaker: logged when it opened" 1 "$(grep -c 'failures in a row' "$work/log/slurmctld.log")"
+
+echo "== bad config"
+conf bad "url = $okurl" mode=bogus
+use_conf bad
+expect "bad config: logged, plugin disabled" 1 "$(grep -c "bad.conf:2: mode: expected" "$work/log/slurmctld.log")"
+submit "$jacobi"
+expect "bad config: slurmctld up, job submitted unchanged" " UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
