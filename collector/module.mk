@@ -1,6 +1,49 @@
 # collector/: build rules for this part. Appends to PROGRAMS, LIBRARIES, HEADERS,
 # SHARE, PKGCONFIG, TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile).
-# `make collector` builds only this part.
+# `make collector` builds only this part: libmpipredict (.so and .a, compiled
+# with $(MPICC)), its public headers under $(BUILD)/include/mpipredict/, and
+# mpipredict-collect.
+
+COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o)
+COLLECTOR_CLI_OBJS := $(addprefix $(OBJ)/collector/,collect.o row.o runfile.o)
+COLLECTOR_HEADERS  := collector/mpp_abi.h collector/mpi_table.def
+COLLECTOR_INCS     := $(addprefix $(BUILD)/include/mpipredict/,$(notdir $(COLLECTOR_HEADERS)))
+
+# Every object of this part is compiled by the MPI compiler wrapper, so that
+# mpi.h and the MPI ABI are the ones the library will be linked with.
+$(OBJ)/collector/%.o: CC := $(MPICC)
+
+$(BUILD)/lib/libmpipredict.so: $(COLLECTOR_LIB_OBJS)
+	@mkdir -p $(@D)
+	$(MPICC) -shared -Wl,-soname,libmpipredict.so $(LDFLAGS) -o $@ $^ -lpthread
+
+$(BUILD)/lib/libmpipredict.a: $(COLLECTOR_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/bin/mpipredict-collect: $(COLLECTOR_CLI_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+$(BUILD)/include/mpipredict/%: collector/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+PROGRAMS  += $(BUILD)/bin/mpipredict-collect
+LIBRARIES += $(BUILD)/lib/libmpipredict.so $(BUILD)/lib/libmpipredict.a
+HEADERS   += $(COLLECTOR_HEADERS)
+PKGCONFIG += collector/mpipredict.pc.in
+FORMAT_SRC += $(filter-out collector/mpi_table.def,$(wildcard collector/*.[ch])) \
+	$(wildcard tests/collector/progs/*.c)
+
+# The benchmark: PMPI layer cost on ping-pong and allreduce loops.
+BENCHES += bench-collector
+.PHONY: bench-collector
+bench-collector: $(BUILD)/lib/libmpipredict.so $(COLLECTOR_INCS)
+	@MPP_BUILD=$(abspath $(BUILD)) tests/collector/bench.sh
 
 .PHONY: collector
-collector:
+collector: $(BUILD)/lib/libmpipredict.so $(BUILD)/lib/libmpipredict.a \
+	$(BUILD)/bin/mpipredict-collect $(COLLECTOR_INCS)
+
+all: $(COLLECTOR_INCS)

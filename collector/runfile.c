@@ -1,0 +1,220 @@
+/*
+ * runfile.c: choose, lock and append to a runs file. See runfile.h.
+ * Not for: building the row text (row.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/runfile.h"
+
+#define DEFAULT_TARGET "mpipredict-runs/"
+
+/* mkdir -p; returns 0 or -1 with errno. */
+static int make_dirs(const char *dir)
+{
+	char p[PATH_MAX];
+	size_t i, n = strlen(dir);
+
+	if (n == 0)
+		return 0;
+	if (n >= sizeof p) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(p, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			return -1;
+		p[i] = dir[i];
+	}
+	return 0;
+}
+
+/* The app name as a file name: anything but [A-Za-z0-9._+-] becomes '_'. */
+static void safe_name(const char *app, char *out, size_t outlen)
+{
+	size_t i;
+
+	for (i = 0; app[i] && i + 1 < outlen; i++) {
+		char c = app[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+					 (c >= '0' && c <= '9') || strchr("._+-", c)
+				 ? c
+				 : '_';
+	}
+	out[i] = '\0';
+	if (!strcmp(out, "") || !strcmp(out, ".") || !strcmp(out, ".."))
+		snprintf(out, outlen, "app");
+}
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Does fd (locked) start with header? 1 yes, 0 no, -1 error. */
+static int header_matches(int fd, const char *header)
+{
+	size_t n = strlen(header), off = 0;
+	char *got = malloc(n);
+	ssize_t r;
+	int same;
+
+	if (!got)
+		return -1;
+	while (off < n) {
+		r = pread(fd, got + off, n - off, (off_t)off);
+		if (r < 0) {
+			free(got);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		off += (size_t)r;
+	}
+	same = off == n && memcmp(got, header, n) == 0;
+	free(got);
+	return same;
+}
+
+/* Append to one file. Returns 0, 1 when the header differs (nothing
+ * written), -1 on error with err filled. */
+static int append_to(const char *path, const char *header, const char *row,
+		     char *err, size_t errlen)
+{
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	struct stat st;
+	char *buf = NULL, last = '\n';
+	size_t hl = strlen(header), rl = strlen(row), len;
+	ssize_t w;
+	int fd, rc = -1, same;
+
+	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fcntl(fd, F_SETLKW, &lk) != 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+			goto out;
+		}
+	}
+	if (fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (st.st_size > 0) {
+		same = header_matches(fd, header);
+		if (same < 0) {
+			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+			goto out;
+		}
+		if (!same) {
+			rc = 1;
+			goto out;
+		}
+		/* A file that does not end in a newline (damaged by something
+		 * else) gets one first, so that our row stands on its own. */
+		if (pread(fd, &last, 1, st.st_size - 1) != 1)
+			last = '\n';
+	}
+	buf = malloc(hl + rl + 1);
+	if (!buf) {
+		snprintf(err, errlen, "out of memory writing %s", path);
+		goto out;
+	}
+	len = 0;
+	if (st.st_size == 0) {
+		memcpy(buf, header, hl);
+		len = hl;
+	} else if (last != '\n') {
+		buf[len++] = '\n';
+	}
+	memcpy(buf + len, row, rl);
+	len += rl;
+	w = write(fd, buf, len);
+	if (w != (ssize_t)len) {
+		snprintf(err, errlen, "cannot write %s: %s", path,
+			 w < 0 ? strerror(errno) : "short write");
+		if (w > 0 && ftruncate(fd, st.st_size) != 0)
+			snprintf(err, errlen, "cannot write %s, and a partial row remains",
+				 path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(buf);
+	close(fd); /* releases the lock */
+	return rc;
+}
+
+int mpp_runfile_append(const char *target, const char *app, const char *header,
+		       const char *row, char *path, size_t pathlen, char *err,
+		       size_t errlen)
+{
+	char file[PATH_MAX], sib[PATH_MAX], name[256];
+	struct stat st;
+	const char *dot, *slash;
+	size_t tl;
+	int rc;
+
+	if (!target || !*target)
+		target = DEFAULT_TARGET;
+	tl = strlen(target);
+	if (target[tl - 1] == '/' || (stat(target, &st) == 0 && S_ISDIR(st.st_mode))) {
+		if (make_dirs(target) != 0) {
+			snprintf(err, errlen, "cannot create directory %s: %s", target,
+				 strerror(errno));
+			return -1;
+		}
+		safe_name(app, name, sizeof name);
+		rc = snprintf(file, sizeof file, "%s%s%s.csv", target,
+			      target[tl - 1] == '/' ? "" : "/", name);
+	} else {
+		rc = snprintf(file, sizeof file, "%s", target);
+	}
+	if (rc < 0 || (size_t)rc >= sizeof file) {
+		snprintf(err, errlen, "runs path too long: %s", target);
+		return -1;
+	}
+	rc = append_to(file, header, row, err, errlen);
+	if (rc == 1) {
+		/* Another build's file: the sibling <stem>.<hash>.csv. */
+		slash = strrchr(file, '/');
+		dot = strrchr(file, '.');
+		if (!dot || (slash && dot < slash))
+			dot = file + strlen(file);
+		rc = snprintf(sib, sizeof sib, "%.*s.%08x%s", (int)(dot - file), file,
+			      (unsigned)fnv1a(header), dot);
+		if (rc < 0 || (size_t)rc >= sizeof sib) {
+			snprintf(err, errlen, "runs path too long: %s", file);
+			return -1;
+		}
+		memcpy(file, sib, (size_t)rc + 1);
+		rc = append_to(file, header, row, err, errlen);
+		if (rc == 1) {
+			snprintf(err, errlen,
+				 "%s has another header; the row was not written", file);
+			return -1;
+		}
+	}
+	if (rc == 0 && path)
+		snprintf(path, pathlen, "%s", file);
+	return rc;
+}

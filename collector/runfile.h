@@ -1,0 +1,30 @@
+/*
+ * runfile.h: append one run row to the runs file of an app, safely.
+ * Internal to the collector part (libmpipredict and mpipredict-collect).
+ *
+ * Where: `target` is MPIPREDICT_RUNS (NULL or "" means "mpipredict-runs/").
+ * A target that is an existing directory or ends in '/' is a directory
+ * (created if missing) holding <app>.csv; anything else is the file itself.
+ *
+ * How: the file is opened for appending and locked (fcntl write lock, whole
+ * file); a new (empty) file gets the header and the row in one write(2);
+ * an existing file gets the row in one write(2) only when its first line is
+ * exactly `header`. A file with another header (another build) is left
+ * untouched and the row goes to a sibling, <stem>.<hash of header>.csv, with
+ * the same rules. A failed or short write is truncated away, so a reader
+ * never sees part of a row. Concurrent writers on one host or over a file
+ * system with working fcntl locks never interleave.
+ */
+#ifndef MPP_RUNFILE_H
+#define MPP_RUNFILE_H
+
+#include <stddef.h>
+
+/* Append row (one line, ending in '\n') under header (one line, ending in
+ * '\n'). On success returns 0 and, when path is not NULL, puts the file used
+ * in path. On failure returns -1 and err holds one line naming the file. */
+int mpp_runfile_append(const char *target, const char *app, const char *header,
+		       const char *row, char *path, size_t pathlen, char *err,
+		       size_t errlen);
+
+#endif

@@ -1,0 +1,476 @@
+/*
+ * runtime.c: the life cycle of libmpipredict in one MPI process. It keeps the
+ * registry of instrumented units (__mpp_register), starts counting in
+ * MPI_Init / MPI_Init_thread, and at MPI_Finalize reduces every counter over
+ * the ranks to its sum (hence mean) and max, and has rank 0 append the run
+ * row (row.c, runfile.c). With MPIPREDICT_DUMP=<dir> every rank also writes
+ * its own counters to <dir>/<run_id>.<rank>.dump, at MPI_Finalize or, when
+ * the program exits without it, at exit(), for mpipredict-collect.
+ *
+ * Environment: MPIPREDICT_RUNS (file or directory, default
+ * ./mpipredict-runs/), MPIPREDICT_APP (default: the executable's name),
+ * MPIPREDICT_DISABLE=1 (count nothing, write nothing), MPIPREDICT_DUMP,
+ * MPIPREDICT_TEST_NODE_KEY (pmpi.c), SLURM_JOB_ID (the job_id column).
+ *
+ * Not for: what each MPI call counts (pmpi.c). Errors never change what the
+ * program does or its exit status: they print one line on stderr (from rank
+ * 0 when all ranks share them) and the row is not written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/mpp_abi.h"
+#include "collector/row.h"
+#include "collector/runfile.h"
+#include "collector/traffic.h"
+
+#define PFX "mpipredict: "
+
+static struct __mpp_unit *units;
+
+void __mpp_register(struct __mpp_unit *u)
+{
+	struct __mpp_unit *p;
+
+	if (u->abi_version != MPP_ABI_VERSION) {
+		fprintf(stderr,
+			PFX "%s was instrumented for runtime ABI %d, this runtime has "
+			    "ABI %d; its counters are ignored\n",
+			u->file ? u->file : "a unit", u->abi_version, MPP_ABI_VERSION);
+		return;
+	}
+	for (p = units; p; p = p->next)
+		if (p == u)
+			return;
+	u->next = units;
+	units = u;
+}
+
+/* State of this process's run. */
+static struct {
+	int started, finished, rank, nprocs, nnodes;
+	MPI_Comm comm;
+	struct timespec t0;
+	char run_id[40], started_at[32];
+	char *app, *args, build_id[17];
+	const char *dump_dir;
+} run;
+
+/* The features of this process: names and values, in one order that every
+ * rank of an SPMD program shares. */
+struct feats {
+	size_t n, cap;
+	char **names;
+	unsigned long long *vals;
+	int ok;
+};
+
+static void feat(struct feats *f, unsigned long long v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void feat(struct feats *f, unsigned long long v, const char *fmt, ...)
+{
+	va_list ap;
+	char *name;
+
+	if (!f->ok)
+		return;
+	if (f->n == f->cap) {
+		size_t cap = f->cap ? 2 * f->cap : 256;
+		char **nn = realloc(f->names, cap * sizeof *nn);
+		unsigned long long *nv;
+
+		if (!nn) {
+			f->ok = 0;
+			return;
+		}
+		f->names = nn;
+		nv = realloc(f->vals, cap * sizeof *nv);
+		if (!nv) {
+			f->ok = 0;
+			return;
+		}
+		f->vals = nv;
+		f->cap = cap;
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&name, fmt, ap) < 0) {
+		f->ok = 0;
+		va_end(ap);
+		return;
+	}
+	va_end(ap);
+	f->names[f->n] = name;
+	f->vals[f->n++] = v;
+}
+
+static void feats_free(struct feats *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->vals);
+	memset(f, 0, sizeof *f);
+}
+
+static int unit_cmp(const void *a, const void *b)
+{
+	const struct __mpp_unit *x = *(struct __mpp_unit *const *)a;
+	const struct __mpp_unit *y = *(struct __mpp_unit *const *)b;
+	int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
+
+	return c ? c : strcmp(x->build_id ? x->build_id : "", y->build_id ? y->build_id : "");
+}
+
+/* The registered units sorted by file then build_id (link order must not
+ * change the columns). Caller frees; *n set. NULL with *n = 0 when none. */
+static struct __mpp_unit **sorted_units(size_t *n)
+{
+	struct __mpp_unit *u, **v;
+	size_t i = 0;
+
+	*n = 0;
+	for (u = units; u; u = u->next)
+		(*n)++;
+	if (!*n || !(v = malloc(*n * sizeof *v))) {
+		*n = 0;
+		return NULL;
+	}
+	for (u = units; u; u = u->next)
+		v[i++] = u;
+	qsort(v, *n, sizeof *v, unit_cmp);
+	return v;
+}
+
+static const char *const fn_names[MPP_NFN] = {
+#define MPP_MPI(name, ret, kind, params, args, acct) #name,
+#include "collector/mpi_table.def"
+#undef MPP_MPI
+};
+
+/* WAIT-kind functions move no bytes of their own: no bytes columns. */
+static const int fn_has_bytes[MPP_NFN] = {
+#define MPP_MPI(name, ret, kind, params, args, acct) sizeof(#kind) != sizeof("WAIT"),
+#include "collector/mpi_table.def"
+#undef MPP_MPI
+};
+
+static void collect_features(struct feats *f)
+{
+	static const char *const lv[MPP_NLEVEL] = {"intra", "inter"};
+	const struct mpp_traffic *t = &mpp_traffic;
+	struct __mpp_unit **v;
+	size_t nu, i, j;
+	int l, b;
+	char hi[32];
+
+	f->ok = 1;
+	v = sorted_units(&nu);
+	for (i = 0; i < nu; i++) {
+		for (j = 0; j < v[i]->ncounters; j++)
+			feat(f, v[i]->counters[j], "%s", v[i]->counter_names[j]);
+		for (j = 0; j < v[i]->nsites; j++) {
+			feat(f, v[i]->sites[j].calls, "call:%s", v[i]->site_names[j]);
+			feat(f, v[i]->sites[j].bytes, "bytes:%s", v[i]->site_names[j]);
+		}
+	}
+	free(v);
+	for (i = 0; i < MPP_NFN; i++) {
+		feat(f, t->calls[i], "mpi:%s:calls", fn_names[i]);
+		if (fn_has_bytes[i])
+			feat(f, t->bytes[i], "mpi:%s:bytes", fn_names[i]);
+		feat(f, t->untagged_calls[i], "mpi:%s:untagged:calls", fn_names[i]);
+		if (fn_has_bytes[i])
+			feat(f, t->untagged_bytes[i], "mpi:%s:untagged:bytes", fn_names[i]);
+	}
+	for (l = 0; l < MPP_NLEVEL; l++) {
+		feat(f, t->level_bytes[l], "comm:%s:bytes", lv[l]);
+		feat(f, t->level_msgs[l], "comm:%s:msgs", lv[l]);
+		for (b = 0; b < MPP_NBUCKET; b++) {
+			if (b + 1 < MPP_NBUCKET)
+				snprintf(hi, sizeof hi, "%llu", mpp_bucket_lo[b + 1] - 1);
+			else
+				hi[0] = '\0';
+			feat(f, t->hist_msgs[l][b], "comm:%s:size:%llu-%s:msgs", lv[l],
+			     mpp_bucket_lo[b], hi);
+			feat(f, t->hist_bytes[l][b], "comm:%s:size:%llu-%s:bytes", lv[l],
+			     mpp_bucket_lo[b], hi);
+		}
+	}
+}
+
+static uint64_t fnv1a64(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return (h ^ 0xff) * 0x100000001b3ull; /* separator */
+}
+
+/* One build_id for the program: a hash of the units' build_ids (sorted)
+ * and of this runtime's version, which fixes the whole-program columns. */
+static void combined_build_id(char out[17])
+{
+	struct __mpp_unit **v;
+	size_t n, i;
+	uint64_t h = fnv1a64(0xcbf29ce484222325ull, "libmpipredict " MPP_VERSION);
+
+	v = sorted_units(&n);
+	for (i = 0; i < n; i++)
+		h = fnv1a64(h, v[i]->build_id ? v[i]->build_id : "");
+	free(v);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+/* argv[1..] joined by single spaces, from /proc/self/cmdline. */
+static char *read_args(void)
+{
+	char buf[65536], *s;
+	ssize_t n = 0, r;
+	size_t i, start;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		while (n < (ssize_t)sizeof buf - 1 &&
+		       (r = read(fd, buf + n, sizeof buf - 1 - (size_t)n)) > 0)
+			n += r;
+		close(fd);
+	}
+	buf[n] = '\0';
+	start = strlen(buf) + 1; /* skip argv[0] */
+	if ((ssize_t)start >= n)
+		return strdup("");
+	if (buf[n - 1] == '\0')
+		n--;
+	for (i = start; i < (size_t)n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	s = strndup(buf + start, (size_t)n - start);
+	return s;
+}
+
+static void make_run_id(char out[40])
+{
+	unsigned char r[16];
+	size_t i;
+
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+		/* No entropy source: host-pid-time is still unique enough. */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		for (i = 0; i < sizeof r; i++)
+			r[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid() >> (i % 3 * 8)) ^
+					       (ts.tv_sec >> (i % 5 * 8)));
+	}
+	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
+	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
+	for (i = 0; i < 16; i++)
+		sprintf(out + 2 * i + (i >= 4) + (i >= 6) + (i >= 8) + (i >= 10), "%02x", r[i]);
+	out[8] = out[13] = out[18] = out[23] = '-';
+	out[36] = '\0';
+}
+
+static double elapsed(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - run.t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - run.t0.tv_nsec);
+}
+
+static void fill_meta(struct mpp_run_meta *m, double runtime)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+
+	m->run_id = run.run_id;
+	m->app = run.app;
+	m->build_id = run.build_id;
+	m->started_at = run.started_at;
+	m->job_id = job ? job : "";
+	m->args = run.args;
+	m->nprocs = run.nprocs;
+	m->nnodes = run.nnodes;
+	m->runtime_s = runtime;
+}
+
+static void write_dump(const struct feats *f, double runtime, int finalized)
+{
+	struct mpp_run_meta m;
+	char path[4096], err[512];
+
+	fill_meta(&m, runtime);
+	if (mkdir(run.dump_dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, PFX "cannot create dump directory %s: %s\n", run.dump_dir,
+			strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof path, "%s/%s.%d.dump", run.dump_dir, run.run_id, run.rank);
+	if (mpp_dump_write(path, &m, run.rank, finalized, f->n, f->names, f->vals, err,
+			   sizeof err) < 0)
+		fprintf(stderr, PFX "%s\n", err);
+}
+
+/* exit() without MPI_Finalize, in dump mode: this rank's counters so far. */
+static void dump_at_exit(void)
+{
+	struct feats f = {0};
+
+	if (!run.started || run.finished)
+		return;
+	run.finished = 1;
+	collect_features(&f);
+	if (f.ok)
+		write_dump(&f, elapsed(), 0);
+	feats_free(&f);
+}
+
+static void start(int provided)
+{
+	const char *dis = getenv("MPIPREDICT_DISABLE");
+	const char *app = getenv("MPIPREDICT_APP");
+	char err[256], ids[72];
+	struct tm tm;
+	time_t now;
+
+	if (dis && !strcmp(dis, "1"))
+		return;
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &run.comm) != MPI_SUCCESS)
+		return;
+	PMPI_Comm_rank(run.comm, &run.rank);
+	PMPI_Comm_size(run.comm, &run.nprocs);
+	if (mpp_traffic_start(run.comm, provided == MPI_THREAD_MULTIPLE, &run.nnodes,
+			      err, sizeof err) < 0) {
+		if (run.rank == 0)
+			fprintf(stderr, PFX "%s; no run row will be written\n", err);
+		PMPI_Comm_free(&run.comm);
+		return;
+	}
+	/* Rank 0 names the run; every rank shares the name (dumps). */
+	if (run.rank == 0) {
+		make_run_id(ids);
+		now = time(NULL);
+		gmtime_r(&now, &tm);
+		strftime(ids + 40, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	PMPI_Bcast(ids, sizeof ids, MPI_CHAR, 0, run.comm);
+	memcpy(run.run_id, ids, sizeof run.run_id);
+	memcpy(run.started_at, ids + 40, sizeof run.started_at);
+	run.app = strdup(app && *app ? app : program_invocation_short_name);
+	run.args = read_args();
+	combined_build_id(run.build_id);
+	run.dump_dir = getenv("MPIPREDICT_DUMP");
+	if (run.dump_dir && !*run.dump_dir)
+		run.dump_dir = NULL;
+	if (!run.app || !run.args) {
+		if (run.rank == 0)
+			fprintf(stderr, PFX "out of memory; no run row will be written\n");
+		mpp_traffic_stop();
+		return;
+	}
+	if (run.dump_dir)
+		atexit(dump_at_exit);
+	run.started = 1;
+}
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
+	rc = PMPI_Init(argc, argv);
+	if (rc == MPI_SUCCESS)
+		start(MPI_THREAD_SINGLE);
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &run.t0);
+	rc = PMPI_Init_thread(argc, argv, required, provided);
+	if (rc == MPI_SUCCESS)
+		start(*provided);
+	return rc;
+}
+
+/* Rank 0: build and append the row from the reduced counters. */
+static void write_row(const struct feats *f, const unsigned long long *sum,
+		      const unsigned long long *max, double runtime)
+{
+	struct mpp_run_meta m;
+	char *header = NULL, *row = NULL, err[4200];
+
+	fill_meta(&m, runtime);
+	if (mpp_row_build(&m, f->n, f->names, sum, max, &header, &row, err, sizeof err) < 0 ||
+	    mpp_runfile_append(getenv("MPIPREDICT_RUNS"), run.app, header, row, NULL, 0,
+			       err, sizeof err) < 0)
+		fprintf(stderr, PFX "%s; the run row was not written\n", err);
+	free(header);
+	free(row);
+}
+
+/* Reduce and write. Collective over run.comm. */
+static void finish(void)
+{
+	struct feats f = {0};
+	unsigned long long h[2], hmax[2], *sum = NULL, *max = NULL;
+	double mine = elapsed(), slowest = 0;
+	int ok, all_ok;
+	size_t i;
+
+	run.finished = 1;
+	mpp_traffic_stop();
+	collect_features(&f);
+	if (run.dump_dir && f.ok)
+		write_dump(&f, mine, 1);
+	/* Every rank must hold the same columns in the same order: compare a
+	 * hash of the names (max of h and of ~h equal to one's own on every
+	 * rank means all are equal). */
+	h[0] = 0xcbf29ce484222325ull;
+	for (i = 0; i < f.n; i++)
+		h[0] = fnv1a64(h[0], f.names[i]);
+	h[1] = ~h[0];
+	ok = f.ok;
+	if (ok && run.rank == 0) {
+		sum = malloc((f.n ? f.n : 1) * sizeof *sum);
+		max = malloc((f.n ? f.n : 1) * sizeof *max);
+		ok = sum && max;
+	}
+	PMPI_Allreduce(h, hmax, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, run.comm);
+	ok = ok && hmax[0] == h[0] && hmax[1] == h[1];
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, run.comm);
+	if (all_ok) {
+		PMPI_Reduce(f.vals, sum, (int)f.n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, run.comm);
+		PMPI_Reduce(f.vals, max, (int)f.n, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, run.comm);
+		PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, run.comm);
+		if (run.rank == 0)
+			write_row(&f, sum, max, slowest);
+	} else if (run.rank == 0) {
+		fprintf(stderr, PFX "ranks hold different counters (out of memory, or not "
+				    "one program); the run row was not written\n");
+	}
+	free(sum);
+	free(max);
+	feats_free(&f);
+	PMPI_Comm_free(&run.comm);
+}
+
+int MPI_Finalize(void)
+{
+	if (run.started && !run.finished)
+		finish();
+	return PMPI_Finalize();
+}
