@@ -6,7 +6,25 @@
 demo: deps all
 	@tests/demo.sh
 
-FORMAT_SRC += $(wildcard tests/apps/*.c)
+FORMAT_SRC += $(wildcard tests/apps/*.c tests/apps/*.h)
+
+# The example MPI applications (tests/apps/), built with plain $(MPICC): they
+# are what the pipeline instruments, and what tests/apps/ checks uninstrumented.
+# `make apps` builds them; `make check PART=apps` tests them.
+APPS := prime jacobi3d is cg
+APP_BINS := $(addprefix $(BUILD)/tests/apps/,$(APPS))
+TEST_BINS += $(APP_BINS)
+
+$(BUILD)/tests/apps/%: tests/apps/%.c tests/apps/app_args.h
+	@mkdir -p $(@D)
+	$(MPICC) $(CSTD) $(OPT) $(WARN) $(SAN_FLAGS) -D_GNU_SOURCE $< -o $@ -lm
+
+.PHONY: apps
+apps: $(APP_BINS)
+
+# The end-to-end tests (tests/e2e/) drive every part with the applications.
+.PHONY: e2e
+e2e: all apps
 
 # The foundation's tests (runner, CLI conventions, install) need every part.
 .PHONY: foundation
