@@ -1,6 +1,60 @@
-# server/: build rules for this part. Appends to PROGRAMS, LIBRARIES, HEADERS,
-# SHARE, PKGCONFIG, TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile).
-# `make server` builds only this part.
+# server/: mpipredictd, the prediction daemon (libmicrohttpd + jansson),
+# its unit tests and test helpers, and `make bench-server`.
+# Appends to PROGRAMS, TEST_BINS, BENCHES and FORMAT_SRC (see the top
+# Makefile). `make server` builds the daemon and its test programs.
+#
+# Links against the regress/ and schema/ archives: REGRESS_LIB, STORE_LIB
+# and their *_LDLIBS come from regress/module.mk and schema/module.mk.
 
-.PHONY: server
-server:
+SERVER_SRC := log.c metrics.c script.c cache.c audit.c keeper.c api.c http.c
+SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o))
+SERVER_A := $(OBJ)/server/libmppserver.a
+SERVER_PKGS := libmicrohttpd jansson
+SERVER_LDLIBS := $(shell pkg-config --libs $(SERVER_PKGS)) -lpthread -lm
+SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB)
+SERVER_ALL_LDLIBS = $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(SERVER_LDLIBS)
+SERVER_TESTS := $(BUILD)/tests/server
+
+$(OBJ)/server/%.o $(OBJ)/tests/server/%.o: \
+	CPPFLAGS += $(shell pkg-config --cflags $(SERVER_PKGS))
+
+$(SERVER_A): $(SERVER_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/bin/mpipredictd: $(OBJ)/server/main.o $(SERVER_DEPLIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ)/server/main.o \
+	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
+
+# Unit test of the batch-script reader: needs nothing but script.c.
+$(SERVER_TESTS)/t-script: $(OBJ)/tests/server/t-script.o $(OBJ)/server/script.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+
+# Test helper: a raw HTTP client for what curl cannot do (trickle, flood,
+# stream a huge body) and a free-port finder. Not a test (no t- prefix).
+$(SERVER_TESTS)/httpc: $(OBJ)/tests/server/httpc.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+
+# Bench baseline: bare libmicrohttpd with mpipredictd's threading.
+$(SERVER_TESTS)/bare-httpd: $(OBJ)/tests/server/bare-httpd.o $(SERVER_DEPLIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ)/tests/server/bare-httpd.o \
+	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
+
+SERVER_TEST_BINS := $(SERVER_TESTS)/t-script $(SERVER_TESTS)/httpc \
+	$(SERVER_TESTS)/bare-httpd
+
+PROGRAMS += $(BUILD)/bin/mpipredictd
+TEST_BINS += $(SERVER_TEST_BINS)
+BENCHES += bench-server
+FORMAT_SRC += $(wildcard server/*.c server/*.h tests/server/*.c)
+
+.PHONY: server bench-server
+server: $(BUILD)/bin/mpipredictd $(SERVER_TEST_BINS)
+
+bench-server: $(BUILD)/bin/mpipredictd $(SERVER_TESTS)/bare-httpd \
+	$(BUILD)/bin/mpipredict-train
+	@MPP_BUILD=$(abspath $(BUILD)) server/bench-server.sh

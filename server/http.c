@@ -1,0 +1,543 @@
+/*
+ * http.c: libmicrohttpd glue for mpipredictd (see http.h).
+ *
+ * MHD calls on_request() once when a request's headers are in, then once per
+ * chunk of body, then once more at the end. Everything that can be decided
+ * from the headers (unknown path 404, wrong method 405, missing or wrong
+ * token 401/403, Content-Length over the limit 413) is answered at the
+ * first call, before MHD reads a byte of the body or sends
+ * "100 Continue"; a body without a length is counted as it streams and
+ * answered 413 as soon as it passes the limit.
+ *
+ * MHD's own timeout is an idle timeout, which a client sending one byte a
+ * second never hits. So each connection is registered with a deadline for
+ * its current request; a reaper thread shuts down the socket of any
+ * connection past its deadline, and MHD then closes it in its own thread.
+ * The registry's lock is held while MHD reports a connection closed, which
+ * it does before closing the socket, so the reaper never touches a socket
+ * number that was reused.
+ */
+#include "server/http.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "server/log.h"
+#include "server/metrics.h"
+
+struct conn {
+	struct conn *prev, *next;
+	int fd;
+	_Atomic int64_t deadline_ns; /* 0: none (answering) */
+};
+
+struct mpp_http {
+	struct MHD_Daemon *d;
+	const mpp_api *api;
+	mpp_http_config cfg;
+	struct sockaddr_storage addr;
+	unsigned port;
+
+	pthread_mutex_t conns_lock;
+	struct conn *conns;
+	pthread_t reaper;
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+	int stopping;
+};
+
+/* One request's state, from its headers to its answer. */
+struct req {
+	int ep;
+	int answered, status;
+	int64_t start_ns;
+	char method[8];
+	char path[128];
+	char *body;
+	size_t len, cap;
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- listen address --------------------------------------------------- */
+
+static int parse_listen(const char *spec, struct sockaddr_storage *ss,
+			char *err, size_t errlen)
+{
+	char host[256];
+	const char *port;
+	if (spec[0] == '[') {
+		const char *close = strchr(spec, ']');
+		if (close == NULL || close[1] != ':' ||
+		    (size_t)(close - spec - 1) >= sizeof host)
+			goto bad;
+		memcpy(host, spec + 1, (size_t)(close - spec - 1));
+		host[close - spec - 1] = '\0';
+		port = close + 2;
+	} else {
+		const char *colon = strrchr(spec, ':');
+		if (colon == NULL || (size_t)(colon - spec) >= sizeof host)
+			goto bad;
+		memcpy(host, spec, (size_t)(colon - spec));
+		host[colon - spec] = '\0';
+		port = colon + 1;
+	}
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+	if (*port == '\0' || *end != '\0' || p > 65535)
+		goto bad;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+				 .ai_flags = AI_NUMERICSERV};
+	struct addrinfo *ai;
+	int rc = getaddrinfo(host[0] ? host : "127.0.0.1", port, &hints, &ai);
+	if (rc != 0) {
+		snprintf(err, errlen, "--listen: %s: %s", spec,
+			 gai_strerror(rc));
+		return MPP_EINVAL;
+	}
+	memset(ss, 0, sizeof *ss);
+	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return 0;
+bad:
+	snprintf(err, errlen, "--listen: expected HOST:PORT, got '%s'", spec);
+	return MPP_EINVAL;
+}
+
+/* ---- answers ------------------------------------------------------------ */
+
+static void set_deadline(struct MHD_Connection *c, int64_t deadline)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn *k = ci ? ci->socket_context : NULL;
+	if (k != NULL)
+		atomic_store_explicit(&k->deadline_ns, deadline,
+				      memory_order_relaxed);
+}
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *q,
+				  mpp_reply *r, const char *allow)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+	    r->len, r->body, MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		free(r->body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+				r->content_type);
+	if (allow != NULL)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+	if (r->status == 401)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Bearer");
+	enum MHD_Result ret = MHD_queue_response(c, (unsigned)r->status, resp);
+	MHD_destroy_response(resp);
+	q->answered = 1;
+	q->status = r->status;
+	set_deadline(c, 0);
+	return ret;
+}
+
+__attribute__((format(printf, 4, 5))) static enum MHD_Result
+send_error(struct MHD_Connection *c, struct req *q, int status, const char *fmt,
+	   ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	mpp_reply r = {0};
+	mpp_api_error(&r, status, "%s", msg);
+	return send_reply(c, q, &r, NULL);
+}
+
+static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
+				struct req *q, const char *url)
+{
+	mpp_reply r = {0};
+	switch (q->ep) {
+	case MPP_EP_HEALTHZ:
+		mpp_api_healthz(h->api, &r);
+		break;
+	case MPP_EP_PREDICT:
+		mpp_api_predict(h->api, q->body ? q->body : "", q->len, &r);
+		break;
+	case MPP_EP_MODELS:
+		mpp_api_models(h->api, &r);
+		break;
+	case MPP_EP_MODEL:
+		mpp_api_model(h->api, url + strlen("/v1/models/"), &r);
+		break;
+	case MPP_EP_RUNS:
+		mpp_api_runs(h->api, q->body ? q->body : "", q->len, &r);
+		break;
+	default:
+		mpp_api_metrics(&r);
+		break;
+	}
+	return send_reply(c, q, &r, NULL);
+}
+
+/* ---- the request handler ------------------------------------------------ */
+
+/* Called at a request's headers: decide what can be decided before any
+ * body is read. */
+static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
+				  struct req *q, const char *url,
+				  const char *method)
+{
+	int want;
+	q->ep = mpp_api_route(url, &want);
+	if (q->ep == MPP_EP_OTHER)
+		return send_error(c, q, 404, "path: no such endpoint '%s'",
+				  q->path);
+	int is_get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 ||
+		     strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+	int is_post = strcmp(method, MHD_HTTP_METHOD_POST) == 0;
+	if ((want == MPP_GET && !is_get) || (want == MPP_POST && !is_post)) {
+		mpp_reply r = {0};
+		mpp_api_error(&r, 405, "method: %s takes %s, not %s", q->path,
+			      want == MPP_GET ? "GET" : "POST", q->method);
+		return send_reply(c, q, &r,
+				  want == MPP_GET ? "GET, HEAD" : "POST");
+	}
+	/* A GET is answered at the next call, once MHD has seen the whole
+	 * request; answering now would make it close the connection. */
+	if (want == MPP_GET)
+		return MHD_YES;
+	if (q->ep == MPP_EP_RUNS) {
+		int st = mpp_api_check_token(
+		    h->api,
+		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+						MHD_HTTP_HEADER_AUTHORIZATION));
+		if (st == 401)
+			return send_error(c, q, 401,
+					  "authorization: a bearer token is "
+					  "required");
+		if (st != 0)
+			return send_error(c, q, 403,
+					  "authorization: wrong token");
+	}
+	const char *cl = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl != NULL) {
+		char *end;
+		unsigned long long n = strtoull(cl, &end, 10);
+		if (n > h->cfg.max_body)
+			return send_error(c, q, 413,
+					  "body: %llu bytes, more than the "
+					  "limit of %zu",
+					  n, h->cfg.max_body);
+		q->cap = (size_t)n;
+		q->body = q->cap ? malloc(q->cap + 1) : NULL;
+		if (q->cap && q->body == NULL)
+			return send_error(c, q, 500, "out of memory");
+	}
+	return MHD_YES;
+}
+
+/* Appends a chunk of body; 0, or an HTTP status to answer with. */
+static int append_body(mpp_http *h, struct req *q, const char *data, size_t n)
+{
+	if (n > h->cfg.max_body - q->len)
+		return 413;
+	if (q->len + n + 1 > q->cap) {
+		size_t cap = q->cap ? q->cap : 4096;
+		while (cap < q->len + n + 1)
+			cap *= 2;
+		if (cap > h->cfg.max_body + 1)
+			cap = h->cfg.max_body + 1;
+		char *b = realloc(q->body, cap);
+		if (b == NULL)
+			return 500;
+		q->body = b;
+		q->cap = cap;
+	}
+	memcpy(q->body + q->len, data, n);
+	q->len += n;
+	q->body[q->len] = '\0';
+	return 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	(void)version;
+	mpp_http *h = cls;
+	struct req *q = *con_cls;
+	if (q == NULL) {
+		q = calloc(1, sizeof *q);
+		if (q == NULL)
+			return MHD_NO;
+		*con_cls = q;
+		q->start_ns = now_ns();
+		q->ep = MPP_EP_OTHER;
+		snprintf(q->method, sizeof q->method, "%s", method);
+		snprintf(q->path, sizeof q->path, "%s", url);
+		return on_headers(h, c, q, url, method);
+	}
+	if (q->answered) {
+		/* Answered early; whatever body follows is not ours to read. */
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		int st = append_body(h, q, upload, *upload_size);
+		*upload_size = 0;
+		if (st == 413)
+			return send_error(c, q, 413,
+					  "body: more than the limit of %zu "
+					  "bytes",
+					  h->cfg.max_body);
+		if (st != 0)
+			return send_error(c, q, st, "out of memory");
+		return MHD_YES;
+	}
+	return dispatch(h, c, q, url);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	mpp_http *h = cls;
+	struct req *q = *con_cls;
+	if (q == NULL)
+		return;
+	*con_cls = NULL;
+	int64_t t = now_ns();
+	double secs = (double)(t - q->start_ns) / 1e9;
+	int status = q->answered ? q->status : 0;
+	mpp_metrics_request(q->ep, status, secs);
+	if (status >= 500)
+		mpp_metrics_error(MPP_ERR_INTERNAL, 1);
+	int level = status >= 500 || status == 0 ? MPP_LOG_WARN : MPP_LOG_INFO;
+	if (mpp_log_enabled(level))
+		mpp_log(level, "%s %s %d in=%zu %.3fms%s", q->method, q->path,
+			status, q->len, secs * 1e3,
+			toe == MHD_REQUEST_TERMINATED_COMPLETED_OK
+			    ? ""
+			    : " (connection closed early)");
+	/* The next request on this connection has the same time to arrive. */
+	set_deadline(c, t + (int64_t)h->cfg.request_timeout_s * 1000000000);
+	free(q->body);
+	free(q);
+}
+
+/* ---- connection deadlines ---------------------------------------------- */
+
+static void on_connection(void *cls, struct MHD_Connection *c,
+			  void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	mpp_http *h = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		struct conn *k = calloc(1, sizeof *k);
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		    c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (k == NULL || ci == NULL) {
+			free(k);
+			return;
+		}
+		k->fd = ci->connect_fd;
+		atomic_init(&k->deadline_ns,
+			    now_ns() +
+				(int64_t)h->cfg.request_timeout_s * 1000000000);
+		pthread_mutex_lock(&h->conns_lock);
+		k->next = h->conns;
+		if (h->conns)
+			h->conns->prev = k;
+		h->conns = k;
+		pthread_mutex_unlock(&h->conns_lock);
+		*socket_context = k;
+		return;
+	}
+	struct conn *k = *socket_context;
+	if (k == NULL)
+		return;
+	pthread_mutex_lock(&h->conns_lock);
+	if (k->prev)
+		k->prev->next = k->next;
+	else
+		h->conns = k->next;
+	if (k->next)
+		k->next->prev = k->prev;
+	pthread_mutex_unlock(&h->conns_lock);
+	*socket_context = NULL;
+	free(k);
+}
+
+static void *reaper(void *arg)
+{
+	mpp_http *h = arg;
+	pthread_mutex_lock(&h->stop_lock);
+	while (!h->stopping) {
+		struct timespec until;
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_nsec += 200 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->stop_cond, &h->stop_lock, &until);
+		int64_t t = now_ns();
+		unsigned long n = 0;
+		pthread_mutex_lock(&h->conns_lock);
+		for (struct conn *k = h->conns; k; k = k->next) {
+			int64_t d = atomic_load_explicit(&k->deadline_ns,
+							 memory_order_relaxed);
+			if (d != 0 && t > d) {
+				shutdown(k->fd, SHUT_RDWR);
+				atomic_store(&k->deadline_ns, 0);
+				n++;
+			}
+		}
+		pthread_mutex_unlock(&h->conns_lock);
+		if (n > 0) {
+			mpp_metrics_error(MPP_ERR_TIMEOUT, n);
+			mpp_log(MPP_LOG_INFO,
+				"%lu connection(s) closed: request not "
+				"received within %us",
+				n, h->cfg.request_timeout_s);
+		}
+	}
+	pthread_mutex_unlock(&h->stop_lock);
+	return NULL;
+}
+
+/* ---- daemon ---------------------------------------------------------- */
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	(void)cls;
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	mpp_log(MPP_LOG_WARN, "http: %s", msg);
+}
+
+/* Starts MHD with the options both the daemon and the bare baseline use;
+ * the daemon adds its callbacks (extra, NULL for none). */
+static struct MHD_Daemon *start(const mpp_http_config *cfg,
+				const struct sockaddr_storage *addr,
+				MHD_AccessHandlerCallback handler, void *cls,
+				const struct MHD_OptionItem *extra)
+{
+	unsigned flags =
+	    MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+	if (addr->ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	struct MHD_OptionItem opts[8] = {
+	    {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL},
+	    {MHD_OPTION_SOCK_ADDR, 0, (void *)addr},
+	    {MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL},
+	    {MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_s, NULL},
+	    {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
+	};
+	size_t n = 5;
+	if (cfg->threads > 1)
+		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE,
+						    cfg->threads, NULL};
+	if (extra != NULL)
+		opts[n++] =
+		    (struct MHD_OptionItem){MHD_OPTION_ARRAY, 0, (void *)extra};
+	opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
+	return MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+}
+
+int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
+		   mpp_http **out, char *err, size_t errlen)
+{
+	mpp_http *h = calloc(1, sizeof *h);
+	if (h == NULL)
+		return MPP_ENOMEM;
+	h->cfg = *cfg;
+	h->api = api;
+	int rc = parse_listen(cfg->listen, &h->addr, err, errlen);
+	if (rc) {
+		free(h);
+		return rc;
+	}
+	pthread_mutex_init(&h->conns_lock, NULL);
+	pthread_mutex_init(&h->stop_lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&h->stop_cond, &ca);
+	pthread_condattr_destroy(&ca);
+	const struct MHD_OptionItem extra[] = {
+	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h},
+	    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h},
+	    {MHD_OPTION_END, 0, NULL},
+	};
+	h->d = start(cfg, &h->addr, on_request, h, extra);
+	if (h->d == NULL) {
+		snprintf(err, errlen, "cannot listen on %s", cfg->listen);
+		mpp_http_stop(h);
+		return MPP_EIO;
+	}
+	const union MHD_DaemonInfo *di =
+	    MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = di ? di->port : 0;
+	if (pthread_create(&h->reaper, NULL, reaper, h) != 0) {
+		snprintf(err, errlen, "cannot start a thread");
+		mpp_http_stop(h);
+		return MPP_ENOMEM;
+	}
+	*out = h;
+	return 0;
+}
+
+unsigned mpp_http_port(const mpp_http *h)
+{
+	return h->port;
+}
+
+void mpp_http_stop(mpp_http *h)
+{
+	if (h->reaper) {
+		pthread_mutex_lock(&h->stop_lock);
+		h->stopping = 1;
+		pthread_cond_signal(&h->stop_cond);
+		pthread_mutex_unlock(&h->stop_lock);
+		pthread_join(h->reaper, NULL);
+	}
+	if (h->d)
+		MHD_stop_daemon(h->d);
+	pthread_cond_destroy(&h->stop_cond);
+	pthread_mutex_destroy(&h->stop_lock);
+	pthread_mutex_destroy(&h->conns_lock);
+	free(h);
+}
+
+struct MHD_Daemon *mpp_http_start_bare(const mpp_http_config *cfg,
+				       MHD_AccessHandlerCallback handler,
+				       void *cls, char *err, size_t errlen)
+{
+	struct sockaddr_storage addr;
+	if (parse_listen(cfg->listen, &addr, err, errlen))
+		return NULL;
+	struct MHD_Daemon *d = start(cfg, &addr, handler, cls, NULL);
+	if (d == NULL)
+		snprintf(err, errlen, "cannot listen on %s", cfg->listen);
+	return d;
+}

@@ -1,0 +1,49 @@
+/*
+ * metrics.h: mpipredictd's counters and their Prometheus text rendering.
+ *
+ * Process-wide, lock-free (relaxed atomics): request threads count, the
+ * /metrics handler renders a snapshot. Counts requests by endpoint and
+ * status, a latency histogram by endpoint, predictions by basis, errors by
+ * kind, and the number of models served. Not for logging (log.h).
+ */
+#ifndef MPP_SERVER_METRICS_H
+#define MPP_SERVER_METRICS_H
+
+#include <stddef.h>
+
+enum mpp_endpoint {
+	MPP_EP_HEALTHZ,
+	MPP_EP_PREDICT,
+	MPP_EP_MODELS,
+	MPP_EP_MODEL, /* /v1/models/{app} */
+	MPP_EP_RUNS,
+	MPP_EP_METRICS,
+	MPP_EP_OTHER, /* unknown paths */
+	MPP_EP_COUNT
+};
+
+enum mpp_basis { MPP_BASIS_FEATURES, MPP_BASIS_PARAMETERS, MPP_BASIS_COUNT };
+
+enum mpp_error_kind {
+	MPP_ERR_INTERNAL,      /* a 5xx answer */
+	MPP_ERR_AUDIT_WRITE,   /* a batch of audit records failed to commit */
+	MPP_ERR_AUDIT_DROPPED, /* audit records dropped: the queue was full */
+	MPP_ERR_RELOAD,        /* reading the models from the store failed */
+	MPP_ERR_TIMEOUT,       /* connections closed for a too slow request */
+	MPP_ERR_COUNT
+};
+
+/* Names as they appear in labels ("predict", "features", "audit_write"). */
+const char *mpp_endpoint_name(int ep);
+const char *mpp_basis_name(int basis);
+
+void mpp_metrics_request(int ep, int status, double seconds);
+void mpp_metrics_prediction(int basis);
+void mpp_metrics_error(int kind, unsigned long n);
+void mpp_metrics_models(size_t nmodels); /* after each (re)load */
+
+/* The Prometheus text exposition of every metric, malloc'ed (caller frees),
+ * length in *len; NULL when out of memory. */
+char *mpp_metrics_render(size_t *len);
+
+#endif

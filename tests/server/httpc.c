@@ -1,0 +1,234 @@
+/*
+ * httpc: a raw HTTP/1.1 client for the server tests, for what curl cannot
+ * do on purpose: send a request one byte per second, open many connections
+ * at once, stream a huge body and stop as soon as the server answers.
+ * Test helper only; not installed.
+ *
+ *   httpc trickle PORT          one byte a second until the server closes;
+ *                               prints "closed after N bytes"
+ *   httpc flood PORT N PATH     N connections at once, each GET PATH;
+ *                               prints "connected C answered A status200 K"
+ *   httpc big PORT BYTES MODE   POST /v1/predict with a BYTES body, MODE
+ *                               "length" (Content-Length) or "chunked";
+ *                               prints "status S sent B"
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+static int connect_to(int port, int nonblock)
+{
+	int fd =
+	    socket(AF_INET, SOCK_STREAM | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	if (fd < 0)
+		return -1;
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_port = htons((unsigned short)port)};
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0 &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The status code of a response that starts in buf, or 0. */
+static int status_of(const char *buf)
+{
+	int st = 0;
+	if (sscanf(buf, "HTTP/1.%*d %d", &st) != 1)
+		return 0;
+	return st;
+}
+
+static int trickle(int port)
+{
+	const char req[] = "POST /v1/predict HTTP/1.1\r\nHost: localhost\r\n"
+			   "Content-Type: application/json\r\n"
+			   "Content-Length: 20\r\n\r\n{\"app\":\"trickle!!\"}";
+	int fd = connect_to(port, 0);
+	if (fd < 0) {
+		perror("connect");
+		return 2;
+	}
+	size_t sent = 0;
+	for (; sent < sizeof req - 1; sent++) {
+		if (send(fd, req + sent, 1, MSG_NOSIGNAL) != 1)
+			break;
+		struct pollfd p = {fd, POLLIN, 0};
+		/* Wait a second, unless the server closes first. */
+		if (poll(&p, 1, 1000) > 0) {
+			char b[512];
+			ssize_t n = recv(fd, b, sizeof b - 1, 0);
+			if (n <= 0)
+				break;
+		}
+	}
+	close(fd);
+	printf("closed after %zu bytes of %zu\n", sent, sizeof req - 1);
+	return 0;
+}
+
+static int flood(int port, int n, const char *path)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	struct pollfd *p = calloc((size_t)n, sizeof *p);
+	int *state =
+	    calloc((size_t)n, sizeof *state); /* 0 send, 1 read, 2 done */
+	char req[512];
+	snprintf(
+	    req, sizeof req,
+	    "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+	    path);
+	int connected = 0, answered = 0, ok = 0;
+	for (int i = 0; i < n; i++) {
+		p[i].fd = connect_to(port, 1);
+		p[i].events = POLLOUT;
+		if (p[i].fd < 0)
+			state[i] = 2;
+	}
+	time_t until = time(NULL) + 60;
+	int left = n;
+	while (left > 0 && time(NULL) < until) {
+		if (poll(p, (nfds_t)n, 1000) < 0)
+			break;
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (state[i] == 2 || p[i].fd < 0)
+				continue;
+			if (p[i].revents & (POLLERR | POLLHUP) &&
+			    state[i] == 0) {
+				state[i] = 2;
+				close(p[i].fd);
+				p[i].fd = -1;
+				continue;
+			}
+			if (state[i] == 0 && (p[i].revents & POLLOUT)) {
+				connected++;
+				if (send(p[i].fd, req, strlen(req),
+					 MSG_NOSIGNAL) < 0) {
+					state[i] = 2;
+					close(p[i].fd);
+					p[i].fd = -1;
+					continue;
+				}
+				state[i] = 1;
+				p[i].events = POLLIN;
+			} else if (state[i] == 1 && p[i].revents) {
+				char b[2048];
+				ssize_t k = recv(p[i].fd, b, sizeof b - 1, 0);
+				if (k > 0) {
+					b[k] = '\0';
+					answered++;
+					ok += status_of(b) == 200;
+				}
+				state[i] = 2;
+				close(p[i].fd);
+				p[i].fd = -1;
+				continue;
+			}
+			left++;
+		}
+	}
+	printf("connected %d answered %d status200 %d\n", connected, answered,
+	       ok);
+	return 0;
+}
+
+static int big(int port, long long bytes, int chunked)
+{
+	int fd = connect_to(port, 0);
+	if (fd < 0) {
+		perror("connect");
+		return 2;
+	}
+	char head[256];
+	if (chunked)
+		snprintf(head, sizeof head,
+			 "POST /v1/predict HTTP/1.1\r\nHost: localhost\r\n"
+			 "Transfer-Encoding: chunked\r\n\r\n");
+	else
+		snprintf(head, sizeof head,
+			 "POST /v1/predict HTTP/1.1\r\nHost: localhost\r\n"
+			 "Content-Length: %lld\r\n\r\n",
+			 bytes);
+	send(fd, head, strlen(head), MSG_NOSIGNAL);
+	static char block[65536 + 16];
+	long long sent = 0;
+	int status = 0;
+	while (sent < bytes) {
+		struct pollfd p = {fd, POLLIN | POLLOUT, 0};
+		if (poll(&p, 1, 5000) <= 0)
+			break;
+		if (p.revents & POLLIN) {
+			char b[1024];
+			ssize_t k = recv(fd, b, sizeof b - 1, 0);
+			if (k > 0) {
+				b[k] = '\0';
+				status = status_of(b);
+			}
+			break;
+		}
+		if (!(p.revents & POLLOUT))
+			break;
+		size_t n = 65536;
+		if ((long long)n > bytes - sent)
+			n = (size_t)(bytes - sent);
+		size_t off = 0, len = n;
+		memset(block, 'a', sizeof block);
+		if (chunked) {
+			off = (size_t)snprintf(block, 16, "%zx\r\n", n);
+			len = off + n + 2;
+			memcpy(block + off + n, "\r\n", 2);
+		}
+		ssize_t w = send(fd, block, len, MSG_NOSIGNAL);
+		if (w <= 0)
+			break;
+		sent += (long long)n;
+	}
+	if (status == 0) {
+		if (chunked && sent >= bytes)
+			send(fd, "0\r\n\r\n", 5, MSG_NOSIGNAL);
+		struct pollfd p = {fd, POLLIN, 0};
+		char b[1024];
+		if (poll(&p, 1, 10000) > 0) {
+			ssize_t k = recv(fd, b, sizeof b - 1, 0);
+			if (k > 0) {
+				b[k] = '\0';
+				status = status_of(b);
+			}
+		}
+	}
+	close(fd);
+	printf("status %d sent %lld\n", status, sent);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGPIPE, SIG_IGN);
+	if (argc == 3 && strcmp(argv[1], "trickle") == 0)
+		return trickle(atoi(argv[2]));
+	if (argc == 5 && strcmp(argv[1], "flood") == 0)
+		return flood(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 5 && strcmp(argv[1], "big") == 0)
+		return big(atoi(argv[2]), atoll(argv[3]),
+			   strcmp(argv[4], "chunked") == 0);
+	fprintf(stderr, "usage: httpc trickle PORT | flood PORT N PATH | big "
+			"PORT BYTES length|chunked\n");
+	return 1;
+}
