@@ -1,0 +1,337 @@
+/*
+ * cc_main.c: mpipredict-cc, the compiler wrapper.
+ *
+ *   mpipredict-cc <compiler> [compiler args...]
+ *
+ * Instruments every C source on the command line into a private temporary
+ * directory, runs the compiler on the rewritten files with the user's own
+ * flags (plus `-iquote <source dir>` so that `#include "local.h"` still
+ * resolves), rewrites the dependency files the compiler wrote (-MD/-MMD) so
+ * that they name the original source, and when the command links adds
+ * `-L<libdir> -Wl,-rpath,<libdir> -lmpipredict`. libdir is
+ * $MPIPREDICT_LIBDIR, else <directory of this program>/../lib.
+ *
+ * A source that clang cannot parse is compiled unchanged, with its
+ * diagnostics and a note on stderr, so that the build goes on.
+ * MPIPREDICT_DISABLE=1 runs the compiler untouched.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "instrument/flags.h"
+#include "instrument/rewrite.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: mpipredict-cc <compiler> [compiler args...]\n"
+	      "Compile and link like <compiler>, instrumenting every C source\n"
+	      "for mpipredict and linking the runtime (-lmpipredict). Use it as\n"
+	      "CC=\"mpipredict-cc mpicc\" in a Makefile.\n"
+	      "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
+	      "<this program's dir>/../lib), MPIPREDICT_DISABLE=1 (run the\n"
+	      "compiler untouched).\n"
+	      "Exit status: the compiler's; 1 on a usage error.\n",
+	      f);
+}
+
+/* Options whose value is the next argument. */
+static int takes_value(const char *a)
+{
+	static const char *const v[] = {
+		"-o",	     "-MF",	   "-MT",	  "-MQ",      "-I",
+		"-D",	     "-U",	   "-include",	  "-imacros", "-isystem",
+		"-iquote",   "-idirafter", "-x",	  "-L",	      "-l",
+		"-Xlinker",  "-Xpreprocessor", "-Xassembler", "-T", "-u",
+		"-z",	     "-aux-info",  "-isysroot",	  "-e",
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
+		if (strcmp(a, v[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_c_source(const char *a)
+{
+	size_t n = strlen(a);
+	return a[0] != '-' && n > 2 && strcmp(a + n - 2, ".c") == 0;
+}
+
+static int run(char **argv)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("mpipredict-cc: fork");
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "mpipredict-cc: %s: %s\n", argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Replaces every occurrence of `from` by `to` in file `path`, if it exists
+ * and contains it. */
+static void replace_in_file(const char *path, const char *from, const char *to)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	char chunk[8192];
+	size_t n;
+	while (m && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, n, m);
+	fclose(f);
+	if (!m || fclose(m) != 0 || !strstr(buf, from)) {
+		free(buf);
+		return;
+	}
+	f = fopen(path, "wb");
+	if (f) {
+		size_t fl = strlen(from);
+		for (char *p = buf, *q; *p; p = q + fl) {
+			q = strstr(p, from);
+			if (!q) {
+				fputs(p, f);
+				break;
+			}
+			fwrite(p, 1, (size_t)(q - p), f);
+			fputs(to, f);
+		}
+		fclose(f);
+	}
+	free(buf);
+}
+
+/* `path` with its suffix replaced by `suffix`. */
+static char *with_suffix(const char *path, const char *suffix)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) :
+						       strlen(path);
+	char *s;
+	return asprintf(&s, "%.*s%s", (int)stem, path, suffix) < 0 ? NULL : s;
+}
+
+/* Fixes the dependency files the compiler may have written for a source
+ * compiled as `tmp`: wherever gcc puts them (-MF, next to -o, or in the
+ * current directory), they must name `orig`, not the temporary copy. */
+static void fix_deps(const char *mf, const char *o, const char *orig,
+		     const char *tmp)
+{
+	char *cand[4] = {0};
+	int n = 0;
+	if (mf)
+		cand[n++] = strdup(mf);
+	if (o) {
+		cand[n++] = with_suffix(o, ".d");
+		char *src_d = with_suffix(strrchr(orig, '/') ? strrchr(orig, '/') + 1 : orig, "");
+		char *o_stem = with_suffix(o, "");
+		char *s;
+		if (src_d && o_stem && asprintf(&s, "%s-%s.d", o_stem, src_d) >= 0)
+			cand[n++] = s;
+		free(src_d);
+		free(o_stem);
+	}
+	const char *b = strrchr(orig, '/');
+	cand[n++] = with_suffix(b ? b + 1 : orig, ".d");
+	for (int i = 0; i < n; i++) {
+		if (cand[i])
+			replace_in_file(cand[i], tmp, orig);
+		free(cand[i]);
+	}
+}
+
+/* <dir of this program>/../lib, or $MPIPREDICT_LIBDIR. */
+static char *lib_dir(void)
+{
+	const char *env = getenv("MPIPREDICT_LIBDIR");
+	if (env && *env)
+		return strdup(env);
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return strdup("/usr/local/lib");
+	exe[n] = 0;
+	char *s, real[PATH_MAX];
+	if (asprintf(&s, "%s/../lib", dirname(exe)) < 0)
+		return NULL;
+	if (realpath(s, real)) {
+		free(s);
+		s = strdup(real);
+	}
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "mpipredict-cc: no compiler given (see --help)\n");
+		return 1;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("mpipredict-cc %s\n", MPP_VERSION);
+		return 0;
+	}
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "mpipredict-cc: unknown option '%s' (the first "
+			"argument is the compiler; see --help)\n", argv[1]);
+		return 1;
+	}
+	const char *disable = getenv("MPIPREDICT_DISABLE");
+	if (disable && strcmp(disable, "1") == 0) {
+		execvp(argv[1], argv + 1);
+		fprintf(stderr, "mpipredict-cc: %s: %s\n", argv[1],
+			strerror(errno));
+		return 127;
+	}
+
+	char **args = argv + 2;
+	int nargs = argc - 2;
+	int link = 1, instrument = 1, deps = 0;
+	const char *mf = NULL, *o = NULL;
+	for (int i = 0; i < nargs; i++) {
+		const char *a = args[i];
+		if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-E") ||
+		    !strcmp(a, "-M") || !strcmp(a, "-MM"))
+			link = 0;
+		if (!strcmp(a, "-E") || !strcmp(a, "-M") || !strcmp(a, "-MM") ||
+		    !strcmp(a, "-x") || !strncmp(a, "-x", 2))
+			instrument = 0;
+		if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
+			deps = 1;
+		if (!strcmp(a, "-MF") && i + 1 < nargs)
+			mf = args[i + 1];
+		if (!strcmp(a, "-o") && i + 1 < nargs)
+			o = args[i + 1];
+		if (takes_value(a))
+			i++;
+	}
+
+	struct mpp_argv clang = {0}, cmd = {0}, quote = {0};
+	char **tmp_of = calloc((size_t)nargs + 1, sizeof(*tmp_of));
+	char tmpdir[PATH_MAX] = "";
+	int nsrc = 0;
+	if (!tmp_of || mpp_argv_push(&cmd, argv[1]) < 0)
+		return 1;
+	for (int i = 0; i < nargs && instrument; i++) {
+		if (takes_value(args[i])) {
+			i++;
+			continue;
+		}
+		if (!is_c_source(args[i]))
+			continue;
+		if (!clang.v && (mpp_flags_mpi(&clang, argv[1]) < 0 ||
+				 mpp_flags_filter(&clang, args, nargs, NULL) < 0 ||
+				 mpp_argv_push(&clang, "-Wno-everything") < 0))
+			return 1;
+		if (!tmpdir[0]) {
+			const char *t = getenv("TMPDIR");
+			snprintf(tmpdir, sizeof(tmpdir), "%s/mpp-cc.XXXXXX",
+				 t && *t ? t : "/tmp");
+			if (!mkdtemp(tmpdir)) {
+				perror("mpipredict-cc: mkdtemp");
+				return 1;
+			}
+		}
+		const char *display = args[i];
+		while (display[0] == '.' && display[1] == '/')
+			display += 2;
+		struct mpp_rewrite rw;
+		char err[PATH_MAX + 256];
+		int r = mpp_rewrite_file(args[i], display,
+					 (const char *const *)clang.v, clang.n,
+					 &rw, err, sizeof(err));
+		for (size_t k = 0; k < rw.nnotes; k++)
+			fprintf(stderr, "%s\n", rw.notes[k]);
+		if (r == 1)
+			fprintf(stderr, "%smpipredict-cc: %s: not instrumented: "
+				"clang cannot parse it; compiling it unchanged\n",
+				rw.diag ? rw.diag : "", args[i]);
+		else if (r < 0)
+			fprintf(stderr, "mpipredict-cc: %s; compiling it "
+				"unchanged\n", err);
+		if (r == 0) {
+			const char *b = strrchr(args[i], '/');
+			char dir[PATH_MAX], path[2 * PATH_MAX];
+			snprintf(dir, sizeof(dir), "%.*s/%d", PATH_MAX - 16,
+				 tmpdir, nsrc++);
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 b ? b + 1 : args[i]);
+			FILE *f = NULL;
+			if (mkdir(dir, 0700) == 0 && (f = fopen(path, "wb"))) {
+				size_t w = fwrite(rw.text, 1, rw.len, f);
+				if (fclose(f) == 0 && w == rw.len)
+					tmp_of[i] = strdup(path);
+			}
+			if (!tmp_of[i])
+				fprintf(stderr, "mpipredict-cc: %s: cannot write "
+					"its instrumented copy; compiling it "
+					"unchanged\n", path);
+			char *sd = strdup(args[i]);
+			if (tmp_of[i] && sd && (mpp_argv_push(&quote, "-iquote") < 0 ||
+						mpp_argv_push(&quote, dirname(sd)) < 0))
+				return 1;
+			free(sd);
+		}
+		mpp_rewrite_free(&rw);
+	}
+	for (int i = 0; i < quote.n; i++)
+		if (mpp_argv_push(&cmd, quote.v[i]) < 0)
+			return 1;
+	for (int i = 0; i < nargs; i++)
+		if (mpp_argv_push(&cmd, tmp_of[i] ? tmp_of[i] : args[i]) < 0)
+			return 1;
+	if (link) {
+		char *lib = lib_dir(), *l = NULL, *rp = NULL;
+		if (!lib || asprintf(&l, "-L%s", lib) < 0 ||
+		    asprintf(&rp, "-Wl,-rpath,%s", lib) < 0 ||
+		    mpp_argv_push(&cmd, l) < 0 || mpp_argv_push(&cmd, rp) < 0 ||
+		    mpp_argv_push(&cmd, "-lmpipredict") < 0)
+			return 1;
+		free(lib);
+		free(l);
+		free(rp);
+	}
+
+	int rc = run(cmd.v);
+	for (int i = 0; i < nargs; i++) {
+		if (!tmp_of[i])
+			continue;
+		if (deps)
+			fix_deps(mf, o, args[i], tmp_of[i]);
+		unlink(tmp_of[i]);
+		char *d = dirname(tmp_of[i]);
+		rmdir(d);
+		free(tmp_of[i]);
+	}
+	if (tmpdir[0])
+		rmdir(tmpdir);
+	free(tmp_of);
+	mpp_argv_free(&clang);
+	mpp_argv_free(&cmd);
+	mpp_argv_free(&quote);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * plan.h: what the visitor decided for one file, before any text is
+ * written: the counters (loop bodies, then- and else-branches) and MPI call
+ * sites it will create, in slot order, the edits that implement them, and
+ * the `file:line: not instrumented: why` notes for what it left alone.
+ * codegen.c turns a plan into declarations and the features.tsv rows.
+ */
+#ifndef MPP_INSTRUMENT_PLAN_H
+#define MPP_INSTRUMENT_PLAN_H
+
+#include "instrument/edits.h"
+
+enum mpp_counter_kind { MPP_LOOP, MPP_THEN, MPP_ELSE };
+
+struct mpp_counter_info {
+	enum mpp_counter_kind kind;
+	unsigned line, col; /* of the loop or if keyword (its macro, if any) */
+	const char *stmt;   /* "for", "while", "do" or "if" (static) */
+	char *func;         /* enclosing function (owned) */
+};
+
+struct mpp_site_info {
+	unsigned line, col; /* of the callee's name */
+	const char *mpi;    /* the MPI function (static, from the table) */
+	char *func;         /* enclosing function (owned) */
+};
+
+struct mpp_plan {
+	struct mpp_counter_info *counters;
+	size_t ncounters, capcounters;
+	struct mpp_site_info *sites;
+	size_t nsites, capsites;
+	char **notes; /* "file:line: not instrumented: why" (owned) */
+	size_t nnotes, capnotes;
+	struct mpp_edits edits;
+};
+
+void mpp_plan_free(struct mpp_plan *p);
+
+#endif

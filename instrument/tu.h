@@ -1,0 +1,45 @@
+/*
+ * tu.h: parsing one C file with libclang for rewriting. Parses with the
+ * detailed preprocessing record (to see macro expansions), refuses a file
+ * whose parse has any error diagnostic (an AST with errors has missing
+ * children), and records where macros were expanded or defined in the file
+ * and which text #if excluded, so that no edit lands inside them.
+ */
+#ifndef MPP_INSTRUMENT_TU_H
+#define MPP_INSTRUMENT_TU_H
+
+#include <clang-c/Index.h>
+
+#include "instrument/source.h"
+
+/* A macro expansion (`FOO(a, b)`) or definition (`#define FOO ...`) in
+ * the main file, as a byte range. Sorted, disjoint. */
+struct mpp_macro {
+	size_t begin, end;
+	int is_definition;
+};
+
+struct mpp_tu {
+	CXIndex index;
+	CXTranslationUnit tu;
+	CXFile file; /* the main file */
+	struct mpp_macro *macros;
+	size_t nmacros;
+};
+
+/* Parses `src_path` (already read into `src`) with the clang arguments
+ * `args` (which must not name the file). Fills src->skipped.
+ * Returns 0; 1 if the parse has errors, with clang's diagnostics, one per
+ * line, in *diag (malloc'd, caller frees); -1 if libclang failed, with a
+ * message in err. */
+int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src,
+		 const char *src_path, const char *const *args, int nargs,
+		 char **diag, char *err, size_t errlen);
+void mpp_tu_free(struct mpp_tu *t);
+
+/* Index of the macro range r with r.begin < off < r.end, or -1. */
+long mpp_tu_macro_inside(const struct mpp_tu *t, size_t off);
+/* Index of the macro expansion beginning exactly at off, or -1. */
+long mpp_tu_expansion_at(const struct mpp_tu *t, size_t off);
+
+#endif

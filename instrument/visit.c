@@ -1,0 +1,641 @@
+/*
+ * visit.c: the AST walk (see visit.h).
+ *
+ * Every node's children are listed once, into one stack shared by the whole
+ * walk (a node's children sit above its parent's and are popped when it is
+ * done), so the walk is linear in the size of the AST. Positions are byte
+ * offsets: the expansion offset of a token (where its macro invocation
+ * starts, if any) and its file offset (where it is spelled, which is inside
+ * the invocation for macro arguments). A position is safe to insert at when
+ * it lies in the main file and not strictly inside a macro invocation or
+ * definition.
+ */
+#include "instrument/visit.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "instrument/codegen.h"
+
+#define MPP_MPI(name, ret, kind, params, args, acct) #name,
+static const char *mpi_names[] = {
+#include "collector/mpi_table.def"
+};
+#undef MPP_MPI
+#define NMPI (sizeof(mpi_names) / sizeof(mpi_names[0]))
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The table's names, sorted once for binary search. */
+static const char **sorted_mpi_names(void)
+{
+	static const char *sorted[NMPI];
+	static int done;
+	if (!done) {
+		memcpy(sorted, mpi_names, sizeof(sorted));
+		qsort(sorted, NMPI, sizeof(*sorted), cmp_str);
+		done = 1;
+	}
+	return sorted;
+}
+
+/* The table's own copy of `name`, or NULL. */
+static const char *mpi_name(const char *name)
+{
+	const char **hit = bsearch(&name, sorted_mpi_names(), NMPI,
+				   sizeof(*mpi_names), cmp_str);
+	return hit ? *hit : NULL;
+}
+
+int mpp_is_mpi_site(const char *name)
+{
+	return mpi_name(name) != NULL;
+}
+
+/* A set of 64-bit keys (open addressing), to keep names unique. */
+struct keyset {
+	uint64_t *v; /* 0 = empty slot; keys are stored + 1 */
+	size_t n, cap;
+};
+
+/* Adds key; returns 1 if added, 0 if already there, -1 out of memory. */
+static int keyset_add(struct keyset *s, uint64_t key)
+{
+	if (2 * (s->n + 1) > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 1024;
+		uint64_t *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->v[i])
+				continue;
+			size_t j = (s->v[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+			while (v[j])
+				j = (j + 1) & (cap - 1);
+			v[j] = s->v[i];
+		}
+		free(s->v);
+		s->v = v;
+		s->cap = cap;
+	}
+	uint64_t k = key + 1;
+	size_t j = (k * 0x9E3779B97F4A7C15ull) & (s->cap - 1);
+	while (s->v[j]) {
+		if (s->v[j] == k)
+			return 0;
+		j = (j + 1) & (s->cap - 1);
+	}
+	s->v[j] = k;
+	s->n++;
+	return 1;
+}
+
+struct ctx {
+	const struct mpp_tu *t;
+	const struct mpp_source *src;
+	const char *id;
+	const char *display;
+	char *line_name; /* display as a C string literal, for #line */
+	struct mpp_plan *plan;
+	char *func; /* the function being walked */
+	CXCursor *stack;
+	size_t nstack, capstack;
+	struct keyset used;
+	int oom;
+};
+
+static enum CXChildVisitResult push_child(CXCursor c, CXCursor parent,
+					  CXClientData data)
+{
+	(void)parent;
+	struct ctx *x = data;
+	if (x->nstack == x->capstack) {
+		size_t cap = x->capstack ? x->capstack * 2 : 1024;
+		CXCursor *v = realloc(x->stack, cap * sizeof(*v));
+		if (!v) {
+			x->oom = 1;
+			return CXChildVisit_Break;
+		}
+		x->stack = v;
+		x->capstack = cap;
+	}
+	x->stack[x->nstack++] = c;
+	return CXChildVisit_Continue;
+}
+
+/* Pushes c's children; returns how many. */
+static size_t push_children(struct ctx *x, CXCursor c)
+{
+	size_t at = x->nstack;
+	clang_visitChildren(c, push_child, x);
+	return x->nstack - at;
+}
+
+static int in_main(const struct ctx *x, CXFile f)
+{
+	return f && clang_File_isEqual(f, x->t->file);
+}
+
+/* Expansion offset of a location in the main file; -1 elsewhere. */
+static int exp_off(const struct ctx *x, CXSourceLocation l, size_t *off)
+{
+	CXFile f;
+	unsigned o;
+	clang_getExpansionLocation(l, &f, NULL, NULL, &o);
+	if (!in_main(x, f))
+		return -1;
+	*off = o;
+	return 0;
+}
+
+/* File (spelling) offset of a location in the main file; -1 elsewhere. */
+static int file_off(const struct ctx *x, CXSourceLocation l, size_t *off)
+{
+	CXFile f;
+	unsigned o;
+	clang_getFileLocation(l, &f, NULL, NULL, &o);
+	if (!in_main(x, f))
+		return -1;
+	*off = o;
+	return 0;
+}
+
+/* Where a statement starts, if it starts in plain text of the main file
+ * (not inside a macro argument). */
+static int clean_start(const struct ctx *x, CXCursor c, size_t *off)
+{
+	CXSourceLocation l = clang_getRangeStart(clang_getCursorExtent(c));
+	size_t e, f;
+	if (exp_off(x, l, &e) < 0 || file_off(x, l, &f) < 0 || e != f ||
+	    mpp_tu_macro_inside(x->t, e) >= 0)
+		return -1;
+	*off = e;
+	return 0;
+}
+
+static int end_off(const struct ctx *x, CXCursor c, size_t *off)
+{
+	return file_off(x, clang_getRangeEnd(clang_getCursorExtent(c)), off);
+}
+
+static void add_note(struct ctx *x, size_t off, const char *fmt, ...)
+{
+	struct mpp_plan *p = x->plan;
+	if (p->nnotes == p->capnotes) {
+		size_t cap = p->capnotes ? p->capnotes * 2 : 16;
+		char **v = realloc(p->notes, cap * sizeof(*v));
+		if (!v) {
+			x->oom = 1;
+			return;
+		}
+		p->notes = v;
+		p->capnotes = cap;
+	}
+	unsigned line, col;
+	mpp_source_linecol(x->src, off, &line, &col);
+	char why[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	char *s;
+	if (asprintf(&s, "%s:%u: not instrumented: %s", x->display, line,
+		     why) < 0) {
+		x->oom = 1;
+		return;
+	}
+	p->notes[p->nnotes++] = s;
+}
+
+/* Name of the macro invoked at off (for notes). */
+static void macro_name(const struct ctx *x, size_t off, char *buf, size_t len)
+{
+	size_t n = 0;
+	const char *t = x->src->text;
+	while (off + n < x->src->len && n + 1 < len &&
+	       (t[off + n] == '_' || (t[off + n] >= 'a' && t[off + n] <= 'z') ||
+		(t[off + n] >= 'A' && t[off + n] <= 'Z') ||
+		(t[off + n] >= '0' && t[off + n] <= '9')))
+		n++;
+	memcpy(buf, t + off, n);
+	buf[n] = 0;
+	if (!n)
+		snprintf(buf, len, "?");
+}
+
+static void add_edit(struct ctx *x, size_t off, enum mpp_edit_side side,
+		     unsigned depth, const char *text)
+{
+	if (mpp_edits_add(&x->plan->edits, off, side, depth, text) < 0)
+		x->oom = 1;
+}
+
+/* Offset just past the end of statement s, including its `;`; -1 if it
+ * cannot be found with certainty. */
+static int stmt_end(struct ctx *x, CXCursor s, size_t *end)
+{
+	enum CXCursorKind k = clang_getCursorKind(s);
+	size_t e;
+	switch (k) {
+	case CXCursor_CompoundStmt:
+		if (end_off(x, s, &e) < 0 || e == 0 || x->src->text[e - 1] != '}')
+			return -1;
+		*end = e;
+		return 0;
+	case CXCursor_IfStmt:
+	case CXCursor_ForStmt:
+	case CXCursor_WhileStmt:
+	case CXCursor_SwitchStmt:
+	case CXCursor_LabelStmt:
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+	case CXCursor_UnexposedStmt: {
+		size_t at = x->nstack, n = push_children(x, s);
+		int r = -1;
+		if (n > 0) {
+			CXCursor last = x->stack[at + n - 1];
+			x->nstack = at;
+			r = stmt_end(x, last, end);
+		}
+		x->nstack = at;
+		if (n > 0 || k != CXCursor_UnexposedStmt)
+			return r;
+		break;
+	}
+	case CXCursor_DeclStmt:
+	case CXCursor_NullStmt:
+		if (end_off(x, s, &e) < 0)
+			return -1;
+		if (e > 0 && x->src->text[e - 1] == ';') {
+			*end = e;
+			return 0;
+		}
+		break;
+	default:
+		break;
+	}
+	/* An expression statement, do, return, break, continue, goto, asm:
+	 * the extent stops before the `;`, which must be the next code token
+	 * and written in the file (not the tail of a macro). */
+	if (end_off(x, s, &e) < 0)
+		return -1;
+	size_t p = mpp_source_next_code(x->src, e);
+	if (p >= x->src->len || x->src->text[p] != ';' ||
+	    mpp_tu_macro_inside(x->t, p) >= 0)
+		return -1;
+	*end = p + 1;
+	return 0;
+}
+
+/* Claims a unique name for a counter of `kind` at keyword offset kw and
+ * appends it to the plan; returns its slot or -1 (note added). */
+static long new_counter(struct ctx *x, enum mpp_counter_kind kind, size_t kw,
+			const char *stmt)
+{
+	int r = keyset_add(&x->used, ((uint64_t)kw << 3) | kind);
+	if (r < 0) {
+		x->oom = 1;
+		return -1;
+	}
+	if (r == 0) {
+		add_note(x, kw, "a second %s from the same macro invocation",
+			 stmt);
+		return -1;
+	}
+	struct mpp_plan *p = x->plan;
+	if (p->ncounters == p->capcounters) {
+		size_t cap = p->capcounters ? p->capcounters * 2 : 64;
+		struct mpp_counter_info *v =
+			realloc(p->counters, cap * sizeof(*v));
+		if (!v) {
+			x->oom = 1;
+			return -1;
+		}
+		p->counters = v;
+		p->capcounters = cap;
+	}
+	struct mpp_counter_info *c = &p->counters[p->ncounters];
+	c->kind = kind;
+	c->stmt = stmt;
+	mpp_source_linecol(x->src, kw, &c->line, &c->col);
+	c->func = strdup(x->func ? x->func : "");
+	if (!c->func) {
+		x->oom = 1;
+		return -1;
+	}
+	return (long)p->ncounters++;
+}
+
+static const char *kind_word(enum mpp_counter_kind k)
+{
+	return k == MPP_LOOP ? "loop body" : k == MPP_THEN ? "then-branch" :
+							       "else-branch";
+}
+
+/* Where the counter goes in a { } body: after `{` and after the block's
+ * leading declarations (C89 wants declarations first). -1 if the braces or
+ * a leading declaration come from a macro. */
+static int block_insert_point(struct ctx *x, CXCursor body, size_t *pos)
+{
+	size_t lb;
+	if (clean_start(x, body, &lb) < 0 || x->src->text[lb] != '{')
+		return -1;
+	size_t p = lb + 1, at = x->nstack, n = push_children(x, body);
+	int ok = 0;
+	for (size_t i = 0; i < n; i++) {
+		CXCursor d = x->stack[at + i];
+		if (clang_getCursorKind(d) != CXCursor_DeclStmt)
+			break;
+		size_t e;
+		if (end_off(x, d, &e) < 0 || e <= p ||
+		    mpp_tu_macro_inside(x->t, e) >= 0) {
+			ok = -1;
+			break;
+		}
+		p = e;
+	}
+	x->nstack = at;
+	*pos = p;
+	return ok;
+}
+
+/* Counts executions of `body`, the body of a loop or a branch of an if
+ * whose keyword is at kw (expansion offset). `limit`: the body's edits
+ * must end at or before it (the start of the next statement). */
+static void count_body(struct ctx *x, size_t kw, CXCursor body,
+		       enum mpp_counter_kind kind, const char *stmt,
+		       unsigned depth, size_t limit)
+{
+	char buf[160], mac[64];
+	size_t s, e;
+	if (clang_getCursorKind(body) == CXCursor_CompoundStmt) {
+		if (block_insert_point(x, body, &s) < 0 || s <= kw) {
+			macro_name(x, kw, mac, sizeof(mac));
+			add_note(x, kw, "%s of %s: its braces or first "
+				 "declarations come from macro %s",
+				 kind_word(kind), stmt, mac);
+			return;
+		}
+		long k = new_counter(x, kind, kw, stmt);
+		if (k < 0)
+			return;
+		snprintf(buf, sizeof(buf), "__mpp_c_%s[%ld]++;", x->id, k);
+		add_edit(x, s, MPP_EDIT_OPEN, depth, buf);
+		return;
+	}
+	if (clean_start(x, body, &s) < 0 || s <= kw) {
+		macro_name(x, kw, mac, sizeof(mac));
+		add_note(x, kw, "%s of %s inside macro %s", kind_word(kind),
+			 stmt, mac);
+		return;
+	}
+	if (stmt_end(x, body, &e) < 0 || mpp_tu_macro_inside(x->t, e) >= 0) {
+		add_note(x, s, "%s of %s: cannot find where it ends outside "
+			 "a macro", kind_word(kind), stmt);
+		return;
+	}
+	if (e > limit) {
+		add_note(x, s, "%s of %s is a macro that expands to several "
+			 "statements", kind_word(kind), stmt);
+		return;
+	}
+	long k = new_counter(x, kind, kw, stmt);
+	if (k < 0)
+		return;
+	size_t open = mpp_source_directives_before(x->src, s);
+	if (open != s) {
+		/* `#pragma omp for` and friends must stay right before
+		 * their loop: open the block before the directive lines and
+		 * restore the line number after the inserted newline. */
+		unsigned line, col;
+		mpp_source_linecol(x->src, open, &line, &col);
+		snprintf(buf, sizeof(buf), "{__mpp_c_%s[%ld]++;\n#line %u %s\n",
+			 x->id, k, line, x->line_name);
+	} else {
+		snprintf(buf, sizeof(buf), "{__mpp_c_%s[%ld]++; ", x->id, k);
+	}
+	add_edit(x, open, MPP_EDIT_OPEN, depth, buf);
+	add_edit(x, e, MPP_EDIT_CLOSE, depth, "}");
+}
+
+/* `else if (c)`: count the else-branch through the condition,
+ * `else if ((counter++, c))`, so that long chains do not nest blocks. */
+static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
+			  unsigned depth)
+{
+	size_t ikw, cs, ce;
+	size_t at = x->nstack, n = push_children(x, inner);
+	int ok = n >= 2 &&
+		 exp_off(x, clang_getCursorLocation(inner), &ikw) == 0 &&
+		 mpp_source_is_word(x->src, ikw, "if") &&
+		 clean_start(x, x->stack[at], &cs) == 0 && cs > ikw &&
+		 end_off(x, x->stack[at], &ce) == 0 && ce > cs &&
+		 mpp_tu_macro_inside(x->t, ce) < 0;
+	x->nstack = at;
+	if (!ok) {
+		add_note(x, kw, "else-branch of if: its if comes from a macro");
+		return;
+	}
+	long k = new_counter(x, MPP_ELSE, kw, "if");
+	if (k < 0)
+		return;
+	char buf[96];
+	snprintf(buf, sizeof(buf), "(__mpp_c_%s[%ld]++, ", x->id, k);
+	add_edit(x, cs, MPP_EDIT_OPEN, depth, buf);
+	add_edit(x, ce, MPP_EDIT_CLOSE, depth, ")");
+}
+
+/* Tags a call of an MPI function: `MPI_X(args)` becomes
+ * `(__mpp_cur_site = &__mpp_s_<id>[k], MPI_X)(args)`. */
+static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
+{
+	CXCursor ref = clang_getCursorReferenced(call);
+	if (clang_Cursor_isNull(ref) ||
+	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+		return;
+	CXString sp = clang_getCursorSpelling(ref);
+	const char *mpi = mpi_name(clang_getCString(sp));
+	clang_disposeString(sp);
+	if (!mpi)
+		return;
+	/* The callee's name: the DeclRefExpr under casts and parentheses. */
+	CXCursor c = call;
+	size_t at = x->nstack;
+	do {
+		size_t n = push_children(x, c);
+		if (n == 0) {
+			x->nstack = at;
+			return;
+		}
+		c = x->stack[x->nstack - n];
+		x->nstack -= n;
+	} while (clang_getCursorKind(c) != CXCursor_DeclRefExpr);
+	size_t f, e;
+	CXSourceLocation l = clang_getCursorLocation(c);
+	if (exp_off(x, l, &e) < 0 || file_off(x, l, &f) < 0)
+		return;
+	long m = mpp_tu_macro_inside(x->t, f);
+	if (!mpp_source_is_word(x->src, f, mpi) ||
+	    (m >= 0 && x->t->macros[m].is_definition)) {
+		char mac[64];
+		macro_name(x, e, mac, sizeof(mac));
+		add_note(x, e, "call of %s written inside macro %s", mpi, mac);
+		return;
+	}
+	int r = keyset_add(&x->used, ((uint64_t)f << 3) | 7);
+	if (r <= 0) {
+		/* A macro that uses its argument twice: one tag serves both. */
+		x->oom |= r < 0;
+		return;
+	}
+	struct mpp_plan *p = x->plan;
+	if (p->nsites == p->capsites) {
+		size_t cap = p->capsites ? p->capsites * 2 : 64;
+		struct mpp_site_info *v = realloc(p->sites, cap * sizeof(*v));
+		if (!v) {
+			x->oom = 1;
+			return;
+		}
+		p->sites = v;
+		p->capsites = cap;
+	}
+	struct mpp_site_info *s = &p->sites[p->nsites];
+	s->mpi = mpi;
+	mpp_source_linecol(x->src, f, &s->line, &s->col);
+	s->func = strdup(x->func ? x->func : "");
+	if (!s->func) {
+		x->oom = 1;
+		return;
+	}
+	char buf[96];
+	snprintf(buf, sizeof(buf), "(__mpp_cur_site = &__mpp_s_%s[%zu], ",
+		 x->id, p->nsites);
+	p->nsites++;
+	add_edit(x, f, MPP_EDIT_OPEN, depth, buf);
+	add_edit(x, f + strlen(mpi), MPP_EDIT_CLOSE, depth, ")");
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Start offset of a statement for limits; `dflt` if it is elsewhere. */
+static size_t start_or(struct ctx *x, CXCursor c, size_t dflt)
+{
+	size_t o;
+	if (exp_off(x, clang_getRangeStart(clang_getCursorExtent(c)), &o) < 0)
+		return dflt;
+	return o;
+}
+
+static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit)
+{
+	if (x->oom)
+		return;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	size_t at = x->nstack, n = push_children(x, c);
+	size_t kw = 0, then_limit = limit;
+	int have_kw = exp_off(x, clang_getCursorLocation(c), &kw) == 0;
+
+	switch (k) {
+	case CXCursor_ForStmt:
+	case CXCursor_WhileStmt:
+	case CXCursor_DoStmt:
+		if (n > 0 && have_kw)
+			count_body(x, kw,
+				   x->stack[k == CXCursor_DoStmt ? at :
+								   at + n - 1],
+				   MPP_LOOP,
+				   k == CXCursor_ForStmt     ? "for" :
+				   k == CXCursor_WhileStmt ? "while" :
+							     "do",
+				   depth, limit);
+		break;
+	case CXCursor_IfStmt:
+		if (n < 2 || !have_kw)
+			break;
+		if (n >= 3)
+			then_limit = min_size(limit,
+					      start_or(x, x->stack[at + 2], limit));
+		count_body(x, kw, x->stack[at + 1], MPP_THEN, "if", depth,
+			   then_limit);
+		if (n >= 3) {
+			CXCursor els = x->stack[at + 2];
+			if (clang_getCursorKind(els) == CXCursor_IfStmt)
+				count_else_if(x, kw, els, depth);
+			else
+				count_body(x, kw, els, MPP_ELSE, "if", depth,
+					   limit);
+		}
+		break;
+	case CXCursor_CallExpr:
+		tag_call(x, c, depth);
+		break;
+	default:
+		break;
+	}
+
+	size_t rbrace = limit;
+	if (k == CXCursor_CompoundStmt) {
+		size_t e;
+		if (end_off(x, c, &e) == 0 && e > 0)
+			rbrace = e - 1;
+	}
+	for (size_t i = 0; i < n && !x->oom; i++) {
+		size_t lim = limit;
+		if (k == CXCursor_CompoundStmt)
+			lim = i + 1 < n ? start_or(x, x->stack[at + i + 1], rbrace) :
+					  rbrace;
+		else if (k == CXCursor_IfStmt && i == 1)
+			lim = then_limit;
+		walk(x, x->stack[at + i], depth + 1, lim);
+	}
+	x->nstack = at;
+}
+
+static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	(void)parent;
+	struct ctx *x = data;
+	if (clang_getCursorKind(c) != CXCursor_FunctionDecl ||
+	    !clang_isCursorDefinition(c))
+		return CXChildVisit_Continue;
+	size_t off;
+	if (exp_off(x, clang_getCursorLocation(c), &off) < 0)
+		return CXChildVisit_Continue;
+	CXString s = clang_getCursorSpelling(c);
+	x->func = strdup(clang_getCString(s));
+	clang_disposeString(s);
+	if (!x->func) {
+		x->oom = 1;
+		return CXChildVisit_Break;
+	}
+	walk(x, c, 0, x->src->len);
+	free(x->func);
+	x->func = NULL;
+	return x->oom ? CXChildVisit_Break : CXChildVisit_Continue;
+}
+
+int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
+	      const char *id, const char *display, struct mpp_plan *plan)
+{
+	struct ctx x = {.t = t, .src = src, .id = id, .display = display,
+			.plan = plan};
+	x.line_name = mpp_quote_c(display);
+	if (!x.line_name)
+		return -1;
+	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_level,
+			    &x);
+	free(x.line_name);
+	free(x.stack);
+	free(x.used.v);
+	return x.oom ? -1 : 0;
+}
