@@ -1,18 +1,213 @@
 #!/usr/bin/env bash
-# make demo: the main job end to end on an example MPI program.
-# It runs the steps whose parts exist and says plainly which are not built.
+# make demo: mpipredict end to end on one example MPI program (jacobi3d),
+# each step printed as it runs: instrument it with mpipredict-cc, run it at
+# a dozen settings (one CSV row per run), train a model, start mpipredictd on
+# a free loopback port, ask it over REST for a setting it has not seen (from
+# job parameters, then from a batch script), run that setting, and print the
+# prediction and its interval beside the measured run time.
+#
+# It runs every step whose programs are built and says plainly which steps it
+# could not run and why; it then exits 1. Not a test: it asserts nothing.
+# Everything it writes is under $BUILD/demo/ (removed at the start).
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
+bin=$PWD/$BUILD/bin
+demo=$PWD/$BUILD/demo
+app=jacobi3d
+export PATH="$bin:$PATH"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+
 step() { printf '\n==> %s\n' "$*"; }
-missing=0
-for prog in mpipredict-instrument mpipredict-cc mpipredict-train mpipredict-predict mpipredictd; do
-	if [ ! -x "$BUILD/bin/$prog" ]; then
-		echo "demo: $prog is not built yet"
-		missing=1
-	fi
-done
-if [ "$missing" = 1 ]; then
-	step "the pipeline is not complete yet; nothing to demonstrate end to end"
-	exit 0
+show() { printf '$ %s\n' "$*"; }
+skipped=()
+# have PROG...: true when all are built; otherwise records the step as not
+# run and says why.
+have() {
+	local p miss=()
+	for p in "$@"; do
+		[ -x "$bin/$p" ] || miss+=("$p")
+	done
+	[ ${#miss[@]} -eq 0 ] && return 0
+	echo "NOT RUN: ${miss[*]} not built yet ($BUILD/bin/)"
+	skipped+=("$current (needs ${miss[*]})")
+	return 1
+}
+
+rm -rf "$demo"
+mkdir -p "$demo/runs"
+
+current="build"
+step "build: programs in $BUILD/bin and $BUILD/lib"
+ls "$bin" "$PWD/$BUILD/lib" 2>/dev/null | sed 's/^/    /'
+
+current="instrument $app"
+step "instrument tests/apps/$app.c with mpipredict-cc and build it"
+exe=$demo/$app
+if have mpipredict-cc mpipredict-instrument; then
+	cmd=(mpipredict-cc mpicc -O2 -I"$PWD/tests/apps" "$PWD/tests/apps/$app.c"
+		-o "$exe" -lm)
+	show "(cd $demo && ${cmd[*]})"
+	(cd "$demo" && "${cmd[@]}") || {
+		echo "mpipredict-cc failed"
+		skipped+=("$current (mpipredict-cc failed)")
+	}
 fi
+
+# One run of the instrumented program; its row goes to $demo/runs/.
+run_app() { # ranks, args...
+	local np=$1
+	shift
+	MPIPREDICT_RUNS=$demo/runs/ mpirun -np "$np" "$exe" "$@"
+}
+
+current="run the training design"
+step "run the instrumented $app at 12 settings (1 and 2 ranks)"
+design=(
+	"1 -n 64 -i 200" "1 -n 96 -i 100" "1 -n 96 -i 300" "1 -n 128 -i 100"
+	"1 -n 128 -i 200" "1 -n 144 -i 150" "1 -n 160 -i 100" "1 -n 160 -i 250"
+	"1 -n 176 -i 150" "2 -n 96 -i 200" "2 -n 128 -i 200" "2 -n 160 -i 200"
+)
+csv=$demo/runs/$app.csv
+if [ -x "$exe" ]; then
+	for s in "${design[@]}"; do
+		set -- $s
+		show "MPIPREDICT_RUNS=$demo/runs/ mpirun -np $1 $app ${*:2}"
+		run_app "$@" | sed 's/^/    /'
+	done
+	if [ -s "$csv" ]; then
+		echo "$csv: $(($(wc -l <"$csv") - 1)) rows; first columns:"
+		cut -d, -f2,6,8,9 "$csv" | column -t -s, | sed 's/^/    /'
+	else
+		echo "NOT RUN: no run rows in $csv (is libmpipredict built?)"
+		skipped+=("$current (no rows written)")
+	fi
+else
+	echo "NOT RUN: the instrumented $app was not built"
+	skipped+=("$current (no instrumented program)")
+fi
+
+current="train"
+step "train a model on the rows"
+db=$demo/models.db
+if have mpipredict-train; then
+	if [ -s "$csv" ]; then
+		show "mpipredict-train --db $db --app $app $csv"
+		mpipredict-train --db "$db" --app "$app" "$csv" | sed 's/^/    /'
+		[ "${PIPESTATUS[0]}" = 0 ] ||
+			skipped+=("$current (mpipredict-train failed)")
+	else
+		echo "NOT RUN: no run rows to train on"
+		skipped+=("$current (no rows)")
+	fi
+fi
+
+# The setting the model has not seen.
+unseen=(-n 152 -i 180)
+unseen_np=1
+current="serve"
+step "start mpipredictd on a free loopback port"
+pid=
+if have mpipredictd && { [ -s "$db" ] || {
+	echo "NOT RUN: no model database to serve"
+	skipped+=("$current (no model)")
+	false
+}; }; then
+	port=
+	for p in $(shuf -i 20000-60000 -n 20); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+		port=$p
+		break
+	done
+	show "mpipredictd --db $db --listen 127.0.0.1:$port &"
+	mpipredictd --db "$db" --listen "127.0.0.1:$port" 2>"$demo/mpipredictd.log" &
+	pid=$!
+	url=http://127.0.0.1:$port
+	for _ in $(seq 50); do
+		curl -sf "$url/healthz" >/dev/null && break
+		sleep 0.1
+	done
+	show "curl $url/healthz"
+	curl -sS "$url/healthz" | jq -c . || skipped+=("$current (no answer)")
+fi
+
+current="ask over REST"
+step "ask for an unseen setting: $app ${unseen[*]} at $unseen_np rank"
+p_params= p_script=
+if [ -n "$pid" ]; then
+	body=$(jq -nc --arg app "$app" --argjson np "$unseen_np" \
+		--arg args "${unseen[*]}" \
+		'{app: $app, ntasks: $np, args: ($args | split(" "))}')
+	show "curl -X POST $url/v1/predict -d '$body'"
+	p_params=$(curl -sS -H 'Content-Type: application/json' -d "$body" \
+		"$url/v1/predict")
+	echo "$p_params" | jq .
+	script=$(printf '#!/bin/bash\n#SBATCH --ntasks=%s\n#SBATCH --time=00:10:00\nmodule load openmpi\nmpirun -np %s ./%s %s\n' \
+		"$unseen_np" "$unseen_np" "$app" "${unseen[*]}")
+	echo "batch script:"
+	echo "$script" | sed 's/^/    /'
+	body=$(jq -nc --arg app "$app" --arg s "$script" '{app: $app, script: $s}')
+	show "curl -X POST $url/v1/predict -d '{\"app\": \"$app\", \"script\": ...}'"
+	p_script=$(curl -sS -H 'Content-Type: application/json' -d "$body" \
+		"$url/v1/predict")
+	echo "$p_script" | jq .
+else
+	echo "NOT RUN: no daemon running"
+	skipped+=("$current (no daemon)")
+fi
+
+current="run the unseen setting"
+step "run the unseen setting and compare"
+if [ -x "$exe" ] && [ -s "$csv" ]; then
+	show "mpirun -np $unseen_np $app ${unseen[*]}"
+	run_app "$unseen_np" "${unseen[@]}" | sed 's/^/    /'
+	measured=$(tail -n 1 "$csv" | cut -d, -f8)
+	tail -n 1 "$csv" >"$demo/unseen-row.csv"
+	{ head -n 1 "$csv"; tail -n 1 "$csv"; } >"$demo/unseen.csv"
+	p_feat=
+	if have mpipredict-predict && [ -s "$db" ]; then
+		show "mpipredict-predict --db $db --app $app --features $demo/unseen.csv"
+		p_feat=$(mpipredict-predict --db "$db" --app "$app" \
+			--features "$demo/unseen.csv")
+		echo "    $p_feat"
+	fi
+	echo
+	printf '%-34s %10s %10s %10s %8s\n' "prediction" "runtime_s" "lower_s" \
+		"upper_s" "error"
+	row() { # label predicted lower upper
+		awk -v l="$1" -v p="$2" -v lo="$3" -v hi="$4" -v m="$measured" \
+			'BEGIN { printf "%-34s %10.3f %10.3f %10.3f %+7.1f%%\n",
+			  l, p, lo, hi, (p - m) / m * 100 }'
+	}
+	for v in p_params p_script; do
+		[ -n "${!v}" ] || continue
+		label="REST, from $([ $v = p_params ] && echo parameters || echo the batch script)"
+		read -r r lo hi < <(echo "${!v}" |
+			jq -r '[.runtime_s, .lower_s, .upper_s] | @tsv')
+		[ -n "$r" ] && [ "$r" != null ] && row "$label" "$r" "$lo" "$hi"
+	done
+	if [ -n "$p_feat" ]; then
+		IFS=, read -r _ r lo hi <<<"$p_feat"
+		row "CLI, from the run's features" "$r" "$lo" "$hi"
+	fi
+	printf '%-34s %10.3f\n' "measured (MPI_Init..MPI_Finalize)" "$measured"
+else
+	echo "NOT RUN: nothing to run or compare"
+	skipped+=("$current (no instrumented program or rows)")
+fi
+
+if [ -n "$pid" ]; then
+	step "stop mpipredictd"
+	show "kill $pid"
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+fi
+
+echo
+if [ ${#skipped[@]} -gt 0 ]; then
+	echo "demo incomplete; these steps did not run:"
+	printf '  - %s\n' "${skipped[@]}"
+	exit 1
+fi
+echo "demo complete (files in $demo)"
