@@ -1,0 +1,364 @@
+/*
+ * traffic.c: an MPI program with known traffic, for the collector's tests.
+ * It carries a hand-built instrumented unit (what mpipredict-instrument
+ * would generate: a counter array, a site array, a struct __mpp_unit and a
+ * constructor that registers it) and tags its MPI calls the way rewritten
+ * code does, `(__mpp_cur_site = &site[i], MPI_Send)(...)`.
+ *
+ * Usage: traffic SCENARIO... with scenarios
+ *   p2p      blocking sends and receives (also untagged ones, a Bsend)
+ *   nonblock Isend/Irecv completed by Wait, Waitall, Waitany, Testsome; Rsend
+ *   sendrecv Sendrecv and Sendrecv_replace around a ring
+ *   coll     every collective of the table, some in place, some nonblocking
+ *   dtype    a MPI_Type_contiguous(5, MPI_INT) type in p2p and Bcast
+ *   split    point-to-point and Allreduce on split communicators
+ *   loops    counters and MPI calls whose trip counts depend on the rank
+ *   levels   a fixed pattern for the intra/inter node split
+ *   exit     exit(3) before MPI_Finalize;  abort  MPI_Abort(.., 5)
+ * The expected counts per scenario are written out in the test scripts.
+ * Needs an even number of ranks (2 or 4 in the tests).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpp_abi.h"
+
+enum {
+	S_SEND, S_RECV, S_SSEND, S_RECV_IGN, S_BSEND, S_RECV_ANY,
+	S_IRECV, S_ISEND, S_WAITALL, S_IRECV2, S_ISSEND, S_WAIT, S_IRECV3, S_ISEND3,
+	S_WAITANY, S_IRECV4, S_RSEND,
+	S_SENDRECV, S_REPLACE,
+	S_BARRIER, S_BCAST, S_REDUCE, S_ALLREDUCE, S_SCAN, S_EXSCAN, S_SCATTER,
+	S_SCATTERV, S_GATHER, S_GATHERV, S_ALLGATHER, S_ALLGATHERV, S_ALLTOALL,
+	S_ALLTOALLV, S_REDSCAT, S_REDSCAT_BLOCK, S_ALLREDUCE_IP, S_ALLGATHER_IP,
+	S_GATHER_IP, S_IALLREDUCE, S_IBCAST, S_IBARRIER,
+	S_DT_SEND, S_DT_RECV, S_DT_BCAST,
+	S_SP_SEND, S_SP_RECV, S_SP_ALLREDUCE,
+	S_LOOP_SR,
+	S_LV_RING, S_LV_PAIR_SEND, S_LV_PAIR_RECV, S_LV_FAR, S_LV_SPLIT_SEND,
+	S_LV_SPLIT_RECV, S_LV_IRECV, S_LV_SEND,
+	NSITES
+};
+
+static const char *const site_names[NSITES] = {
+#define N(i, fn) [i] = "t.c:" #i ":1:" #fn
+	N(S_SEND, MPI_Send), N(S_RECV, MPI_Recv), N(S_SSEND, MPI_Ssend),
+	N(S_RECV_IGN, MPI_Recv), N(S_BSEND, MPI_Bsend), N(S_RECV_ANY, MPI_Recv),
+	N(S_IRECV, MPI_Irecv), N(S_ISEND, MPI_Isend), N(S_WAITALL, MPI_Waitall),
+	N(S_IRECV2, MPI_Irecv), N(S_ISSEND, MPI_Issend), N(S_WAIT, MPI_Wait),
+	N(S_IRECV3, MPI_Irecv), N(S_ISEND3, MPI_Isend), N(S_WAITANY, MPI_Waitany),
+	N(S_IRECV4, MPI_Irecv), N(S_RSEND, MPI_Rsend),
+	N(S_SENDRECV, MPI_Sendrecv), N(S_REPLACE, MPI_Sendrecv_replace),
+	N(S_BARRIER, MPI_Barrier), N(S_BCAST, MPI_Bcast), N(S_REDUCE, MPI_Reduce),
+	N(S_ALLREDUCE, MPI_Allreduce), N(S_SCAN, MPI_Scan), N(S_EXSCAN, MPI_Exscan),
+	N(S_SCATTER, MPI_Scatter), N(S_SCATTERV, MPI_Scatterv),
+	N(S_GATHER, MPI_Gather), N(S_GATHERV, MPI_Gatherv),
+	N(S_ALLGATHER, MPI_Allgather), N(S_ALLGATHERV, MPI_Allgatherv),
+	N(S_ALLTOALL, MPI_Alltoall), N(S_ALLTOALLV, MPI_Alltoallv),
+	N(S_REDSCAT, MPI_Reduce_scatter), N(S_REDSCAT_BLOCK, MPI_Reduce_scatter_block),
+	N(S_ALLREDUCE_IP, MPI_Allreduce), N(S_ALLGATHER_IP, MPI_Allgather),
+	N(S_GATHER_IP, MPI_Gather), N(S_IALLREDUCE, MPI_Iallreduce),
+	N(S_IBCAST, MPI_Ibcast), N(S_IBARRIER, MPI_Ibarrier),
+	N(S_DT_SEND, MPI_Send), N(S_DT_RECV, MPI_Recv), N(S_DT_BCAST, MPI_Bcast),
+	N(S_SP_SEND, MPI_Send), N(S_SP_RECV, MPI_Recv), N(S_SP_ALLREDUCE, MPI_Allreduce),
+	N(S_LOOP_SR, MPI_Sendrecv),
+	N(S_LV_RING, MPI_Sendrecv), N(S_LV_PAIR_SEND, MPI_Send),
+	N(S_LV_PAIR_RECV, MPI_Recv), N(S_LV_FAR, MPI_Sendrecv),
+	N(S_LV_SPLIT_SEND, MPI_Send), N(S_LV_SPLIT_RECV, MPI_Recv),
+	N(S_LV_IRECV, MPI_Irecv), N(S_LV_SEND, MPI_Send),
+#undef N
+};
+
+enum { C_LOOP, C_THEN, C_ELSE, NCOUNTERS };
+static const char *const counter_names[NCOUNTERS] = {
+	"loop:t.c:200:5", "then:t.c:201:9", "else:t.c:201:9",
+};
+
+static unsigned long long counters[NCOUNTERS];
+static struct __mpp_site sites[NSITES];
+static struct __mpp_unit unit = {
+	MPP_ABI_VERSION, "0123456789abcdef", "t.c", NCOUNTERS, counters,
+	counter_names, NSITES, sites, site_names, 0,
+};
+
+__attribute__((constructor)) static void reg(void)
+{
+	__mpp_register(&unit);
+	__mpp_register(&unit); /* twice is harmless */
+}
+
+/* Tag the next MPI call, as rewritten code does. */
+#define AT(i, fn) (__mpp_cur_site = &sites[i], fn)
+
+static int rank, size, peer;
+
+static void p2p(void)
+{
+	int buf[100] = {0};
+	double d[3] = {1, 2, 3};
+	char c = 'x', bsend[256 + MPI_BSEND_OVERHEAD];
+	void *old;
+	int oldsize;
+
+	if (rank % 2 == 0) {
+		AT(S_SEND, MPI_Send)(buf, 10, MPI_INT, peer, 1, MPI_COMM_WORLD);
+		AT(S_RECV_IGN, MPI_Recv)(d, 3, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
+		MPI_Send(&c, 1, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
+		MPI_Buffer_attach(bsend, sizeof bsend);
+		AT(S_BSEND, MPI_Bsend)(buf, 5, MPI_INT, peer, 4, MPI_COMM_WORLD);
+		MPI_Buffer_detach(&old, &oldsize);
+	} else {
+		MPI_Status st;
+
+		AT(S_RECV, MPI_Recv)(buf, 100, MPI_INT, peer, 1, MPI_COMM_WORLD, &st);
+		AT(S_SSEND, MPI_Ssend)(d, 3, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD);
+		MPI_Recv(&c, 1, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		AT(S_RECV_ANY, MPI_Recv)(buf, 100, MPI_INT, MPI_ANY_SOURCE, 4,
+					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
+}
+
+static void nonblock(void)
+{
+	int in[16], out[16] = {0}, in2[2], out2[2] = {0}, in3[4], out3[4] = {0};
+	int one = 1, got = 0, idx, outcount, done = 0, idxs[2];
+	char cin[7], cout[7] = "abcdef";
+	MPI_Request r[2], r3[2];
+	MPI_Status st[2];
+
+	/* Irecv + Isend (rank-dependent size) completed by Waitall. */
+	AT(S_IRECV, MPI_Irecv)(in, 16, MPI_INT, peer, 10, MPI_COMM_WORLD, &r[0]);
+	AT(S_ISEND, MPI_Isend)(out, rank + 1, MPI_INT, peer, 10, MPI_COMM_WORLD, &r[1]);
+	AT(S_WAITALL, MPI_Waitall)(2, r, st);
+
+	/* Irecv + Issend completed by Wait, statuses ignored. */
+	AT(S_IRECV2, MPI_Irecv)(in2, 2, MPI_INT, peer, 11, MPI_COMM_WORLD, &r[0]);
+	AT(S_ISSEND, MPI_Issend)(out2, 2, MPI_INT, peer, 11, MPI_COMM_WORLD, &r[1]);
+	AT(S_WAIT, MPI_Wait)(&r[0], MPI_STATUS_IGNORE);
+	AT(S_WAIT, MPI_Wait)(&r[1], MPI_STATUS_IGNORE);
+
+	/* Two Irecvs from one site (1 and 3 ints) completed by Waitany and
+	 * Testsome. */
+	AT(S_IRECV3, MPI_Irecv)(in3, 4, MPI_INT, peer, 12, MPI_COMM_WORLD, &r3[0]);
+	AT(S_IRECV3, MPI_Irecv)(in3 + 1, 3, MPI_INT, peer, 13, MPI_COMM_WORLD, &r3[1]);
+	AT(S_ISEND3, MPI_Isend)(out3, 1, MPI_INT, peer, 12, MPI_COMM_WORLD, &r[0]);
+	AT(S_ISEND3, MPI_Isend)(out3, 3, MPI_INT, peer, 13, MPI_COMM_WORLD, &r[1]);
+	AT(S_WAITANY, MPI_Waitany)(2, r3, &idx, MPI_STATUS_IGNORE);
+	while (!done) {
+		MPI_Testsome(2, r3, &outcount, idxs, MPI_STATUSES_IGNORE);
+		done = outcount == MPI_UNDEFINED;
+	}
+	MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+
+	/* Rsend: the receive is posted before the barrier. Test loop. */
+	AT(S_IRECV4, MPI_Irecv)(&got, 1, MPI_INT, peer, 14, MPI_COMM_WORLD, &r[0]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	AT(S_RSEND, MPI_Rsend)(&one, 1, MPI_INT, peer, 14, MPI_COMM_WORLD);
+	for (done = 0; !done;)
+		MPI_Test(&r[0], &done, MPI_STATUS_IGNORE);
+
+	/* Untagged Irecv of 7 chars. */
+	MPI_Irecv(cin, 7, MPI_CHAR, peer, 15, MPI_COMM_WORLD, &r[0]);
+	MPI_Send(cout, 7, MPI_CHAR, peer, 15, MPI_COMM_WORLD);
+	MPI_Waitall(1, r, MPI_STATUSES_IGNORE);
+}
+
+static void sendrecv(void)
+{
+	double out[8] = {0}, in[8];
+	int rep[2] = {0};
+	int right = (rank + 1) % size, left = (rank + size - 1) % size;
+
+	AT(S_SENDRECV, MPI_Sendrecv)(out, rank + 1, MPI_DOUBLE, right, 20, in, 8,
+				     MPI_DOUBLE, left, 20, MPI_COMM_WORLD,
+				     MPI_STATUS_IGNORE);
+	AT(S_REPLACE, MPI_Sendrecv_replace)(rep, 2, MPI_INT, right, 21, left, 21,
+					    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void coll(void)
+{
+	int a[64] = {0}, b[64] = {0}, sc[8], rc[8], dis[8], i, total = 0;
+	MPI_Request r[3];
+
+	for (i = 0; i < size; i++) {
+		sc[i] = i + 1;
+		dis[i] = total;
+		total += i + 1;
+	}
+	AT(S_BARRIER, MPI_Barrier)(MPI_COMM_WORLD);
+	AT(S_BCAST, MPI_Bcast)(a, 10, MPI_INT, 0, MPI_COMM_WORLD);
+	AT(S_REDUCE, MPI_Reduce)(a, b, 5, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+	AT(S_ALLREDUCE, MPI_Allreduce)(a, b, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	AT(S_SCAN, MPI_Scan)(a, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	AT(S_EXSCAN, MPI_Exscan)(a, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	/* Root 1; the send arguments mean nothing elsewhere (made invalid). */
+	AT(S_SCATTER, MPI_Scatter)(a, rank == 1 ? 2 : -7, rank == 1 ? MPI_INT : MPI_DATATYPE_NULL,
+				   b, 2, MPI_INT, 1, MPI_COMM_WORLD);
+	AT(S_SCATTERV, MPI_Scatterv)(a, sc, dis, MPI_INT, b, rank + 1, MPI_INT, 0,
+				     MPI_COMM_WORLD);
+	AT(S_GATHER, MPI_Gather)(a, 3, MPI_INT, b, rank == 0 ? 3 : -7,
+				 rank == 0 ? MPI_INT : MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD);
+	AT(S_GATHERV, MPI_Gatherv)(a, rank + 1, MPI_INT, b, rank == 0 ? sc : NULL, dis,
+				   MPI_INT, 0, MPI_COMM_WORLD);
+	AT(S_ALLGATHER, MPI_Allgather)(a, 2, MPI_INT, b, 2, MPI_INT, MPI_COMM_WORLD);
+	AT(S_ALLGATHERV, MPI_Allgatherv)(a, rank + 1, MPI_INT, b, sc, dis, MPI_INT,
+					 MPI_COMM_WORLD);
+	AT(S_ALLTOALL, MPI_Alltoall)(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD);
+	for (i = 0; i < size; i++)
+		rc[i] = rank + 1;
+	{
+		int sd[8], rd[8];
+
+		for (i = 0; i < size; i++) {
+			sd[i] = i == 0 ? 0 : sd[i - 1] + sc[i - 1];
+			rd[i] = i * (rank + 1);
+		}
+		AT(S_ALLTOALLV, MPI_Alltoallv)(a, sc, sd, MPI_INT, b, rc, rd, MPI_INT,
+					       MPI_COMM_WORLD);
+	}
+	AT(S_REDSCAT, MPI_Reduce_scatter)(a, b, sc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	AT(S_REDSCAT_BLOCK, MPI_Reduce_scatter_block)(a, b, 2, MPI_INT, MPI_SUM,
+						      MPI_COMM_WORLD);
+	AT(S_ALLREDUCE_IP, MPI_Allreduce)(MPI_IN_PLACE, b, 3, MPI_INT, MPI_SUM,
+					  MPI_COMM_WORLD);
+	for (i = 0; i < 2 * size; i++)
+		b[i] = i;
+	AT(S_ALLGATHER_IP, MPI_Allgather)(MPI_IN_PLACE, -7, MPI_DATATYPE_NULL, b, 2, MPI_INT,
+					  MPI_COMM_WORLD);
+	AT(S_GATHER_IP, MPI_Gather)(rank == 0 ? MPI_IN_PLACE : a, 3, MPI_INT, b, 3, MPI_INT,
+				    0, MPI_COMM_WORLD);
+	AT(S_IALLREDUCE, MPI_Iallreduce)(a, b, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+	AT(S_IBCAST, MPI_Ibcast)(a + 8, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[1]);
+	AT(S_IBARRIER, MPI_Ibarrier)(MPI_COMM_WORLD, &r[2]);
+	MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
+}
+
+static void dtype(void)
+{
+	MPI_Datatype five;
+	int buf[50] = {0};
+
+	MPI_Type_contiguous(5, MPI_INT, &five);
+	MPI_Type_commit(&five);
+	if (rank % 2 == 0)
+		AT(S_DT_SEND, MPI_Send)(buf, 3, five, peer, 30, MPI_COMM_WORLD);
+	else
+		AT(S_DT_RECV, MPI_Recv)(buf, 10, five, peer, 30, MPI_COMM_WORLD,
+					MPI_STATUS_IGNORE);
+	AT(S_DT_BCAST, MPI_Bcast)(buf, 2, five, 0, MPI_COMM_WORLD);
+	MPI_Type_free(&five);
+}
+
+/* Sub-rank 0 sends n bytes to sub-rank 1 of a communicator in which the
+ * ranks are reversed, so that sub-ranks differ from world ranks. */
+static void split_send(int send_site, int recv_site, int n)
+{
+	MPI_Comm rev;
+	char buf[1000] = {0};
+	int sr;
+
+	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
+	MPI_Comm_rank(rev, &sr);
+	if (sr == 0)
+		AT(send_site, MPI_Send)(buf, n, MPI_CHAR, 1, 40, rev);
+	else if (sr == 1)
+		AT(recv_site, MPI_Recv)(buf, n, MPI_CHAR, 0, 40, rev, MPI_STATUS_IGNORE);
+	MPI_Comm_free(&rev);
+}
+
+static void split(void)
+{
+	MPI_Comm half;
+	int x = rank, y;
+
+	split_send(S_SP_SEND, S_SP_RECV, 100);
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	AT(S_SP_ALLREDUCE, MPI_Allreduce)(&x, &y, 1, MPI_INT, MPI_MAX, half);
+	MPI_Comm_free(&half);
+}
+
+static void loops(void)
+{
+	int i, v = 0, w;
+
+	for (i = 0; i < 10 * (rank + 1); i++) {
+		counters[C_LOOP]++;
+		if (i % 3 == 0)
+			counters[C_THEN]++;
+		else
+			counters[C_ELSE]++;
+	}
+	for (i = 0; i <= rank; i++)
+		AT(S_LOOP_SR, MPI_Sendrecv)(&v, 1, MPI_INT, rank, 50, &w, 1, MPI_INT, rank,
+					    50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+static void levels(void)
+{
+	char out[2000] = {0}, in[2000];
+	int right = (rank + 1) % size, left = (rank + size - 1) % size;
+	MPI_Request r;
+
+	AT(S_LV_RING, MPI_Sendrecv)(out, 100, MPI_BYTE, right, 60, in, 100, MPI_BYTE,
+				    left, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	if (rank % 2 == 0)
+		AT(S_LV_PAIR_SEND, MPI_Send)(out, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD);
+	else
+		AT(S_LV_PAIR_RECV, MPI_Recv)(in, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD,
+					     MPI_STATUS_IGNORE);
+	AT(S_LV_FAR, MPI_Sendrecv)(out, 50, MPI_BYTE, (rank + 2) % size, 62, in, 50,
+				   MPI_BYTE, (rank + size - 2) % size, 62, MPI_COMM_WORLD,
+				   MPI_STATUS_IGNORE);
+	split_send(S_LV_SPLIT_SEND, S_LV_SPLIT_RECV, 1000);
+	AT(S_LV_IRECV, MPI_Irecv)(in, 2000, MPI_BYTE, peer, 63, MPI_COMM_WORLD, &r);
+	AT(S_LV_SEND, MPI_Send)(out, 2000, MPI_BYTE, peer, 63, MPI_COMM_WORLD);
+	MPI_Wait(&r, MPI_STATUS_IGNORE);
+}
+
+int main(int argc, char **argv)
+{
+	int i;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	peer = rank ^ 1;
+	if (size % 2 || size > 8) {
+		fprintf(stderr, "traffic: needs an even number of ranks, at most 8\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	for (i = 1; i < argc; i++) {
+		const char *s = argv[i];
+
+		if (!strcmp(s, "p2p"))
+			p2p();
+		else if (!strcmp(s, "nonblock"))
+			nonblock();
+		else if (!strcmp(s, "sendrecv"))
+			sendrecv();
+		else if (!strcmp(s, "coll"))
+			coll();
+		else if (!strcmp(s, "dtype"))
+			dtype();
+		else if (!strcmp(s, "split"))
+			split();
+		else if (!strcmp(s, "loops"))
+			loops();
+		else if (!strcmp(s, "levels"))
+			levels();
+		else if (!strcmp(s, "exit"))
+			exit(3);
+		else if (!strcmp(s, "abort"))
+			MPI_Abort(MPI_COMM_WORLD, 5);
+		else {
+			fprintf(stderr, "traffic: unknown scenario %s\n", s);
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		}
+	}
+	MPI_Finalize();
+	return 0;
+}
