@@ -32,10 +32,24 @@ $(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs jansson libmicrohttpd)
 
-FORMAT_SRC += tests/slurm/fake-predictd.c
-contrib: $(FAKE_PREDICTD)
+# The harness that loads the plugin like slurmctld does, for tests/contrib/
+# (plain make check). It links libslurm for Slurm's allocator and logging.
+PLUGIN_HARNESS := $(BUILD)/tests/contrib/plugin-harness
+$(PLUGIN_HARNESS): $(OBJ)/tests/contrib/plugin-harness.o
+	@mkdir -p $(@D)
+	$(CC) -rdynamic $(LDFLAGS) $^ -o $@ -lslurm -ldl -lpthread
+
+TEST_BINS += $(FAKE_PREDICTD) $(PLUGIN_HARNESS)
+FORMAT_SRC += tests/slurm/fake-predictd.c tests/contrib/plugin-harness.c
+contrib: $(FAKE_PREDICTD) $(PLUGIN_HARNESS)
 
 # The plugin on a real slurmctld (root; starts munged, slurmctld, slurmd).
 .PHONY: check-slurm
 check-slurm: deps deps-slurm contrib $(PROGRAMS)
 	@MPP_BUILD=$(abspath $(BUILD)) tests/slurm/check-slurm.sh
+
+# sbatch latency with the plugin on vs off, interleaved, on one cluster.
+.PHONY: bench-slurm
+bench-slurm: deps deps-slurm contrib $(PROGRAMS)
+	@MPP_BUILD=$(abspath $(BUILD)) tests/slurm/bench-slurm.sh
+BENCHES += bench-slurm

@@ -384,11 +384,6 @@ static int option_values(const char *w)
 	return 0;
 }
 
-static bool ends_command(const char *w)
-{
-	return strchr(";|&<>", w[0]) || strchr(w, '>');
-}
-
 static void set_app(struct script_info *si, const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -396,22 +391,27 @@ static void set_app(struct script_info *si, const char *path)
 	snprintf(si->app, sizeof(si->app), "%s", b ? b + 1 : path);
 }
 
-/* Split one logical line into words (spaces; simple quotes are removed, a
- * quoted string stays one word). Returns the number of words. */
+/* Split one logical line into words at spaces; quotes are removed and a
+ * quoted string stays one word. The first unquoted shell operator (; & |
+ * < >) ends the command: what follows is not the program's arguments (a
+ * file descriptor number before a redirection is dropped too). Returns the
+ * number of words. */
 static int split_words(char *line, char **w, int max)
 {
 	int n = 0;
 	char *r = line, *o = line;
 
 	while (*r && n < max) {
-		char q = 0;
+		char q = 0, c, *word;
 
 		while (isspace((unsigned char)*r))
 			r++;
-		if (!*r)
+		if (!*r || strchr(";&|<>", *r))
 			break;
-		w[n++] = o;
+		word = o;
 		while (*r && (q || !isspace((unsigned char)*r))) {
+			if (!q && strchr(";&|<>", *r))
+				break;
 			if (!q && (*r == '\'' || *r == '"'))
 				q = *r++;
 			else if (q && *r == q)
@@ -419,9 +419,17 @@ static int split_words(char *line, char **w, int max)
 			else
 				*o++ = *r++;
 		}
-		if (*r)
-			r++;
+		/* o may have caught up with r: read the stop char first. */
+		c = *r;
 		*o++ = '\0';
+		if (c && strchr(";&|<>", c)) {
+			if (!strchr("<>", c) || word[strspn(word, "0123456789")])
+				w[n++] = word;
+			break;
+		}
+		w[n++] = word;
+		if (c)
+			r++;
 	}
 	return n;
 }
@@ -462,13 +470,13 @@ static bool scan_line(struct script_info *si, const char *start, size_t len)
 	/* Skip the launcher's options to its executable. */
 	for (i++; i < n && w[i][0] == '-'; i++)
 		i += option_values(w[i]);
-	if (i >= n || ends_command(w[i])) {
+	if (i >= n) {
 		free(line);
 		return false;
 	}
 	if (!si->app[0])
 		set_app(si, w[i]);
-	for (i++; i < n && !ends_command(w[i]) && si->nargs < MAX_ARGS; i++)
+	for (i++; i < n && si->nargs < MAX_ARGS; i++)
 		si->args[si->nargs++] = w[i];
 	si->words = line;
 	return true;
