@@ -55,6 +55,8 @@ extern void slurm_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 extern void slurm_info(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
+extern void slurm_debug(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 const char plugin_name[] = "job_submit mpipredict: runtime predictions";
 const char plugin_type[] = "job_submit/mpipredict";
@@ -862,6 +864,7 @@ int job_submit(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg)
 	char why[512];
 	char *body;
 	enum outcome res;
+	double t0, ms;
 
 	(void)submit_uid;
 	(void)err_msg;
@@ -878,19 +881,19 @@ int job_submit(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg)
 		slurm_error(PFX "out of memory; job submitted unchanged");
 		goto out;
 	}
+	t0 = now_s();
 	res = ask(body, &p, why, sizeof(why));
+	ms = (now_s() - t0) * 1000.0;
 	free(body);
 	if (res == ASK_OK) {
 		breaker_record(false);
 		apply(job, &p, si.app);
-	} else if (res == ASK_NO_MODEL) {
-		breaker_record(false);
-		slurm_info(PFX "app %s: %s; job submitted unchanged", si.app,
-			    why);
+		slurm_debug(PFX "app %s: %.0fs [%.0f,%.0f] in %.2f ms", si.app,
+			    p.runtime_s, p.lower_s, p.upper_s, ms);
 	} else {
-		breaker_record(true);
-		slurm_info(PFX "app %s: %s; job submitted unchanged", si.app,
-			   why);
+		breaker_record(res == ASK_FAILED);
+		slurm_info(PFX "app %s: %s after %.1f ms; job submitted unchanged",
+			   si.app, why, ms);
 	}
 out:
 	free(si.words);

@@ -54,9 +54,12 @@ stats() {
 		END { printf "%.2f %.2f %.2f\n", q(0.5), q(0.1), q(0.9) }'
 }
 
-# series NAME: N interleaved on/off pairs; prints medians and the difference.
+# series NAME: N interleaved on/off pairs; prints medians and the difference,
+# and the plugin's own time per call as it logs it at debug level.
 series() {
-	local name=$1 i
+	local name=$1 i l0
+	scontrol setdebug debug
+	l0=$(wc -l <"$work/log/slurmctld.log")
 	: >"$work/$name.on"
 	: >"$work/$name.off"
 	for i in 1 2 3 4 5; do one "$on" >/dev/null; one "$off" >/dev/null; done
@@ -70,6 +73,13 @@ series() {
 	added=$(awk -v a="$m_on" -v b="$m_off" 'BEGIN { printf "%.2f", a - b }')
 	printf '%-28s on %6.2f ms [%.2f-%.2f]  off %6.2f ms [%.2f-%.2f]  added %5.2f ms (median, [p10-p90], n=%d each)\n' \
 		"$name" "$m_on" "$lo_on" "$hi_on" "$m_off" "$lo_off" "$hi_off" "$added" "$n"
+	tail -n +"$((l0 + 1))" "$work/log/slurmctld.log" |
+		sed -n 's/.*job_submit\/mpipredict: app .* \(in\|after\) \([0-9.]*\) ms.*/\2/p' >"$work/$name.own"
+	if [ -s "$work/$name.own" ]; then
+		read -r m lo hi < <(stats "$work/$name.own")
+		printf '%-28s plugin call itself %.2f ms [%.2f-%.2f] (its own log, %d calls)\n' \
+			"" "$m" "$lo" "$hi" "$(wc -l <"$work/$name.own")"
+	fi
 }
 
 # goal NAME LIMIT_MS: judge the last series' added median.
