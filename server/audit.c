@@ -108,10 +108,8 @@ int mpp_audit_push(mpp_audit *q, const mpp_prediction_rec *r)
 	return 0;
 }
 
-long mpp_audit_take(mpp_audit *q, int timeout_ms, size_t max,
-		    mpp_audit_batch *b)
+long mpp_audit_wait(mpp_audit *q, int timeout_ms)
 {
-	memset(b, 0, sizeof *b);
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += timeout_ms / 1000;
@@ -125,15 +123,19 @@ long mpp_audit_take(mpp_audit *q, int timeout_ms, size_t max,
 		if (pthread_cond_timedwait(&q->cond, &q->lock, &until) ==
 		    ETIMEDOUT)
 			break;
-	if (q->closed && q->n == 0) {
-		pthread_mutex_unlock(&q->lock);
-		return -1;
-	}
+	long n = q->closed ? -1 : (long)q->n;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+size_t mpp_audit_take(mpp_audit *q, size_t max, mpp_audit_batch *b)
+{
+	memset(b, 0, sizeof *b);
+	pthread_mutex_lock(&q->lock);
 	size_t n = q->n < max ? q->n : max;
 	struct node *first = q->head, *last = NULL;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		last = last ? last->next : first;
-	}
 	if (n > 0) {
 		q->head = last->next;
 		if (q->head == NULL)
@@ -163,7 +165,7 @@ long mpp_audit_take(mpp_audit *q, int timeout_ms, size_t max,
 		b->recs[b->n] = x->rec;
 		b->blocks[b->n++] = x;
 	}
-	return (long)b->n;
+	return b->n;
 }
 
 void mpp_audit_batch_free(mpp_audit_batch *b)

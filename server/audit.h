@@ -35,14 +35,15 @@ typedef struct mpp_audit_batch {
 } mpp_audit_batch;
 
 /* Waits until `batch` records are queued, timeout_ms passes or the queue is
- * closed, then moves up to `max` records into b. Returns b->n (0 when none
- * arrived), or -1 when the queue is closed and empty. */
-long mpp_audit_take(mpp_audit *q, int timeout_ms, size_t max,
-		    mpp_audit_batch *b);
+ * closed. Returns the number queued, or -1 once the queue is closed. */
+long mpp_audit_wait(mpp_audit *q, int timeout_ms);
+
+/* Moves up to `max` queued records into b without waiting; returns b->n. */
+size_t mpp_audit_take(mpp_audit *q, size_t max, mpp_audit_batch *b);
 void mpp_audit_batch_free(mpp_audit_batch *b);
 
-/* Wakes the taker; later takes return what is left without waiting, then
- * -1. Pushes still work (shutdown stops the requests first). */
+/* Wakes the taker; later waits return -1 at once. Takes still return what
+ * is left, and pushes still work (shutdown stops the requests first). */
 void mpp_audit_close(mpp_audit *q);
 
 #endif

@@ -6,8 +6,9 @@
  * from the headers (unknown path 404, wrong method 405, missing or wrong
  * token 401/403, Content-Length over the limit 413) is answered at the
  * first call, before MHD reads a byte of the body or sends
- * "100 Continue"; a body without a length is counted as it streams and
- * answered 413 as soon as it passes the limit.
+ * "100 Continue". A body without a length (chunked) is counted as it
+ * streams; MHD cannot answer in the middle of a body, so when it passes the
+ * limit the connection is closed at once (counted as a 413).
  *
  * MHD's own timeout is an idle timeout, which a client sending one byte a
  * second never hits. So each connection is registered with a deadline for
@@ -303,13 +304,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 	if (*upload_size > 0) {
 		int st = append_body(h, q, upload, *upload_size);
 		*upload_size = 0;
-		if (st == 413)
-			return send_error(c, q, 413,
-					  "body: more than the limit of %zu "
-					  "bytes",
-					  h->cfg.max_body);
-		if (st != 0)
-			return send_error(c, q, st, "out of memory");
+		if (st != 0) {
+			/* MHD (0.9.75) cannot queue an answer in the middle of
+			 * a body; closing is the only way not to read the
+			 * rest. Only a body sent without Content-Length gets
+			 * here: a declared length was checked up front. */
+			q->answered = 1;
+			q->status = st;
+			mpp_log(MPP_LOG_INFO,
+				"%s %s: body without length over %zu bytes, "
+				"connection closed",
+				q->method, q->path, h->cfg.max_body);
+			return MHD_NO;
+		}
 		return MHD_YES;
 	}
 	return dispatch(h, c, q, url);

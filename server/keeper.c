@@ -11,7 +11,6 @@
 #include "server/keeper.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -22,10 +21,9 @@ struct mpp_keeper {
 	mpp_store *store;
 	mpp_audit *q;
 	mpp_cache *cache;
-	int interval_ms;
+	int audit_ms, reload_ms;
 	size_t batch;
 	pthread_t thread;
-	atomic_int stopping;
 };
 
 /* Loads every active model into a new snapshot; NULL on failure. */
@@ -83,43 +81,62 @@ static int write_batch(mpp_keeper *k, mpp_audit_batch *b)
 	return -1;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static void *run(void *arg)
 {
 	mpp_keeper *k = arg;
 	mpp_audit_batch pending = {0};
 	int retries = 0;
+	double last_write = now_s();
 	for (;;) {
-		if (pending.n == 0) {
-			if (mpp_audit_take(k->q, k->interval_ms, k->batch,
-					   &pending) < 0)
-				break;
-		} else if (atomic_load(&k->stopping) && retries > 20) {
-			mpp_log(MPP_LOG_ERROR,
-				"audit: %zu records lost at shutdown",
-				pending.n);
-			mpp_audit_batch_free(&pending);
-			continue;
-		} else {
-			struct timespec ts = {0, k->interval_ms * 1000000L};
-			nanosleep(&ts, NULL);
+		long queued = mpp_audit_wait(k->q, k->reload_ms);
+		int closing = queued < 0;
+		double t = now_s();
+		if (pending.n == 0 && (closing || (size_t)queued >= k->batch ||
+				       t - last_write >= k->audit_ms / 1e3)) {
+			mpp_audit_take(k->q, k->batch, &pending);
+			last_write = t;
 		}
 		if (pending.n > 0)
 			retries = write_batch(k, &pending) ? retries + 1 : 0;
-		reload_if_changed(k);
+		if (pending.n > 0 && closing) {
+			/* Give a busy store some time, but not forever. */
+			if (retries > 20) {
+				mpp_log(MPP_LOG_ERROR,
+					"audit: %zu records lost at shutdown",
+					pending.n);
+				mpp_audit_batch_free(&pending);
+			} else {
+				struct timespec ts = {0, 100 * 1000000L};
+				nanosleep(&ts, NULL);
+			}
+		}
+		if (closing && pending.n == 0 &&
+		    mpp_audit_take(k->q, k->batch, &pending) == 0)
+			break;
+		if (!closing)
+			reload_if_changed(k);
 	}
 	return NULL;
 }
 
-int mpp_keeper_start(const char *db_path, int interval_ms, size_t batch,
-		     mpp_audit *q, mpp_cache *cache, mpp_keeper **out,
-		     char *err, size_t errlen)
+int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
+		     size_t batch, mpp_audit *q, mpp_cache *cache,
+		     mpp_keeper **out, char *err, size_t errlen)
 {
 	mpp_keeper *k = calloc(1, sizeof *k);
 	if (k == NULL)
 		return MPP_ENOMEM;
 	k->q = q;
 	k->cache = cache;
-	k->interval_ms = interval_ms;
+	k->audit_ms = audit_ms;
+	k->reload_ms = reload_ms;
 	k->batch = batch;
 	int rc =
 	    mpp_store_open(db_path, MPP_STORE_CREATE, &k->store, err, errlen);
@@ -150,7 +167,6 @@ int mpp_keeper_start(const char *db_path, int interval_ms, size_t batch,
 
 void mpp_keeper_stop(mpp_keeper *k)
 {
-	atomic_store(&k->stopping, 1);
 	mpp_audit_close(k->q);
 	pthread_join(k->thread, NULL);
 	mpp_store_close(k->store);

@@ -1,11 +1,12 @@
 /*
  * keeper.h: the daemon's one thread that talks to SQLite in the background.
  *
- * It owns the daemon's store handle. Every interval it commits the queued
- * prediction records (audit.h) in one transaction, and asks the store
- * whether another connection committed (PRAGMA data_version, no disk read);
- * when so, it loads the active models and installs them in the cache
- * (cache.h) if they differ. Request threads therefore never wait on the
+ * It owns the daemon's store handle. Every audit interval (or as soon as a
+ * batch is queued) it commits the queued prediction records (audit.h) in
+ * one transaction; every reload interval it asks the store whether another
+ * connection committed (PRAGMA data_version, no disk read) and when so
+ * loads the active models and installs them in the cache (cache.h) if they
+ * differ. Request threads therefore never wait on the
  * disk. Because the audit writes go through this same handle, they do not
  * count as changes. Not for ingesting runs (api.c opens its own handle).
  */
@@ -22,9 +23,9 @@ typedef struct mpp_keeper mpp_keeper;
 /* Opens (creating when missing) the store at db_path, loads the active
  * models into a cache it initialises, and starts the thread that drains q.
  * Returns 0, or an mpp_status with err naming the database. */
-int mpp_keeper_start(const char *db_path, int interval_ms, size_t batch,
-		     mpp_audit *q, mpp_cache *cache, mpp_keeper **out,
-		     char *err, size_t errlen);
+int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
+		     size_t batch, mpp_audit *q, mpp_cache *cache,
+		     mpp_keeper **out, char *err, size_t errlen);
 
 /* Closes q, writes what it still holds, stops the thread and closes the
  * store. The cache stays valid (the caller destroys it). */

@@ -53,6 +53,7 @@ struct options {
 	unsigned long threads, max_body, max_connections, max_features;
 	unsigned long idle_timeout, request_timeout;
 	unsigned long audit_interval, audit_batch, audit_queue;
+	unsigned long reload_interval;
 	int log_level;
 };
 
@@ -90,6 +91,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_AUDIT_INTERVAL,
 		O_AUDIT_BATCH,
 		O_AUDIT_QUEUE,
+		O_RELOAD,
 		O_LOG_LEVEL,
 		O_HELP,
 		O_VERSION
@@ -167,7 +169,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			break;
 		case O_AUDIT_INTERVAL:
 			o->audit_interval =
-			    number("audit-interval", optarg, 1, 999);
+			    number("audit-interval", optarg, 1, 3600000);
 			break;
 		case O_AUDIT_BATCH:
 			o->audit_batch =
@@ -176,6 +178,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_AUDIT_QUEUE:
 			o->audit_queue =
 			    number("audit-queue", optarg, 1, 100000000);
+			break;
+		case O_RELOAD:
+			o->reload_interval =
+			    number("reload-interval", optarg, 1, 60000);
 			break;
 		case O_LOG_LEVEL:
 			o->log_level = mpp_log_parse_level(optarg);
@@ -303,7 +309,8 @@ int main(int argc, char **argv)
 	}
 	mpp_cache cache;
 	mpp_keeper *keeper;
-	if (mpp_keeper_start(o.db, (int)o.audit_interval, o.audit_batch, audit,
+	if (mpp_keeper_start(o.db, (int)o.audit_interval,
+			     (int)o.reload_interval, o.audit_batch, audit,
 			     &cache, &keeper, err, sizeof err) != MPP_OK) {
 		fprintf(stderr, "mpipredictd: %s: %s\n", o.db, err);
 		return 2;

@@ -44,8 +44,14 @@ $(SERVER_TESTS)/bare-httpd: $(OBJ)/tests/server/bare-httpd.o $(SERVER_DEPLIBS)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/tests/server/bare-httpd.o \
 	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
 
+# Test helper: stores a hand-written model.
+$(SERVER_TESTS)/mkmodel: $(OBJ)/tests/server/mkmodel.o $(SERVER_DEPLIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ)/tests/server/mkmodel.o \
+	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
+
 SERVER_TEST_BINS := $(SERVER_TESTS)/t-script $(SERVER_TESTS)/httpc \
-	$(SERVER_TESTS)/bare-httpd
+	$(SERVER_TESTS)/bare-httpd $(SERVER_TESTS)/mkmodel
 
 PROGRAMS += $(BUILD)/bin/mpipredictd
 TEST_BINS += $(SERVER_TEST_BINS)
