@@ -161,8 +161,11 @@ static const char *const fn_names[MPP_NFN] = {
 };
 
 /* WAIT-kind functions move no bytes of their own: no bytes columns. */
+#define HAS_BYTES_P2P 1
+#define HAS_BYTES_COLL 1
+#define HAS_BYTES_WAIT 0
 static const int fn_has_bytes[MPP_NFN] = {
-#define MPP_MPI(name, ret, kind, params, args, acct) sizeof(#kind) != sizeof("WAIT"),
+#define MPP_MPI(name, ret, kind, params, args, acct) HAS_BYTES_##kind,
 #include "collector/mpi_table.def"
 #undef MPP_MPI
 };

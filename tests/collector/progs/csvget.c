@@ -9,6 +9,7 @@
  *                                 (1-based), one per line, "(missing)" for
  *                                 a column the header does not have
  *        csvget -H FILE           print the header's names, one per line
+ *        csvget -c COL FILE       print column COL of every data row
  * Exit 2 with "FILE:LINE: why" when the file is not well-formed CSV.
  */
 #include <stdio.h>
@@ -102,6 +103,8 @@ int main(int argc, char **argv)
 	struct rec h, r;
 	size_t n = 0, want = 0, i, c;
 	int header_only = 0;
+	const char *col = NULL;
+	size_t ci = 0;
 	FILE *f;
 	size_t cap = 0, got;
 
@@ -109,9 +112,13 @@ int main(int argc, char **argv)
 		header_only = 1;
 		argv++;
 		argc--;
+	} else if (argc > 2 && !strcmp(argv[1], "-c")) {
+		col = argv[2];
+		argv += 2;
+		argc -= 2;
 	}
-	if (argc < 2 || argc == 3) {
-		fprintf(stderr, "usage: csvget [-H] FILE [ROW COL...]\n");
+	if (argc < 2 || argc == 3 || (col && argc != 2)) {
+		fprintf(stderr, "usage: csvget [-H | -c COL] FILE [ROW COL...]\n");
 		return 1;
 	}
 	file = argv[1];
@@ -138,6 +145,14 @@ int main(int argc, char **argv)
 			puts(h.f[i]);
 		return 0;
 	}
+	if (col) {
+		for (ci = 0; ci < h.n && strcmp(h.f[ci], col); ci++)
+			;
+		if (ci == h.n) {
+			fprintf(stderr, "%s: no column %s\n", file, col);
+			return 2;
+		}
+	}
 	if (argc > 3)
 		want = strtoul(argv[2], NULL, 10);
 	while (pos < len) {
@@ -149,6 +164,8 @@ int main(int argc, char **argv)
 				r.n, h.n);
 			return 2;
 		}
+		if (col)
+			puts(r.f[ci]);
 		if (++n == want) {
 			for (c = 3; c < (size_t)argc; c++) {
 				for (i = 0; i < h.n && strcmp(h.f[i], argv[c]); i++)
@@ -157,9 +174,9 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (argc == 2)
+	if (argc == 2 && !col)
 		printf("%zu\n", n);
-	else if (want == 0 || want > n) {
+	else if (!col && (want == 0 || want > n)) {
 		fprintf(stderr, "%s: no data row %zu (%zu rows)\n", file, want, n);
 		return 2;
 	}

@@ -15,8 +15,10 @@
  *   loops    counters and MPI calls whose trip counts depend on the rank
  *   levels   a fixed pattern for the intra/inter node split
  *   exit     exit(3) before MPI_Finalize;  abort  MPI_Abort(.., 5)
+ *   ret7     return 7 from main after MPI_Finalize
+ * A first argument "thread" starts MPI with MPI_Init_thread(MULTIPLE).
  * The expected counts per scenario are written out in the test scripts.
- * Needs an even number of ranks (2 or 4 in the tests).
+ * The point-to-point scenarios need an even number of ranks (at most 8).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -93,6 +95,14 @@ __attribute__((constructor)) static void reg(void)
 #define AT(i, fn) (__mpp_cur_site = &sites[i], fn)
 
 static int rank, size, peer;
+
+static void need_pairs(void)
+{
+	if (size % 2 || size > 8) {
+		fprintf(stderr, "traffic: needs an even number of ranks, at most 8\n");
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+}
 
 static void p2p(void)
 {
@@ -321,35 +331,38 @@ static void levels(void)
 
 int main(int argc, char **argv)
 {
-	int i;
+	int i, provided, ret = 0;
 
-	MPI_Init(&argc, &argv);
+	if (argc > 1 && !strcmp(argv[1], "thread"))
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+	else
+		MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	peer = rank ^ 1;
-	if (size % 2 || size > 8) {
-		fprintf(stderr, "traffic: needs an even number of ranks, at most 8\n");
-		MPI_Abort(MPI_COMM_WORLD, 1);
-	}
 	for (i = 1; i < argc; i++) {
 		const char *s = argv[i];
 
-		if (!strcmp(s, "p2p"))
-			p2p();
+		if (!strcmp(s, "thread"))
+			continue;
+		if (!strcmp(s, "ret7"))
+			ret = 7;
+		else if (!strcmp(s, "p2p"))
+			need_pairs(), p2p();
 		else if (!strcmp(s, "nonblock"))
-			nonblock();
+			need_pairs(), nonblock();
 		else if (!strcmp(s, "sendrecv"))
-			sendrecv();
+			need_pairs(), sendrecv();
 		else if (!strcmp(s, "coll"))
-			coll();
+			need_pairs(), coll();
 		else if (!strcmp(s, "dtype"))
-			dtype();
+			need_pairs(), dtype();
 		else if (!strcmp(s, "split"))
-			split();
+			need_pairs(), split();
 		else if (!strcmp(s, "loops"))
 			loops();
 		else if (!strcmp(s, "levels"))
-			levels();
+			need_pairs(), levels();
 		else if (!strcmp(s, "exit"))
 			exit(3);
 		else if (!strcmp(s, "abort"))
@@ -360,5 +373,5 @@ int main(int argc, char **argv)
 		}
 	}
 	MPI_Finalize();
-	return 0;
+	return ret;
 }
