@@ -85,9 +85,19 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__mpp_inter_bytes; }; "
 		"extern __thread struct __mpp_site *__mpp_cur_site; "
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
-		"static struct __mpp_site __mpp_s_%s[%zu];\n"
-		"#line 1 %s\n",
-		id, nc ? nc : 1, id, ns ? ns : 1, qname);
+		"static struct __mpp_site __mpp_s_%s[%zu];",
+		id, nc ? nc : 1, id, ns ? ns : 1);
+	/* Call sites store their tag through a function: two plain stores
+	 * to __mpp_cur_site in one expression (`MPI_A(..) + MPI_B(..)`, a
+	 * macro using its argument twice) would be unsequenced, undefined,
+	 * and flagged by -Wsequence-point; function calls are only
+	 * indeterminately sequenced. It inlines to the same store. */
+	if (ns)
+		fprintf(out,
+			" static __inline__ void __mpp_tag_%s(struct __mpp_site "
+			"*__mpp_p) { __mpp_cur_site = __mpp_p; }",
+			id);
+	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
 	/* The build id covers the rewritten text and the tool's version. */

@@ -409,7 +409,7 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 	if (k < 0)
 		return;
 	size_t open = mpp_source_directives_before(x->src, s);
-	if (open != s) {
+	if (open != s || x->src->text[s] == '#') {
 		/* `#pragma omp for` and friends must stay right before
 		 * their loop: open the block before the directive lines and
 		 * restore the line number after the inserted newline. */
@@ -452,7 +452,8 @@ static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 }
 
 /* Tags a call of an MPI function: `MPI_X(args)` becomes
- * `(__mpp_cur_site = &__mpp_s_<id>[k], MPI_X)(args)`. */
+ * `(__mpp_tag_<id>(&__mpp_s_<id>[k]), MPI_X)(args)`; see codegen.c for
+ * why the store is in a function. */
 static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 {
 	CXCursor ref = clang_getCursorReferenced(call);
@@ -514,7 +515,7 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 		return;
 	}
 	char buf[96];
-	snprintf(buf, sizeof(buf), "(__mpp_cur_site = &__mpp_s_%s[%zu], ",
+	snprintf(buf, sizeof(buf), "(__mpp_tag_%s(&__mpp_s_%s[%zu]), ", x->id,
 		 x->id, p->nsites);
 	p->nsites++;
 	add_edit(x, f, MPP_EDIT_OPEN, depth, buf);

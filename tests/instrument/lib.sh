@@ -1,0 +1,46 @@
+# lib.sh: helpers shared by the instrument tests (sourced, not run).
+# Needs MPP_SRC and MPP_BUILD from the test runner.
+set -u
+INS=$MPP_BUILD/bin/mpipredict-instrument
+MCC=$MPP_BUILD/bin/mpipredict-cc
+TESTRT=$MPP_SRC/tests/instrument/testrt.c
+CFLAGS_T=${MPP_TEST_CFLAGS:-}
+
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+# The rewritten text with the per-machine parts (the unit id, a hash of the
+# file's absolute path, and the build id) replaced by fixed words.
+normalize() {
+	sed -E 's/__mpp_([a-z]+)_[0-9a-f]{16}/__mpp_\1_ID/g;
+		s/= \{1, "[0-9a-f]{16}"/= {1, "BUILDID"/' "$1"
+}
+
+# expect_same WHAT EXPECTED_FILE GOT_FILE: fail with a diff if they differ.
+expect_same() {
+	if ! cmp -s "$2" "$3"; then
+		echo "expected $1 as in $2, got $3:"
+		diff -u "$2" "$3" | head -40
+		exit 1
+	fi
+}
+
+# testrt_obj CC: compiles the test runtime (testrt.c, which dumps counters
+# to counts.txt at exit) once per compiler; prints the object's name.
+testrt_obj() {
+	[ -f "testrt.$1.o" ] ||
+		$1 $CFLAGS_T -std=c11 -I"$MPP_SRC" -c "$TESTRT" -o "testrt.$1.o" ||
+		fail "cannot compile testrt.c with $1"
+	echo "testrt.$1.o"
+}
+
+# with_testrt CC OUT SRC... [FLAGS...]: builds rewritten code with it.
+with_testrt() {
+	local cc=$1 out=$2 rt
+	shift 2
+	rt=$(testrt_obj "$cc") || exit 1
+	# shellcheck disable=SC2086
+	$cc $CFLAGS_T "$@" "$rt" -o "$out"
+}

@@ -1,0 +1,63 @@
+/*
+ * testrt.c: a test fixture, not the mpipredict runtime. It implements the
+ * rewriter's side of collector/mpp_abi.h just enough to check rewritten
+ * code: it keeps the registered units and, at exit, writes every counter
+ * and every site's call count to $MPP_TESTRT_OUT (default counts.txt), one
+ * "name value" per line. Test programs that define their own fake MPI
+ * functions call mpp_testrt_hit() from them, which does what the real PMPI
+ * layer does with the site pointer: take it, clear it, count the call
+ * there (or as unattributed when there is none).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "collector/mpp_abi.h"
+
+_Thread_local struct __mpp_site *__mpp_cur_site;
+
+static struct __mpp_unit *units;
+static unsigned long long unattributed;
+
+void __mpp_register(struct __mpp_unit *u)
+{
+	for (struct __mpp_unit *p = units; p; p = p->next)
+		if (p == u)
+			return;
+	if (u->abi_version != MPP_ABI_VERSION) {
+		fprintf(stderr, "testrt: unit %s has ABI %d\n", u->file,
+			u->abi_version);
+		return;
+	}
+	u->next = units;
+	units = u;
+}
+
+int mpp_testrt_hit(void);
+int mpp_testrt_hit(void)
+{
+	struct __mpp_site *s = __mpp_cur_site;
+	__mpp_cur_site = NULL;
+	if (s)
+		s->calls++;
+	else
+		unattributed++;
+	return 0;
+}
+
+__attribute__((destructor)) static void dump(void)
+{
+	const char *path = getenv("MPP_TESTRT_OUT");
+	FILE *f = fopen(path && *path ? path : "counts.txt", "w");
+	if (!f)
+		return;
+	for (struct __mpp_unit *u = units; u; u = u->next) {
+		for (unsigned i = 0; i < u->ncounters; i++)
+			fprintf(f, "%s %llu\n", u->counter_names[i],
+				u->counters[i]);
+		for (unsigned i = 0; i < u->nsites; i++)
+			fprintf(f, "call:%s %llu\n", u->site_names[i],
+				u->sites[i].calls);
+	}
+	fprintf(f, "unattributed %llu\n", unattributed);
+	fclose(f);
+}
