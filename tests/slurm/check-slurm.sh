@@ -19,9 +19,11 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${MPP_BUILD:-$src/build}
 fake=$build/tests/slurm/fake-predictd
 . "$src/tests/slurm/cluster.sh"
+. "$src/tests/slurm/daemon.sh"
 
 [ "$(id -u)" = 0 ] || { echo "check-slurm: needs root (munged, slurmd)"; exit 1; }
-for f in "$build/lib/slurm/job_submit_mpipredict.so" "$fake"; do
+for f in "$build/lib/slurm/job_submit_mpipredict.so" "$fake" \
+	"$build/bin/mpipredictd" "$build/bin/mpipredict-train"; do
 	[ -x "$f" ] || [ -f "$f" ] || { echo "check-slurm: $f is not built"; exit 1; }
 done
 
@@ -190,6 +192,30 @@ use_conf fill_lower
 submit "$jacobi" -t 30
 expect "fill, lower_user_limit=yes, max_minutes=6: limit lowered and clamped" 6 \
 	"$(minutes "$(field "$jid" TimeLimit)")"
+
+echo "== the real daemon (time_min)"
+# The plugin's request for "$jacobi" -t 60 is the one fake-predictd logged
+# first; the daemon's own answer to it gives what the job must show.
+start_daemon "$work" || exit 1
+conf real "url = $daemon_url" mode=time_min safety=1.2
+use_conf real
+body=$(sed -n 1p "$work/okd.requests")
+answer=$(curl -s -H 'Content-Type: application/json' -d "$body" "$daemon_url/v1/predict")
+read -r rt lo up ver < <(jq -r '"\(.runtime_s) \(.lower_s) \(.upper_s) \(.model.version)"' <<<"$answer")
+want_note=$(printf 'mpipredict: %.0fs [%.0f,%.0f] jacobi@%s' "$rt" "$lo" "$up" "$ver")
+want_min=$(awk -v u="$up" 'BEGIN { m = u * 1.2 / 60; c = int(m); if (c < m) c++; if (c < 1) c = 1; print (c <= 60) ? c : "N/A" }')
+submit "$jacobi" -t 60
+expect "real daemon: comment (daemon answered $rt s [$lo,$up])" "$want_note" "$(comment "$jid")"
+expect "real daemon: time_min = ceil(upper * 1.2 / 60)" "$want_min 60" \
+	"$(minutes "$(field "$jid" TimeMin)") $(minutes "$(field "$jid" TimeLimit)")"
+submit "$unknown" -t 60
+expect "real daemon, unknown app (404): unchanged" " N/A" "$(comment "$jid") $(field "$jid" TimeMin)"
+stop_daemon
+l0=$(plugin_lines)
+submit "$jacobi" -t 60 --comment=mine
+expect "real daemon stopped: submitted unchanged" "mine N/A 60" \
+	"$(comment "$jid") $(field "$jid" TimeMin) $(minutes "$(field "$jid" TimeLimit)")"
+expect "real daemon stopped: one log line" 1 $(($(plugin_lines) - l0))
 
 echo "== failover and failures"
 conf failover "url = $dead http://127.0.0.1:$port_err $okurl" mode=fill
