@@ -8,6 +8,8 @@
  *                               prints "closed after N bytes"
  *   httpc flood PORT N PATH     N connections at once, each GET PATH;
  *                               prints "connected C answered A status200 K"
+ *   httpc hold PORT N SECONDS   N idle connections for SECONDS; prints
+ *                               "held N" once they are open
  *   httpc big PORT BYTES MODE   POST /v1/predict with a BYTES body, MODE
  *                               "length" (Content-Length) or "chunked";
  *                               prints "status S sent B"
@@ -101,51 +103,81 @@ static int flood(int port, int n, const char *path)
 		if (p[i].fd < 0)
 			state[i] = 2;
 	}
+	/* Every connection is established before any request is sent, so
+	 * that all of them are open at the same time. */
 	time_t until = time(NULL) + 60;
-	int left = n;
-	while (left > 0 && time(NULL) < until) {
+	for (int pending = n; pending > 0 && time(NULL) < until;) {
+		if (poll(p, (nfds_t)n, 1000) < 0)
+			break;
+		pending = 0;
+		for (int i = 0; i < n; i++) {
+			if (state[i] != 0)
+				continue;
+			if (p[i].revents & (POLLERR | POLLHUP)) {
+				state[i] = 2;
+				close(p[i].fd);
+				p[i].fd = -1;
+			} else if (p[i].revents & POLLOUT) {
+				connected++;
+				state[i] = 1;
+				p[i].events = 0;
+			} else {
+				pending++;
+			}
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		if (state[i] != 1)
+			continue;
+		if (send(p[i].fd, req, strlen(req), MSG_NOSIGNAL) < 0) {
+			state[i] = 2;
+			close(p[i].fd);
+			p[i].fd = -1;
+		}
+		p[i].events = POLLIN;
+	}
+	for (int left = n; left > 0 && time(NULL) < until;) {
 		if (poll(p, (nfds_t)n, 1000) < 0)
 			break;
 		left = 0;
 		for (int i = 0; i < n; i++) {
-			if (state[i] == 2 || p[i].fd < 0)
+			if (state[i] != 1)
 				continue;
-			if (p[i].revents & (POLLERR | POLLHUP) &&
-			    state[i] == 0) {
-				state[i] = 2;
-				close(p[i].fd);
-				p[i].fd = -1;
+			if (!p[i].revents) {
+				left++;
 				continue;
 			}
-			if (state[i] == 0 && (p[i].revents & POLLOUT)) {
-				connected++;
-				if (send(p[i].fd, req, strlen(req),
-					 MSG_NOSIGNAL) < 0) {
-					state[i] = 2;
-					close(p[i].fd);
-					p[i].fd = -1;
-					continue;
-				}
-				state[i] = 1;
-				p[i].events = POLLIN;
-			} else if (state[i] == 1 && p[i].revents) {
-				char b[2048];
-				ssize_t k = recv(p[i].fd, b, sizeof b - 1, 0);
-				if (k > 0) {
-					b[k] = '\0';
-					answered++;
-					ok += status_of(b) == 200;
-				}
-				state[i] = 2;
-				close(p[i].fd);
-				p[i].fd = -1;
-				continue;
+			char b[2048];
+			ssize_t k = recv(p[i].fd, b, sizeof b - 1, 0);
+			if (k > 0) {
+				b[k] = '\0';
+				answered++;
+				ok += status_of(b) == 200;
 			}
-			left++;
+			state[i] = 2;
+			close(p[i].fd);
+			p[i].fd = -1;
 		}
 	}
 	printf("connected %d answered %d status200 %d\n", connected, answered,
 	       ok);
+	return 0;
+}
+
+static int hold(int port, int n, int seconds)
+{
+	int *fds = calloc((size_t)n, sizeof *fds);
+	int held = 0;
+	for (int i = 0; i < n; i++) {
+		fds[i] = connect_to(port, 0);
+		held += fds[i] >= 0;
+	}
+	printf("held %d\n", held);
+	fflush(stdout);
+	sleep((unsigned)seconds);
+	for (int i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 	return 0;
 }
 
@@ -225,10 +257,12 @@ int main(int argc, char **argv)
 		return trickle(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "flood") == 0)
 		return flood(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 5 && strcmp(argv[1], "hold") == 0)
+		return hold(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 5 && strcmp(argv[1], "big") == 0)
 		return big(atoi(argv[2]), atoll(argv[3]),
 			   strcmp(argv[4], "chunked") == 0);
-	fprintf(stderr, "usage: httpc trickle PORT | flood PORT N PATH | big "
-			"PORT BYTES length|chunked\n");
+	fprintf(stderr, "usage: httpc trickle PORT | flood PORT N PATH | hold "
+			"PORT N SECONDS | big PORT BYTES length|chunked\n");
 	return 1;
 }
