@@ -1,0 +1,224 @@
+/*
+ * predict_main.c: mpipredict-predict, the active model of an app applied to
+ * measured run rows (--features) or to a job's parameters (--args,
+ * --ntasks, --nodes). Prints `run_id,predicted_s,lower_s,upper_s` lines
+ * (CSV; the run_id is empty for a prediction from parameters).
+ * Exit 0 on success, 1 on a usage error, 2 on bad input or a store error.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regress/model.h"
+#include "regress/params.h"
+#include "regress/runs.h"
+#include "schema/store.h"
+
+static const char usage[] =
+	"usage: mpipredict-predict --db FILE --app NAME --features FILE.csv\n"
+	"       mpipredict-predict --db FILE --app NAME --args \"ARGS\" "
+	"--ntasks N [--nodes M]\n"
+	"\n"
+	"Predict run times with the app's active model, from measured features\n"
+	"(one line per run row; its runtime_s is ignored) or from a job's\n"
+	"parameters (one line, empty run_id). Output: "
+	"run_id,predicted_s,lower_s,upper_s\n";
+
+static int usage_error(const char *fmt, const char *what)
+{
+	fprintf(stderr, "mpipredict-predict: ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, " (see --help)\n");
+	return 1;
+}
+
+static void warn_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "mpipredict-predict: %s (skipped)\n", msg);
+}
+
+/* A CSV field, quoted when it must be (RFC 4180). */
+static void put_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void put_line(const char *run_id, const mpp_prediction *p)
+{
+	put_field(run_id);
+	printf(",%.6g,%.6g,%.6g\n", p->runtime_s, p->lower_s, p->upper_s);
+}
+
+static int positive(const char *s, double *out)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	return *s && !*end && isfinite(*out) && *out > 0;
+}
+
+static int from_features(const mpp_model *m, const char *path)
+{
+	mpp_runs rs = {0};
+	mpp_kv *kv;
+	char err[512];
+	int rc = 0;
+
+	if (mpp_runs_read_file(&rs, path, warn_stderr, NULL, err, sizeof(err))) {
+		fprintf(stderr, "mpipredict-predict: %s\n", err);
+		return 2;
+	}
+	kv = malloc((rs.nfeatures + 1) * sizeof(*kv));
+	if (!kv) {
+		mpp_runs_free(&rs);
+		fprintf(stderr, "mpipredict-predict: out of memory\n");
+		return 2;
+	}
+	/* Check every row first: nothing is printed when one is bad. */
+	mpp_prediction *out = malloc((rs.nruns + 1) * sizeof(*out));
+	for (size_t r = 0; out && r < rs.nruns && rc == 0; r++) {
+		const mpp_run *run = &rs.runs[r];
+		size_t n = 0;
+		for (size_t f = 0; f < rs.nfeatures; f++) {
+			if (isnan(run->values[f]))
+				continue;
+			kv[n].name = rs.features[f];
+			kv[n++].value = run->values[f];
+		}
+		if (mpp_model_predict_features(m, kv, n, &out[r], err,
+					       sizeof(err))) {
+			fprintf(stderr, "mpipredict-predict: %s: run %s: %s\n",
+				path, run->run_id, err);
+			rc = 2;
+		} else if (strcmp(run->build_id, m->build_id)) {
+			fprintf(stderr,
+				"mpipredict-predict: %s: run %s: build %s, the "
+				"model was trained on build %s\n",
+				path, run->run_id, run->build_id, m->build_id);
+		}
+	}
+	if (!out) {
+		fprintf(stderr, "mpipredict-predict: out of memory\n");
+		rc = 2;
+	}
+	for (size_t r = 0; rc == 0 && r < rs.nruns; r++)
+		put_line(rs.runs[r].run_id, &out[r]);
+	free(out);
+	free(kv);
+	mpp_runs_free(&rs);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"app", required_argument, NULL, 'a'},
+		{"features", required_argument, NULL, 'f'},
+		{"args", required_argument, NULL, 'g'},
+		{"ntasks", required_argument, NULL, 'n'},
+		{"nodes", required_argument, NULL, 'N'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = NULL, *app = NULL, *features = NULL, *args = NULL;
+	double ntasks = -1, nodes = -1;
+	int opt, rc;
+	char err[512];
+
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'a':
+			app = optarg;
+			break;
+		case 'f':
+			features = optarg;
+			break;
+		case 'g':
+			args = optarg;
+			break;
+		case 'n':
+			if (!positive(optarg, &ntasks))
+				return usage_error("--ntasks: '%s' is not a "
+						   "positive number",
+						   optarg);
+			break;
+		case 'N':
+			if (!positive(optarg, &nodes))
+				return usage_error("--nodes: '%s' is not a "
+						   "positive number",
+						   optarg);
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("mpipredict-predict " MPP_VERSION "\n");
+			return 0;
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!db || !app)
+		return usage_error("%s", "--db and --app are required");
+	if (!features == !(args || ntasks > 0))
+		return usage_error("%s", "give either --features or --args "
+					 "with --ntasks");
+	if (!features && ntasks < 0)
+		return usage_error("%s", "--args needs --ntasks");
+
+	mpp_store *s;
+	mpp_model *m;
+	if (mpp_store_open(db, MPP_STORE_READONLY, &s, err, sizeof(err))) {
+		fprintf(stderr, "mpipredict-predict: %s\n", err);
+		return 2;
+	}
+	rc = mpp_store_load_active(s, app, &m, err, sizeof(err));
+	mpp_store_close(s);
+	if (rc) {
+		fprintf(stderr, "mpipredict-predict: %s: %s\n", db, err);
+		return 2;
+	}
+	if (features) {
+		rc = from_features(m, features);
+	} else {
+		mpp_params p;
+		mpp_prediction out;
+		rc = mpp_params_from_string(args ? args : "", ntasks, nodes, &p);
+		if (rc == 0 &&
+		    mpp_model_predict_params(m, &p, &out, err, sizeof(err))) {
+			fprintf(stderr, "mpipredict-predict: app %s: %s\n", app,
+				err);
+			rc = 2;
+		} else if (rc == 0) {
+			put_line("", &out);
+		} else {
+			fprintf(stderr, "mpipredict-predict: out of memory\n");
+			rc = 2;
+		}
+		mpp_params_free(&p);
+	}
+	mpp_model_free(m);
+	return rc;
+}

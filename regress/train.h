@@ -1,0 +1,67 @@
+/*
+ * train.h: fit a model (model.h) to the run rows of one app.
+ *
+ * Two methods. "seed" is the seed's literal loop: least squares on the raw
+ * features, keep the top-p by |coefficient|, refit, until the target count
+ * remains; the last fit is the model ("ols"). "default" keeps that loop and
+ * makes it sound: constant and (near-)duplicate columns are folded (the
+ * duplicates become aliases of the kept one), columns are standardised
+ * before ranking, each fit is ridge with its penalty chosen by GCV when the
+ * runs are few for the features, the target comes from K-fold
+ * cross-validation with the one-standard-error rule, every step is redone
+ * inside each training fold, and the final fit minimises relative error
+ * with a free intercept, non-negative least squares or ridge, whichever
+ * cross-validates better. Both methods store split-conformal interval
+ * factors and a power-law parameter model per kept term.
+ *
+ * Used by mpipredict-train. The model is the caller's (mpp_model_free); the
+ * report's arrays are freed with mpp_train_report_free(). Errors: MPP_EINVAL
+ * (too few runs, no usable feature), MPP_ENOMEM, with a message in err.
+ * GSL's abort-on-error handler is switched off during the call.
+ */
+#ifndef MPP_TRAIN_H
+#define MPP_TRAIN_H
+
+#include <stddef.h>
+
+#include "regress/model.h"
+#include "regress/runs.h"
+
+typedef struct mpp_train_opts {
+	const char *method; /* "default" (NULL) or "seed"                    */
+	size_t target;      /* features to keep; 0: chosen by cross-validation */
+	double top_p;       /* fraction kept at each round, in (0, 1)          */
+	size_t folds;       /* K of the K-fold cross-validation                */
+	double coverage;    /* the prediction interval's coverage, e.g. 0.9    */
+	unsigned long seed; /* for the fold assignment                         */
+	/* Called with a one-line progress message, when not NULL. */
+	void (*progress)(void *ctx, const char *msg);
+	void *ctx;
+} mpp_train_opts;
+
+/* Defaults: method default, target 0, top_p 0.5, 5 folds, coverage 0.9. */
+void mpp_train_opts_init(mpp_train_opts *o);
+
+typedef struct mpp_train_report {
+	size_t nruns;
+	size_t nfeatures_in; /* feature columns of the app's rows           */
+	size_t nabsent;      /* missing in some runs of another build        */
+	size_t nconstant;    /* folded: constant over the runs               */
+	size_t nduplicate;   /* folded: duplicate of another column          */
+	size_t target;       /* features kept                                */
+	int target_by_cv;    /* 1 when cross-validation chose the target     */
+	double cv_mape_nnls; /* CV MAPE (percent) of each final fit at its   */
+	double cv_mape_ridge;/* chosen target, NAN when not tried            */
+	double cv_coverage;  /* fraction of CV predictions inside the interval */
+	double *share;       /* per term: share of the predicted run time over
+				the training runs, percent                   */
+} mpp_train_report;
+
+void mpp_train_report_free(mpp_train_report *r);
+
+/* Train on rows[0..nrows) of rs (all of one app). */
+int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
+	      const mpp_train_opts *o, mpp_model **out, mpp_train_report *rep,
+	      char *err, size_t errlen);
+
+#endif

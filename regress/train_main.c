@@ -1,0 +1,389 @@
+/*
+ * train_main.c: mpipredict-train, the command line around train.h.
+ *
+ * Reads run-row CSV files, trains one model per app (or the one --app
+ * names), and only when every app trained stores each model as a new
+ * active version. Prints a summary for a person, or JSON with --json.
+ * Exit 0 on success, 1 on a usage error, 2 on bad input or a store error.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regress/train.h"
+#include "schema/store.h"
+
+static const char usage[] =
+	"usage: mpipredict-train [--db FILE] [--app NAME] [--target K] "
+	"[--top-p P] [--cv K]\n"
+	"                        [--method default|seed] [--coverage C] "
+	"[--allow-mixed-builds]\n"
+	"                        [--json] FILE.csv...\n"
+	"\n"
+	"Fit a runtime model per app from run rows and store it as the app's\n"
+	"new active version in the SQLite store.\n"
+	"\n"
+	"  --db FILE             the store (default models.db; created when "
+	"missing)\n"
+	"  --app NAME            train only this app (default: every app in "
+	"the files)\n"
+	"  --target K            keep K features (default: chosen by "
+	"cross-validation)\n"
+	"  --top-p P             fraction of features kept at each round "
+	"(default 0.5)\n"
+	"  --cv K                folds of the cross-validation (default 5)\n"
+	"  --method M            default (sound) or seed (the seed's literal "
+	"loop)\n"
+	"  --coverage C          prediction interval coverage (default 0.9)\n"
+	"  --allow-mixed-builds  accept runs of different build_ids in one "
+	"app\n"
+	"  --json                print the result as JSON\n"
+	"  --help, --version\n";
+
+static void warn_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "mpipredict-train: %s (skipped)\n", msg);
+}
+
+static void progress_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "mpipredict-train: %s\n", msg);
+}
+
+static int usage_error(const char *fmt, const char *what)
+{
+	fprintf(stderr, "mpipredict-train: ");
+	fprintf(stderr, fmt, what);
+	fprintf(stderr, " (see --help)\n");
+	return 1;
+}
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v == 0 || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_frac(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (!*s || *end || !(v > 0 && v < 1))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* JSON number, or null when not finite (jansson refuses NaN). */
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+struct app_result {
+	const char *app;
+	size_t *rows, nrows;
+	mpp_model *model;
+	mpp_train_report rep;
+};
+
+static json_t *to_json(const struct app_result *a)
+{
+	const mpp_model *m = a->model;
+	const mpp_train_report *r = &a->rep;
+	json_t *terms = json_array();
+
+	for (size_t i = 0; i < m->nterms; i++) {
+		const mpp_term *t = &m->terms[i];
+		json_t *aliases = json_array(), *expo = json_object();
+		for (size_t k = 0; k < t->naliases; k++)
+			json_array_append_new(aliases, json_string(t->aliases[k]));
+		for (size_t v = 0; v < t->pm.nvars; v++)
+			json_object_set_new(expo, t->pm.vars[v],
+					    json_real(t->pm.expo[v]));
+		json_array_append_new(
+			terms,
+			json_pack("{s:s, s:f, s:o, s:o, s:f, s:f, s:{s:b, s:o, "
+				  "s:f, s:o}}",
+				  "feature", t->feature, "coef", t->coef,
+				  "share_pct", jnum(r->share[i]), "aliases",
+				  aliases, "center", t->center, "scale",
+				  t->scale, "param_model", "predictable",
+				  t->pm.predictable, "cv_mape_pct",
+				  jnum(t->pm.cv_mape), "log_c", t->pm.log_c,
+				  "exponents", expo));
+	}
+	return json_pack(
+		"{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
+		"s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:[f, f], "
+		"s:[f, f], s:o}}",
+		"app", m->app, "model", "id", (json_int_t)m->id, "version",
+		m->version, "build_id", m->build_id, "method", m->method, "fit",
+		m->fit, "runs", (json_int_t)m->ntrain, "features_in",
+		(json_int_t)r->nfeatures_in, "absent", (json_int_t)r->nabsent,
+		"constant", (json_int_t)r->nconstant, "duplicates",
+		(json_int_t)r->nduplicate, "kept", (json_int_t)m->nterms,
+		"target_by_cv", r->target_by_cv, "intercept", m->intercept,
+		"terms", terms, "cv_mape_pct", jnum(m->cv_mape),
+		"cv_mape_params_pct", jnum(m->cv_mape_params),
+		"cv_mape_nnls_pct", jnum(r->cv_mape_nnls), "cv_mape_ridge_pct",
+		jnum(r->cv_mape_ridge), "interval", "coverage", m->coverage,
+		"features", m->rel_lo, m->rel_hi, "parameters", m->prel_lo,
+		m->prel_hi, "cv_coverage", jnum(r->cv_coverage));
+}
+
+static void print_summary(const struct app_result *a)
+{
+	const mpp_model *m = a->model;
+	const mpp_train_report *r = &a->rep;
+
+	printf("app %s: %zu runs, build %s\n", m->app, m->ntrain, m->build_id);
+	printf("features: %zu in, %zu absent in some builds, %zu constant and "
+	       "%zu duplicates folded, %zu kept (%s)\n",
+	       r->nfeatures_in, r->nabsent, r->nconstant, r->nduplicate,
+	       m->nterms,
+	       r->target_by_cv ? "target by cross-validation, 1-SE rule"
+			       : "target given");
+	printf("model: version %d, method %s, final fit %s", m->version,
+	       m->method, m->fit);
+	if (isfinite(r->cv_mape_nnls) && isfinite(r->cv_mape_ridge))
+		printf(" (CV MAPE nnls %.2f %%, ridge %.2f %%)", r->cv_mape_nnls,
+		       r->cv_mape_ridge);
+	printf("\n  %14.6g s    intercept\n", m->intercept);
+	for (size_t i = 0; i < m->nterms; i++) {
+		const mpp_term *t = &m->terms[i];
+		printf("  %14.6g  %5.1f %%  %s", t->coef, r->share[i],
+		       t->feature);
+		if (t->naliases)
+			printf(" (= %zu alias%s)", t->naliases,
+			       t->naliases > 1 ? "es" : "");
+		if (!t->pm.predictable) {
+			printf("\n                           not predictable "
+			       "from the job parameters\n");
+			continue;
+		}
+		printf("\n                           ~ %.3g", exp(t->pm.log_c));
+		for (size_t v = 0; v < t->pm.nvars; v++)
+			printf(" * %s^%.3f", t->pm.vars[v], t->pm.expo[v]);
+		printf("  (CV error %.1f %%)\n", t->pm.cv_mape);
+	}
+	printf("CV MAPE: %.2f %% from features, ", m->cv_mape);
+	if (isfinite(m->cv_mape_params))
+		printf("%.2f %% from parameters\n", m->cv_mape_params);
+	else
+		printf("none from parameters\n");
+	printf("interval (%.0f %%): x[%.3f, %.3f] from features, x[%.3f, "
+	       "%.3f] from parameters; CV coverage %.1f %%\n",
+	       100 * m->coverage, m->rel_lo, m->rel_hi, m->prel_lo, m->prel_hi,
+	       100 * r->cv_coverage);
+}
+
+/* Refuse an app whose runs come from several builds, unless allowed. */
+static int check_builds(const mpp_runs *rs, const struct app_result *a)
+{
+	const char *b0 = rs->runs[a->rows[0]].build_id;
+
+	for (size_t i = 1; i < a->nrows; i++) {
+		const char *b = rs->runs[a->rows[i]].build_id;
+		if (strcmp(b, b0)) {
+			fprintf(stderr,
+				"mpipredict-train: app %s: runs of build_id "
+				"'%s' and '%s' (run %s) mixed; features of "
+				"different builds do not compare (use "
+				"--allow-mixed-builds)\n",
+				a->app, b0, b, rs->runs[a->rows[i]].run_id);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"app", required_argument, NULL, 'a'},
+		{"target", required_argument, NULL, 't'},
+		{"top-p", required_argument, NULL, 'p'},
+		{"cv", required_argument, NULL, 'k'},
+		{"method", required_argument, NULL, 'm'},
+		{"coverage", required_argument, NULL, 'c'},
+		{"allow-mixed-builds", no_argument, NULL, 'x'},
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *db = "models.db", *only = NULL;
+	int mixed = 0, json = 0, opt, rc = 0;
+	mpp_train_opts o;
+	mpp_runs rs = {0};
+	struct app_result *apps = NULL;
+	size_t napps = 0;
+	char err[512];
+
+	mpp_train_opts_init(&o);
+	o.progress = progress_stderr;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'a':
+			only = optarg;
+			break;
+		case 't':
+			if (parse_size(optarg, &o.target))
+				return usage_error("--target: '%s' is not a "
+						   "positive integer",
+						   optarg);
+			break;
+		case 'p':
+			if (parse_frac(optarg, &o.top_p))
+				return usage_error("--top-p: '%s' is not a "
+						   "fraction in (0, 1)",
+						   optarg);
+			break;
+		case 'k':
+			if (parse_size(optarg, &o.folds) || o.folds < 2)
+				return usage_error("--cv: '%s' is not an "
+						   "integer >= 2",
+						   optarg);
+			break;
+		case 'm':
+			if (strcmp(optarg, "default") && strcmp(optarg, "seed"))
+				return usage_error("--method: '%s' is not "
+						   "default or seed",
+						   optarg);
+			o.method = optarg;
+			break;
+		case 'c':
+			if (parse_frac(optarg, &o.coverage))
+				return usage_error("--coverage: '%s' is not a "
+						   "fraction in (0, 1)",
+						   optarg);
+			break;
+		case 'x':
+			mixed = 1;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("mpipredict-train " MPP_VERSION "\n");
+			return 0;
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%s", "no run-row file given");
+
+	for (int i = optind; i < argc; i++) {
+		if (mpp_runs_read_file(&rs, argv[i], warn_stderr, NULL, err,
+				       sizeof(err))) {
+			fprintf(stderr, "mpipredict-train: %s\n", err);
+			rc = 2;
+			goto out;
+		}
+	}
+	/* Group the rows by app, in order of first appearance. */
+	apps = calloc(rs.nruns, sizeof(*apps));
+	if (!apps) {
+		fprintf(stderr, "mpipredict-train: out of memory\n");
+		rc = 2;
+		goto out;
+	}
+	for (size_t r = 0; r < rs.nruns; r++) {
+		const char *app = rs.runs[r].app;
+		size_t a;
+		if (only && strcmp(app, only))
+			continue;
+		for (a = 0; a < napps && strcmp(apps[a].app, app); a++)
+			;
+		if (a == napps) {
+			apps[napps].app = app;
+			apps[napps++].rows = malloc(rs.nruns * sizeof(size_t));
+			if (!apps[a].rows) {
+				fprintf(stderr, "mpipredict-train: out of memory\n");
+				rc = 2;
+				goto out;
+			}
+		}
+		apps[a].rows[apps[a].nrows++] = r;
+	}
+	if (napps == 0) {
+		fprintf(stderr, "mpipredict-train: no runs of app '%s' in %s%s\n",
+			only, argv[optind], argc - optind > 1 ? " ..." : "");
+		rc = 2;
+		goto out;
+	}
+	for (size_t a = 0; a < napps; a++) {
+		if (!mixed && check_builds(&rs, &apps[a])) {
+			rc = 2;
+			goto out;
+		}
+		if (mpp_train(&rs, apps[a].rows, apps[a].nrows, &o,
+			      &apps[a].model, &apps[a].rep, err, sizeof(err))) {
+			fprintf(stderr, "mpipredict-train: %s\n", err);
+			rc = 2;
+			goto out;
+		}
+	}
+
+	mpp_store *s;
+	if (mpp_store_open(db, MPP_STORE_CREATE, &s, err, sizeof(err))) {
+		fprintf(stderr, "mpipredict-train: %s\n", err);
+		rc = 2;
+		goto out;
+	}
+	for (size_t a = 0; a < napps && rc == 0; a++) {
+		if (mpp_store_save_model(s, apps[a].model, err, sizeof(err))) {
+			fprintf(stderr, "mpipredict-train: %s: %s\n", db, err);
+			rc = 2;
+		}
+	}
+	mpp_store_close(s);
+	if (rc)
+		goto out;
+	if (json) {
+		json_t *arr = json_array();
+		for (size_t a = 0; a < napps; a++)
+			json_array_append_new(arr, to_json(&apps[a]));
+		json_t *doc = json_pack("{s:o}", "models", arr);
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		printf("\n");
+		json_decref(doc);
+	} else {
+		for (size_t a = 0; a < napps; a++) {
+			if (a)
+				printf("\n");
+			print_summary(&apps[a]);
+		}
+	}
+out:
+	for (size_t a = 0; a < napps; a++) {
+		free(apps[a].rows);
+		mpp_model_free(apps[a].model);
+		mpp_train_report_free(&apps[a].rep);
+	}
+	free(apps);
+	mpp_runs_free(&rs);
+	return rc;
+}
