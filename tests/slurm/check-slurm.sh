@@ -131,7 +131,7 @@ dead=http://127.0.0.1:$port_gone
 okurl=http://127.0.0.1:$port_okd
 note='mpipredict: 300s [280,330] jacobi@7'
 
-echo "== annotate (fixed answer)"
+echo "== annotate (fake-predictd, fixed answer)"
 conf annotate "url = $okurl" mode=annotate safety=1.2 'apps = jacobi, no-such-app'
 use_conf annotate
 n0=$(requests okd)
@@ -163,7 +163,7 @@ submit "$heat"
 expect "app not in the allow-list: unchanged" "" "$(comment "$jid")"
 expect "opt-out and allow-list: daemon not called" "$n1" "$(requests okd)"
 
-echo "== time_min"
+echo "== time_min (fixed answer)"
 conf time_min "url = $okurl" mode=time_min safety=1.2
 use_conf time_min
 submit "$jacobi" -t 60
@@ -179,7 +179,7 @@ expect "time_min: set when the user gave no limit" "7 UNLIMITED" \
 submit "$jacobi" -t 60 --time-min=30
 expect "time_min: user's own time_min kept" 30 "$(minutes "$(field "$jid" TimeMin)")"
 
-echo "== fill"
+echo "== fill (fixed answer)"
 conf fill "url = $okurl" mode=fill safety=1.2
 use_conf fill
 submit "$jacobi"
@@ -193,28 +193,46 @@ submit "$jacobi" -t 30
 expect "fill, lower_user_limit=yes, max_minutes=6: limit lowered and clamped" 6 \
 	"$(minutes "$(field "$jid" TimeLimit)")"
 
-echo "== the real daemon (time_min)"
-# The plugin's request for "$jacobi" -t 60 is the one fake-predictd logged
-# first; the daemon's own answer to it gives what the job must show.
+echo "== the real daemon, each mode"
+# What the job must show comes from the daemon's own answer to the request
+# the plugin sent for the same job, as fake-predictd logged it above.
 start_daemon "$work" || exit 1
-conf real "url = $daemon_url" mode=time_min safety=1.2
-use_conf real
-body=$(sed -n 1p "$work/okd.requests")
-answer=$(curl -s -H 'Content-Type: application/json' -d "$body" "$daemon_url/v1/predict")
-read -r rt lo up ver < <(jq -r '"\(.runtime_s) \(.lower_s) \(.upper_s) \(.model.version)"' <<<"$answer")
-want_note=$(printf 'mpipredict: %.0fs [%.0f,%.0f] jacobi@%s' "$rt" "$lo" "$up" "$ver")
-want_min=$(awk -v u="$up" 'BEGIN { m = u * 1.2 / 60; c = int(m); if (c < m) c++; if (c < 1) c = 1; print (c <= 60) ? c : "N/A" }')
-submit "$jacobi" -t 60
-expect "real daemon: comment (daemon answered $rt s [$lo,$up])" "$want_note" "$(comment "$jid")"
-expect "real daemon: time_min = ceil(upper * 1.2 / 60)" "$want_min 60" \
-	"$(minutes "$(field "$jid" TimeMin)") $(minutes "$(field "$jid" TimeLimit)")"
+echo "   ($daemon_kind)"
+# expect_from_daemon JQ-FILTER: sets want_note and want_min from the daemon's
+# answer to the first logged request that the filter selects.
+expect_from_daemon() {
+	local body answer rt lo up ver
+	body=$(jq -c "select($1)" "$work/okd.requests" | head -n 1)
+	answer=$(curl -s -H 'Content-Type: application/json' -d "$body" "$daemon_url/v1/predict")
+	read -r rt lo up ver < <(jq -r '"\(.runtime_s) \(.lower_s) \(.upper_s) \(.model.version)"' <<<"$answer")
+	want_note=$(printf 'mpipredict: %.0fs [%.0f,%.0f] jacobi@%s' "$rt" "$lo" "$up" "$ver")
+	want_min=$(awk -v u="$up" 'BEGIN { m = u * 1.2 / 60; c = int(m); if (c < m) c++; if (c < 1) c = 1; print c }')
+	echo "   (daemon: $rt s [$lo,$up], model version $ver: $want_min min with safety 1.2)"
+}
+expect_from_daemon '.app == "jacobi" and .time_limit_s == 3600 and (.argv[0] | endswith("/jacobi.sh"))'
+conf real_annotate "url = $daemon_url" mode=annotate safety=1.2
+use_conf real_annotate
+submit "$jacobi" -t 60 --comment=mine
+expect "real daemon, annotate: comment" "mine; $want_note" "$(comment "$jid")"
+expect "real daemon, annotate: limits unchanged" "60 N/A" \
+	"$(minutes "$(field "$jid" TimeLimit)") $(field "$jid" TimeMin)"
 submit "$unknown" -t 60
-expect "real daemon, unknown app (404): unchanged" " N/A" "$(comment "$jid") $(field "$jid" TimeMin)"
+expect "real daemon, unknown app (404): unchanged" " 60" "$(comment "$jid") $(minutes "$(field "$jid" TimeLimit)")"
+conf real_time_min "url = $daemon_url" mode=time_min safety=1.2
+use_conf real_time_min
+submit "$jacobi" -t 60
+expect "real daemon, time_min = ceil(upper * 1.2 / 60), limit kept" "$want_note $want_min 60" \
+	"$(comment "$jid") $(minutes "$(field "$jid" TimeMin)") $(minutes "$(field "$jid" TimeLimit)")"
+expect_from_daemon '.app == "jacobi" and (has("time_limit_s") | not) and (.argv[0] | endswith("/jacobi.sh"))'
+conf real_fill "url = $daemon_url" mode=fill safety=1.2
+use_conf real_fill
+submit "$jacobi"
+expect "real daemon, fill: time limit = ceil(upper * 1.2 / 60)" "$want_note $want_min" \
+	"$(comment "$jid") $(minutes "$(field "$jid" TimeLimit)")"
 stop_daemon
 l0=$(plugin_lines)
-submit "$jacobi" -t 60 --comment=mine
-expect "real daemon stopped: submitted unchanged" "mine N/A 60" \
-	"$(comment "$jid") $(field "$jid" TimeMin) $(minutes "$(field "$jid" TimeLimit)")"
+submit "$jacobi" --comment=mine
+expect "real daemon stopped: submitted unchanged" "mine UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
 expect "real daemon stopped: one log line" 1 $(($(plugin_lines) - l0))
 
 echo "== failover and failures"
