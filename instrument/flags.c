@@ -111,7 +111,8 @@ int mpp_flags_filter(struct mpp_argv *out, char *const *args, int nargs,
 	return 0;
 }
 
-/* Runs `compiler opt` and returns its stdout (malloc'd) if it exits 0. */
+/* Runs `compiler opt` (opt may hold redirections) and returns its stdout
+ * (malloc'd) if it exits 0. */
 static char *ask(const char *compiler, const char *opt)
 {
 	char *cmd = NULL, *quoted = malloc(4 * strlen(compiler) + 3), *q;
@@ -129,7 +130,7 @@ static char *ask(const char *compiler, const char *opt)
 	}
 	*q++ = '\'';
 	*q = 0;
-	int r = asprintf(&cmd, "%s %s </dev/null 2>/dev/null", quoted, opt);
+	int r = asprintf(&cmd, "%s %s </dev/null", quoted, opt);
 	free(quoted);
 	if (r < 0)
 		return NULL;
@@ -162,13 +163,46 @@ static char *ask(const char *compiler, const char *opt)
 	return buf;
 }
 
-int mpp_flags_mpi(struct mpp_argv *out, const char *compiler)
+/* The include directories a compiler searches that are not the system's
+ * own, from its `-E -v` report: what a wrapper script that knows neither
+ * -showme nor -show adds. */
+static int search_dirs(struct mpp_argv *out, const char *compiler)
 {
-	char *text = ask(compiler, "-showme:compile");
-	if (!text)
-		text = ask(compiler, "-show");
+	char *text = ask(compiler, "-E -v -x c /dev/null 2>&1 >/dev/null");
 	if (!text)
 		return 0;
+	const char *flag = NULL;
+	int r = 0;
+	for (char *save, *l = strtok_r(text, "\n", &save); l && r == 0;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (strstr(l, "#include \"...\" search starts here"))
+			flag = "-iquote";
+		else if (strstr(l, "#include <...> search starts here"))
+			flag = "-I";
+		else if (strncmp(l, "End of search list", 18) == 0)
+			flag = NULL;
+		else if (flag && l[0] == ' ') {
+			const char *d = l + 1;
+			if (strncmp(d, "/usr/lib/gcc/", 13) == 0 ||
+			    strcmp(d, "/usr/local/include") == 0 ||
+			    strcmp(d, "/usr/include") == 0 ||
+			    strcmp(d, "/usr/include/x86_64-linux-gnu") == 0 ||
+			    strstr(d, "/clang/"))
+				continue;
+			r = push_path(out, flag, d, 0, NULL);
+		}
+	}
+	free(text);
+	return r;
+}
+
+int mpp_flags_mpi(struct mpp_argv *out, const char *compiler)
+{
+	char *text = ask(compiler, "-showme:compile 2>/dev/null");
+	if (!text)
+		text = ask(compiler, "-show 2>/dev/null");
+	if (!text)
+		return search_dirs(out, compiler);
 	struct mpp_argv words = {0};
 	int r = 0;
 	for (char *save, *w = strtok_r(text, " \t\n", &save); w && r == 0;

@@ -6,7 +6,7 @@
  * -D_OPENMP=201511 (parsing with -fopenmp would hide every loop under
  * `#pragma omp` inside OpenMP nodes). The include paths of an MPI wrapper
  * compiler come from asking it (`-showme:compile` for OpenMPI, `-show` for
- * MPICH).
+ * MPICH, else the non-system directories of its `-E -v` search list).
  */
 #ifndef MPP_INSTRUMENT_FLAGS_H
 #define MPP_INSTRUMENT_FLAGS_H
