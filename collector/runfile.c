@@ -178,11 +178,6 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 		target = DEFAULT_TARGET;
 	tl = strlen(target);
 	if (target[tl - 1] == '/' || (stat(target, &st) == 0 && S_ISDIR(st.st_mode))) {
-		if (make_dirs(target) != 0) {
-			snprintf(err, errlen, "cannot create directory %s: %s", target,
-				 strerror(errno));
-			return -1;
-		}
 		safe_name(app, name, sizeof name);
 		rc = snprintf(file, sizeof file, "%s%s%s.csv", target,
 			      target[tl - 1] == '/' ? "" : "/", name);
@@ -192,6 +187,17 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 	if (rc < 0 || (size_t)rc >= sizeof file) {
 		snprintf(err, errlen, "runs path too long: %s", target);
 		return -1;
+	}
+	/* The file's folder, created if missing. */
+	slash = strrchr(file, '/');
+	if (slash && slash != file) {
+		memcpy(sib, file, (size_t)(slash - file));
+		sib[slash - file] = '\0';
+		if (make_dirs(sib) != 0) {
+			snprintf(err, errlen, "cannot create directory %s: %s", sib,
+				 strerror(errno));
+			return -1;
+		}
 	}
 	rc = append_to(file, header, row, err, errlen);
 	if (rc == 1) {

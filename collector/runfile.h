@@ -4,7 +4,8 @@
  *
  * Where: `target` is MPIPREDICT_RUNS (NULL or "" means "mpipredict-runs/").
  * A target that is an existing directory or ends in '/' is a directory
- * (created if missing) holding <app>.csv; anything else is the file itself.
+ * holding <app>.csv; anything else is the file itself. Missing folders on
+ * the way are created.
  *
  * How: the file is opened for appending and locked (fcntl write lock, whole
  * file); a new (empty) file gets the header and the row in one write(2);

@@ -17,6 +17,7 @@
  *   exit     exit(3) before MPI_Finalize;  abort  MPI_Abort(.., 5)
  *   ret7     return 7 from main after MPI_Finalize
  * A first argument "thread" starts MPI with MPI_Init_thread(MULTIPLE).
+ * Arguments after "--" are not scenarios (they only show in the row).
  * The expected counts per scenario are written out in the test scripts.
  * The point-to-point scenarios need an even number of ranks (at most 8).
  */
@@ -345,6 +346,8 @@ int main(int argc, char **argv)
 
 		if (!strcmp(s, "thread"))
 			continue;
+		if (!strcmp(s, "--"))
+			break;
 		if (!strcmp(s, "ret7"))
 			ret = 7;
 		else if (!strcmp(s, "p2p"))

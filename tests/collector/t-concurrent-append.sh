@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# 100 runs of an instrumented program started at once, all appending to one
+# runs file, leave 100 well-formed rows (strict RFC 4180 reader): one
+# header, no torn or interleaved row, every run present once, arguments with
+# a comma and quotes intact. OpenMPI singletons (100) and MPICH (20).
+. "$MPP_SRC/tests/collector/lib.sh"
+
+for m in $MPIS; do
+	use_mpi "$m"
+	build traffic "$progs/traffic.c"
+	count=100
+	[ "$m" = mpich ] && count=20
+	rm -rf runs
+	seq $count | MPIPREDICT_RUNS=runs/all.csv xargs -P 25 -I{} ./traffic loops -- 'a,b' 'say "hi"' {} 2>err.txt ||
+		fail "$m: some run failed: $(head -3 err.txt)"
+	[ -s err.txt ] && fail "$m: expected no message, got: $(head -3 err.txt)"
+	rows=$(csvget runs/all.csv) || { fail "$m: runs/all.csv is not well-formed CSV"; continue; }
+	[ "$rows" = $count ] || fail "$m: expected $count rows, got $rows"
+	got=$(csvget -c args runs/all.csv | sort -t' ' -k6n | uniq | tr '\n' '|')
+	exp=$(for i in $(seq $count); do printf 'loops -- a,b say "hi" %s|' "$i"; done)
+	[ "$got" = "$exp" ] || fail "$m: expected args 'loops -- a,b say \"hi\" 1..$count' once each, got $got"
+	ids=$(csvget -c run_id runs/all.csv | sort -u | wc -l)
+	[ "$ids" = $count ] || fail "$m: expected $count distinct run_ids, got $ids"
+	heads=$(grep -c '^run_id,' runs/all.csv)
+	[ "$heads" = 1 ] || fail "$m: expected one header line, got $heads"
+	maxes=$(csvget -c loop:t.c:200:5.max runs/all.csv | sort -u)
+	[ "$maxes" = 10 ] || fail "$m: expected loop max 10 in every row, got $maxes"
+done
+finish
