@@ -22,6 +22,19 @@ $(BUILD)/tests/apps/%: tests/apps/%.c tests/apps/app_args.h
 .PHONY: apps
 apps: $(APP_BINS)
 
+# make bench-accuracy (tests/bench/accuracy.sh): mpipredict against
+# baselines and the noise floor; loglog is its parameters-only baseline (GSL).
+$(BUILD)/tests/bench/loglog: tests/bench/loglog.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(shell pkg-config --cflags gsl) \
+	  $< -o $@ $(shell pkg-config --libs gsl) -lm
+FORMAT_SRC += tests/bench/loglog.c
+
+.PHONY: bench-accuracy
+bench-accuracy: deps all $(BUILD)/tests/bench/loglog
+	@BUILD=$(BUILD) tests/bench/accuracy.sh
+BENCHES += bench-accuracy
+
 # The end-to-end tests (tests/e2e/) drive every part with the applications.
 .PHONY: e2e
 e2e: all apps

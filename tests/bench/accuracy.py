@@ -1,0 +1,449 @@
+#!/usr/bin/python3
+"""accuracy.py: the analysis half of `make bench-accuracy` (tests/bench/
+accuracy.sh runs the design and then this). Standard library only.
+
+Reads the run rows the instrumented example applications wrote (one CSV per
+app), groups them into settings (nprocs + arguments; the median of the
+repeats is the truth), splits the settings twice (a random 70/30 split with a
+fixed seed, and an extrapolation split: test on the largest --size, train on
+the rest) and, for each split, trains and predicts with:
+
+  default/features  mpipredict-train; mpipredict-predict --features
+  default/params    the same model; mpipredict-predict --args ... --ntasks N
+  seed/features     mpipredict-train --method seed; --features
+  loglog/params     tests/bench/loglog (GSL): log runtime on log parameters,
+                    no counters
+  last-two          the mean run time of the app's two latest training runs
+                    before the setting's first run (the classic scheduler
+                    predictor; no interval)
+  noise floor       how far the repeats of a test setting sit from their
+                    median: mean and largest |run - median| / median
+
+Errors are |predicted - truth| / truth per test setting (the prediction of a
+setting is the median over its repeats' predictions where there is one per
+run). "exceed" is the share of the test runs (every repeat) whose run time is
+above the upper bound given for it. Figures are per app and pooled over the
+apps, for all test settings and for those at 1 rank (where the goals of
+issue 8 apply).
+
+Writes OUT/results.csv, OUT/predictions.csv, OUT/<app>.svg (predicted vs
+actual, if gnuplot is there) and prints the table and the goals.
+"""
+import argparse
+import csv
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+
+FIXED = ["run_id", "app", "build_id", "started_at", "job_id", "nprocs",
+         "nnodes", "runtime_s", "args"]
+SEED = 20261122
+
+
+def params_of(args, nprocs):
+    """Named numbers of a command line, as regress/params.h names them
+    (options followed by a number, or joined by '='), plus nprocs."""
+    out = {"nprocs": float(nprocs)}
+    toks = args.split()
+    pos = 0
+    i = 0
+    while i < len(toks):
+        t = toks[i]
+        if t.startswith("-") and len(t) > 1 and not _num(t):
+            if "=" in t:
+                name, val = t.split("=", 1)
+                if _num(val):
+                    out[name] = float(val)
+            elif i + 1 < len(toks) and _num(toks[i + 1]):
+                out[t] = float(toks[i + 1])
+                i += 1
+        else:
+            pos += 1
+            if _num(t):
+                out["#%d" % pos] = float(t)
+        i += 1
+    return out
+
+
+def _num(s):
+    try:
+        float(s)
+        return True
+    except ValueError:
+        return False
+
+
+def read_runs(path):
+    with open(path, newline="") as f:
+        rd = csv.reader(f)
+        header = next(rd)
+        if header[:len(FIXED)] != FIXED:
+            sys.exit("accuracy: %s: expected the fixed columns %s" %
+                     (path, ",".join(FIXED)))
+        rows = [r for r in rd if len(r) == len(header)]
+    return header, rows
+
+
+class Setting:
+    def __init__(self, nprocs, args):
+        self.nprocs = int(float(nprocs))
+        self.args = args
+        self.rows = []  # indices into the app's rows, in run order
+        self.times = []
+
+    @property
+    def truth(self):
+        return statistics.median(self.times)
+
+    def label(self):
+        return "np=%d %s" % (self.nprocs, self.args)
+
+
+def run(cmd, log):
+    """Runs cmd; returns (rc, stdout). stderr goes to the log file."""
+    with open(log, "a") as lf:
+        lf.write("$ " + " ".join(cmd) + "\n")
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=lf, text=True)
+        lf.write(p.stdout)
+    return p.returncode, p.stdout
+
+
+def write_rows(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def predict_lines(out):
+    """run_id,predicted,lower,upper lines -> list of tuples."""
+    res = []
+    for line in out.splitlines():
+        f = line.split(",")
+        if len(f) == 4:
+            res.append((f[0], float(f[1]), float(f[2]), float(f[3])))
+    return res
+
+
+def evaluate(app, header, rows, train, test, work, opt, seed_ok):
+    """Predictions of every method for the test settings: a dict
+    method -> list of (setting, predicted, [(runtime, upper), ...]) or a
+    string saying why the method did not run."""
+    os.makedirs(work, exist_ok=True)
+    log = os.path.join(work, "log.txt")
+    train_rows = [rows[i] for s in train for i in s.rows]
+    test_rows = [rows[i] for s in test for i in s.rows]
+    tr_csv = os.path.join(work, "train.csv")
+    te_csv = os.path.join(work, "test.csv")
+    write_rows(tr_csv, header, train_rows)
+    write_rows(te_csv, header, test_rows)
+    rt = header.index("runtime_s")
+    res = {}
+
+    def from_features(db):
+        rc, out = run([opt.bin + "/mpipredict-predict", "--db", db, "--app",
+                       app, "--features", te_csv], log)
+        if rc:
+            return "mpipredict-predict --features: exit %d" % rc
+        by_id = {r[0]: r for r in predict_lines(out)}
+        lst = []
+        for s in test:
+            ps, runs = [], []
+            for i in s.rows:
+                p = by_id.get(rows[i][0])
+                if p is None:
+                    return "no prediction for run %s" % rows[i][0]
+                ps.append(p[1])
+                runs.append((float(rows[i][rt]), p[3]))
+            lst.append((s, statistics.median(ps), runs))
+        return lst
+
+    def trained(db, extra):
+        if os.path.exists(db):
+            os.remove(db)
+        rc, _ = run([opt.bin + "/mpipredict-train", "--db", db, "--app", app]
+                    + extra + [tr_csv], log)
+        return rc == 0
+
+    db = os.path.join(work, "default.db")
+    if trained(db, []):
+        res["default/features"] = from_features(db)
+        lst = []
+        for s in test:
+            rc, out = run([opt.bin + "/mpipredict-predict", "--db", db,
+                           "--app", app, "--args", s.args, "--ntasks",
+                           str(s.nprocs)], log)
+            p = predict_lines(out)
+            if rc or len(p) != 1:
+                lst = "mpipredict-predict --args %s: exit %d" % (s.args, rc)
+                break
+            lst.append((s, p[0][1], [(t, p[0][3]) for t in s.times]))
+        res["default/params"] = lst
+    else:
+        res["default/features"] = res["default/params"] = \
+            "mpipredict-train failed (see %s)" % log
+
+    sdb = os.path.join(work, "seed.db")
+    if not seed_ok:
+        res["seed/features"] = "mpipredict-train has no --method"
+    elif trained(sdb, ["--method", "seed"]):
+        res["seed/features"] = from_features(sdb)
+    else:
+        res["seed/features"] = "mpipredict-train --method seed failed"
+
+    # The log-log baseline on the raw parameters (every run of a training
+    # setting is a row, as for mpipredict).
+    names = sorted(set().union(*(params_of(s.args, s.nprocs).keys()
+                                 for s in train + test)))
+    def table(path, sets, with_times):
+        with open(path, "w") as f:
+            f.write("runtime_s " + " ".join(names) + "\n")
+            for s in sets:
+                p = params_of(s.args, s.nprocs)
+                for t in (s.times if with_times else [1.0]):
+                    f.write("%r %s\n" % (t, " ".join(
+                        repr(p.get(n, 1.0)) for n in names)))
+    table(os.path.join(work, "ll-train.txt"), train, True)
+    table(os.path.join(work, "ll-test.txt"), test, False)
+    rc, out = run([opt.loglog, os.path.join(work, "ll-train.txt"),
+                   os.path.join(work, "ll-test.txt")], log)
+    lines = out.split("\n")
+    if rc:
+        res["loglog/params"] = "loglog: exit %d" % rc
+    else:
+        lst = []
+        for s, line in zip(test, lines):
+            p, lo, hi = (float(x) for x in line.split())
+            lst.append((s, p, [(t, hi) for t in s.times]))
+        res["loglog/params"] = lst
+
+    # The classic predictor: the app's last two training runs before it.
+    train_idx = sorted(i for s in train for i in s.rows)
+    lst = []
+    for s in test:
+        first = min(s.rows)
+        before = [i for i in train_idx if i < first][-2:]
+        if len(before) < 2:
+            before = (before + train_idx)[:2]
+        p = statistics.mean(float(rows[i][rt]) for i in before)
+        lst.append((s, p, [(t, None) for t in s.times]))
+    res["last-two"] = lst
+    return res
+
+
+def metrics(entries):
+    """(MAPE, max error, exceed rate) in percent; exceed None without
+    bounds."""
+    errs = [abs(p - s.truth) / s.truth * 100 for s, p, _ in entries]
+    runs = [(t, u) for _, _, rr in entries for t, u in rr]
+    if runs and all(u is not None for _, u in runs):
+        exc = 100.0 * sum(t > u for t, u in runs) / len(runs)
+    else:
+        exc = None
+    return statistics.mean(errs), max(errs), exc
+
+
+def noise(sets):
+    dev = [abs(t - s.truth) / s.truth * 100 for s in sets for t in s.times]
+    return statistics.mean(dev), max(dev)
+
+
+def fmt(x):
+    return "n/a" if x is None else "%.1f" % x
+
+
+def plot(opt, app, preds):
+    if not shutil.which("gnuplot"):
+        return False
+    dat = os.path.join(opt.out, app + ".dat")
+    methods = ["default/features", "default/params", "seed/features",
+               "loglog/params", "last-two"]
+    with open(dat, "w") as f:
+        for m in methods:
+            f.write("# %s\n" % m)
+            for split, pt in (("random", 7), ("extrapolation", 9)):
+                for s, p in preds.get((split, m), []):
+                    f.write("%r %r %d\n" % (s.truth, p, pt))
+            f.write("\n\n")
+    svg = os.path.join(opt.out, app + ".svg")
+    plots = ", ".join(
+        "'%s' index %d using 1:2:3 with points pt variable ps 0.8 title '%s'"
+        % (dat, k, m) for k, m in enumerate(methods))
+    script = """set terminal svg size 720,600 dynamic background '#ffffff'
+set output '%s'
+set title '%s: predicted vs measured (median of repeats); circles: random 70/30, triangles: extrapolation' noenhanced font ',10'
+set xlabel 'measured run time (s)'
+set ylabel 'predicted run time (s)'
+set logscale xy
+set key top left noenhanced
+set grid
+plot %s, x title 'exact' lc rgb '#888888', 1.2*x title '+-20%%' dt 2 lc rgb '#bbbbbb', x/1.2 notitle dt 2 lc rgb '#bbbbbb'
+""" % (svg, app, plots)
+    p = subprocess.run(["gnuplot"], input=script, text=True,
+                       stderr=subprocess.PIPE)
+    if p.returncode:
+        sys.stderr.write("gnuplot: " + p.stderr)
+    return p.returncode == 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", required=True, help="folder of <app>.csv")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--bin", required=True, help="mpipredict programs")
+    ap.add_argument("--loglog", required=True, help="the loglog program")
+    ap.add_argument("--apps", default="prime jacobi3d is cg")
+    opt = ap.parse_args()
+
+    rc, helptext = run([opt.bin + "/mpipredict-train", "--help"],
+                       os.devnull)
+    seed_ok = "--method" in helptext
+    results = []  # (app, split, method, scope, nset, nruns, mape, max, exc)
+    pooled = {}   # (split, method, scope) -> entries over all apps
+    pooled_noise = {}
+    pred_rows = []
+    for app in opt.apps.split():
+        path = os.path.join(opt.runs, app + ".csv")
+        if not os.path.exists(path):
+            print("accuracy: %s: no runs, skipped" % path)
+            continue
+        header, rows = read_runs(path)
+        rt = header.index("runtime_s")
+        settings = {}
+        for i, r in enumerate(rows):
+            key = (r[FIXED.index("nprocs")], r[FIXED.index("args")])
+            s = settings.setdefault(key, Setting(*key))
+            s.rows.append(i)
+            s.times.append(float(r[rt]))
+        sets = sorted(settings.values(), key=lambda s: (s.nprocs, s.args))
+        sizes = {s: params_of(s.args, s.nprocs).get("-n") for s in sets}
+        largest = max(v for v in sizes.values() if v is not None)
+        shuffled = sets[:]
+        random.Random(SEED).shuffle(shuffled)
+        ntest = round(0.3 * len(sets))
+        splits = {
+            "random": (shuffled[ntest:], shuffled[:ntest]),
+            "extrapolation": ([s for s in sets if sizes[s] != largest],
+                              [s for s in sets if sizes[s] == largest]),
+        }
+        preds = {}
+        for split, (train, test) in splits.items():
+            work = os.path.join(opt.out, "work", app, split)
+            res = evaluate(app, header, rows, train, test, work, opt,
+                           seed_ok)
+            for scope in ("all", "1 rank"):
+                sel = [s for s in test if scope == "all" or s.nprocs == 1]
+                if not sel:
+                    continue
+                nm, nx = noise(sel)
+                nruns = sum(len(s.times) for s in sel)
+                results.append((app, split, "noise floor", scope, len(sel),
+                                nruns, nm, nx, None))
+                pooled_noise.setdefault((split, scope), []).extend(sel)
+                for m, lst in res.items():
+                    if isinstance(lst, str):
+                        results.append((app, split, m, scope, len(sel),
+                                        nruns, None, None, None, lst))
+                        continue
+                    ent = [e for e in lst if e[0] in sel]
+                    results.append((app, split, m, scope, len(sel), nruns)
+                                   + metrics(ent))
+                    pooled.setdefault((split, m, scope), []).extend(ent)
+            for m, lst in res.items():
+                if isinstance(lst, str):
+                    continue
+                preds[(split, m)] = [(s, p) for s, p, _ in lst]
+                for s, p, rr in lst:
+                    ub = rr[0][1] if rr else None
+                    pred_rows.append((app, split, m, s.nprocs, s.args,
+                                      s.truth, p, ub))
+        plot(opt, app, preds)
+
+    for (split, scope), sel in pooled_noise.items():
+        nm, nx = noise(sel)
+        results.append(("all apps", split, "noise floor", scope, len(sel),
+                        sum(len(s.times) for s in sel), nm, nx, None))
+    for (split, m, scope), ent in pooled.items():
+        results.append(("all apps", split, m, scope, len(ent),
+                        sum(len(rr) for _, _, rr in ent)) + metrics(ent))
+
+    with open(os.path.join(opt.out, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["app", "split", "method", "scope", "test_settings",
+                    "test_runs", "mape_pct", "max_err_pct", "exceed_pct",
+                    "note"])
+        for r in results:
+            w.writerow(list(r[:6]) + [fmt(x) for x in r[6:9]]
+                       + [r[9] if len(r) > 9 else ""])
+    with open(os.path.join(opt.out, "predictions.csv"), "w",
+              newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["app", "split", "method", "nprocs", "args", "truth_s",
+                    "predicted_s", "upper_s"])
+        w.writerows(pred_rows)
+
+    order = ["noise floor", "default/features", "default/params",
+             "seed/features", "loglog/params", "last-two"]
+    print("\n%-9s %-13s %-17s %-6s %4s %8s %8s %8s" % (
+        "app", "split", "method", "scope", "sets", "MAPE%", "max%",
+        "exceed%"))
+    key = lambda r: (r[0] == "all apps", r[0], r[1], r[3] != "1 rank",
+                     order.index(r[2]))
+    for r in sorted(results, key=key):
+        note = ("  " + r[9]) if len(r) > 9 else ""
+        print("%-9s %-13s %-17s %-6s %4d %8s %8s %8s%s" % (
+            r[0], r[1], r[2], r[3], r[4], fmt(r[6]), fmt(r[7]), fmt(r[8]),
+            note))
+    goals(results)
+
+
+def goals(results):
+    """Issue 8's goals, on the pooled 1-rank figures."""
+    get = {}
+    for r in results:
+        if r[0] == "all apps" and r[3] == "1 rank":
+            get[(r[1], r[2])] = r
+    print("\nGoals (issue 8), all apps pooled, test settings at 1 rank:")
+
+    def line(text, value, ok):
+        print("  %-62s %-14s %s" % (text, value,
+                                    "n/a" if ok is None else
+                                    ("met" if ok else "NOT met")))
+
+    for split in ("random", "extrapolation"):
+        nf = get.get((split, "noise floor"))
+        d = get.get((split, "default/features"))
+        p = get.get((split, "default/params"))
+        if not nf or not d or d[6] is None:
+            line("%s: mpipredict default" % split, "did not run", None)
+            continue
+        n = nf[6]
+        line("%s: default MAPE <= 1.2 x noise floor (%.1f%%)" % (split, n),
+             "%.1f%%" % d[6], d[6] <= 1.2 * n)
+        if split == "extrapolation":
+            line("extrapolation: default MAPE <= 10%", "%.1f%%" % d[6],
+                 d[6] <= 10)
+        line("%s: default largest error <= 25%%" % split, "%.1f%%" % d[7],
+             d[7] <= 25)
+        if p and p[6] is not None:
+            line("%s: parameters MAPE <= 1.5 x noise floor" % split,
+                 "%.1f%%" % p[6], p[6] <= 1.5 * n)
+        base = [get[(split, m)][6] for m in
+                ("seed/features", "loglog/params", "last-two")
+                if (split, m) in get and get[(split, m)][6] is not None]
+        if base:
+            line("%s: default and parameters beat every baseline" % split,
+                 "best base %.1f%%" % min(base),
+                 d[6] < min(base) and (p is None or p[6] is None
+                                       or p[6] < min(base)))
+        for m, r in (("default", d), ("parameters", p)):
+            if r and r[8] is not None:
+                line("%s: %s upper bound exceeded in <= 5%% of runs"
+                     % (split, m), "%.1f%%" % r[8], r[8] <= 5)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# make bench-accuracy: how well mpipredict predicts, against baselines and
+# the noise floor of this machine, on the four example applications.
+#
+# Builds each app with mpipredict-cc, runs a design of settings (sizes x
+# iterations x 1 and 2 ranks), each REPEATS times, the repeats interleaved
+# (every round is a fresh random order of all settings of all apps), then
+# tests/bench/accuracy.py trains and predicts on two splits and prints the
+# table. Results: $OUT/results.csv, predictions.csv, <app>.svg, runs/.
+#
+# Environment:
+#   MPP_BENCH_DESIGN   full (default, ~110 settings, ~15 min) or quick
+#                      (~48 settings, ~5 min)
+#   MPP_BENCH_REPEATS  runs per setting (default 3)
+#   MPP_BENCH_APPS     apps to run (default: prime jacobi3d is cg)
+#   MPP_BENCH_REUSE=1  analyse the runs already in $OUT/runs, run nothing
+#   MPP_BENCH_OUT      output folder (default $BUILD/bench/accuracy)
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$src"
+BUILD=${BUILD:-build}
+export MPP_SRC=$src MPP_BUILD=$src/$BUILD MPP_TEST_CFLAGS=
+. tests/e2e/lib.sh
+mode=${MPP_BENCH_DESIGN:-full}
+repeats=${MPP_BENCH_REPEATS:-3}
+apps=${MPP_BENCH_APPS:-prime jacobi3d is cg}
+out=${MPP_BENCH_OUT:-$MPP_BUILD/bench/accuracy}
+loglog=$MPP_BUILD/tests/bench/loglog
+
+miss=()
+for p in mpipredict-cc mpipredict-train mpipredict-predict; do
+	[ -x "$MPP_BUILD/bin/$p" ] || miss+=("$p")
+done
+[ -x "$loglog" ] || miss+=("$loglog")
+if [ ${#miss[@]} -gt 0 ]; then
+	echo "bench-accuracy: cannot run, not built: ${miss[*]}" >&2
+	exit 1
+fi
+
+# The design: per app, sizes and iterations; every pair at 1 and 2 ranks.
+declare -A sizes iters
+case $mode in
+full)
+	sizes[prime]="1000000 2000000 3000000 4500000 6000000"
+	iters[prime]="1 2"
+	sizes[jacobi3d]="64 96 128 160 192"
+	iters[jacobi3d]="40 80 160"
+	sizes[is]="1000000 2000000 4000000 6000000 8000000"
+	iters[is]="5 10 20"
+	sizes[cg]="32 48 64 80 96"
+	iters[cg]="100 200 300"
+	;;
+quick)
+	sizes[prime]="1000000 2000000 4000000"
+	iters[prime]="1 2"
+	sizes[jacobi3d]="64 128 192"
+	iters[jacobi3d]="40 160"
+	sizes[is]="1000000 4000000 8000000"
+	iters[is]="5 20"
+	sizes[cg]="32 64 96"
+	iters[cg]="100 300"
+	;;
+*)
+	echo "bench-accuracy: MPP_BENCH_DESIGN: expected full or quick, got '$mode'" >&2
+	exit 1
+	;;
+esac
+
+if [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
+	rm -rf "$out"
+	mkdir -p "$out/bin" "$out/runs"
+	settings=()
+	for app in $apps; do
+		[ -n "${sizes[$app]:-}" ] || { echo "bench-accuracy: unknown app $app" >&2; exit 1; }
+		echo "build: mpipredict-cc mpicc -O2 tests/apps/$app.c"
+		(cd "$out/bin" && e2e_instrument "$app" "$out/bin/$app") >"$out/bin/$app.log" 2>&1 ||
+			{ cat "$out/bin/$app.log"; echo "bench-accuracy: mpipredict-cc failed for $app" >&2; exit 1; }
+		for n in ${sizes[$app]}; do
+			for i in ${iters[$app]}; do
+				for np in 1 2; do
+					settings+=("$app $np -n $n -i $i")
+				done
+			done
+		done
+	done
+	total=$((${#settings[@]} * repeats))
+	echo "design ($mode): ${#settings[@]} settings x $repeats repeats = $total runs, interleaved"
+	k=0
+	start=$(date +%s)
+	printf 'round\tapp\tnprocs\targs\texit\n' >"$out/runlog.tsv"
+	for r in $(seq "$repeats"); do
+		# A fresh order each round, the same on every machine.
+		while IFS= read -r s; do
+			set -- $s
+			MPIPREDICT_RUNS=$out/runs/ mpirun -np "$2" "$out/bin/$1" "${@:3}" \
+				</dev/null >/dev/null 2>>"$out/runs.err"
+			printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$1" "$2" "${*:3}" "$?" >>"$out/runlog.tsv"
+			k=$((k + 1))
+			if [ $((k % 25)) = 0 ] || [ $k = "$total" ]; then
+				el=$(($(date +%s) - start))
+				echo "  $k/$total runs, ${el}s, about $((el * (total - k) / k))s left"
+			fi
+		done < <(printf '%s\n' "${settings[@]}" |
+			shuf --random-source=<(yes "round $r"))
+	done
+	failed=$(awk -F'\t' 'NR > 1 && $5 != 0' "$out/runlog.tsv" | wc -l)
+	[ "$failed" = 0 ] || echo "bench-accuracy: $failed runs failed (see $out/runlog.tsv, $out/runs.err)"
+fi
+
+/usr/bin/python3 tests/bench/accuracy.py --runs "$out/runs" --out "$out" \
+	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" || exit 1
+echo
+echo "results: $out/results.csv, $out/predictions.csv, plots: $(ls "$out"/*.svg 2>/dev/null | tr '\n' ' ')"
