@@ -52,21 +52,21 @@ extern char *slurm_xstrdup(const char *str);
 extern void slurm_xfree(void **ptr);
 extern char *slurm_get_extra_conf_path(char *conf_name);
 extern void slurm_error(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+    __attribute__((format(printf, 1, 2)));
 extern void slurm_info(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+    __attribute__((format(printf, 1, 2)));
 extern void slurm_debug(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
+    __attribute__((format(printf, 1, 2)));
 
 const char plugin_name[] = "job_submit mpipredict: runtime predictions";
 const char plugin_type[] = "job_submit/mpipredict";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define PFX	      "job_submit/mpipredict: "
-#define MAX_URLS      8
-#define MAX_LIST      64
-#define MAX_ANSWER    65536
-#define MAX_ARGS      256
+#define PFX        "job_submit/mpipredict: "
+#define MAX_URLS   8
+#define MAX_LIST   64
+#define MAX_ANSWER 65536
+#define MAX_ARGS   256
 
 enum mode { MODE_ANNOTATE, MODE_TIME_MIN, MODE_FILL };
 
@@ -190,11 +190,11 @@ static int cfg_set(const char *key, char *val, char *err, size_t errlen)
 		const char *key;
 		long *dst, lo, hi;
 	} nums[] = {
-		{"timeout_ms", &cfg.timeout_ms, 1, 60000},
-		{"min_minutes", &cfg.min_minutes, 1, 525600},
-		{"max_minutes", &cfg.max_minutes, 0, 525600},
-		{"breaker_failures", &cfg.breaker_failures, 0, 1000000},
-		{"breaker_seconds", &cfg.breaker_seconds, 1, 86400},
+	    {"timeout_ms", &cfg.timeout_ms, 1, 60000},
+	    {"min_minutes", &cfg.min_minutes, 1, 525600},
+	    {"max_minutes", &cfg.max_minutes, 0, 525600},
+	    {"breaker_failures", &cfg.breaker_failures, 0, 1000000},
+	    {"breaker_seconds", &cfg.breaker_seconds, 1, 86400},
 	};
 	int (*add)(const char *, char *, size_t) = NULL;
 	char *save = NULL, *end;
@@ -219,8 +219,10 @@ static int cfg_set(const char *key, char *val, char *err, size_t errlen)
 		long x = strtol(val, &end, 10);
 		if (errno || end == val || *end || x < nums[i].lo ||
 		    x > nums[i].hi) {
-			snprintf(err, errlen, "%s: expected an integer in [%ld,%ld], got '%s'",
-				 key, nums[i].lo, nums[i].hi, val);
+			snprintf(
+			    err, errlen,
+			    "%s: expected an integer in [%ld,%ld], got '%s'",
+			    key, nums[i].lo, nums[i].hi, val);
 			return -1;
 		}
 		*nums[i].dst = x;
@@ -231,9 +233,10 @@ static int cfg_set(const char *key, char *val, char *err, size_t errlen)
 		cfg.safety = strtod(val, &end);
 		if (errno || end == val || *end || !isfinite(cfg.safety) ||
 		    cfg.safety < 1.0 || cfg.safety > 100.0) {
-			snprintf(err, errlen,
-				 "safety: expected a factor in [1,100], got '%s'",
-				 val);
+			snprintf(
+			    err, errlen,
+			    "safety: expected a factor in [1,100], got '%s'",
+			    val);
 			return -1;
 		}
 		return 0;
@@ -247,7 +250,8 @@ static int cfg_set(const char *key, char *val, char *err, size_t errlen)
 			cfg.mode = MODE_FILL;
 		else {
 			snprintf(err, errlen,
-				 "mode: expected annotate, time_min or fill, got '%s'",
+				 "mode: expected annotate, time_min or fill, "
+				 "got '%s'",
 				 val);
 			return -1;
 		}
@@ -259,9 +263,10 @@ static int cfg_set(const char *key, char *val, char *err, size_t errlen)
 		else if (!strcmp(val, "no"))
 			cfg.lower_user_limit = false;
 		else {
-			snprintf(err, errlen,
-				 "lower_user_limit: expected yes or no, got '%s'",
-				 val);
+			snprintf(
+			    err, errlen,
+			    "lower_user_limit: expected yes or no, got '%s'",
+			    val);
 			return -1;
 		}
 		return 0;
@@ -364,16 +369,62 @@ static bool is_launcher(const char *w)
 static int option_values(const char *w)
 {
 	static const char *const one[] = {
-		"-n", "-np", "-N", "-c", "-p", "-t", "-J", "-o", "-e", "-i",
-		"-w", "-x", "-m", "-B", "-H", "-f", "-ppn", "-wdir", "-env",
-		"--ntasks", "--nodes", "--cpus-per-task", "--partition",
-		"--time", "--job-name", "--output", "--error", "--input",
-		"--nodelist", "--exclude", "--distribution", "--mpi",
-		"--cpu-bind", "--mem", "--ntasks-per-node", "--export",
-		"--host", "--hostfile", "-hostfile", "--machinefile",
-		"-machinefile", "--map-by", "-map-by", "--bind-to", "-bind-to",
-		"--rank-by", "--wdir", "--prefix", "-configfile", "--account",
-		"-A", "--gres", "--constraint", "-C", "--qos", "-q",
+	    "-n",
+	    "-np",
+	    "-N",
+	    "-c",
+	    "-p",
+	    "-t",
+	    "-J",
+	    "-o",
+	    "-e",
+	    "-i",
+	    "-w",
+	    "-x",
+	    "-m",
+	    "-B",
+	    "-H",
+	    "-f",
+	    "-ppn",
+	    "-wdir",
+	    "-env",
+	    "--ntasks",
+	    "--nodes",
+	    "--cpus-per-task",
+	    "--partition",
+	    "--time",
+	    "--job-name",
+	    "--output",
+	    "--error",
+	    "--input",
+	    "--nodelist",
+	    "--exclude",
+	    "--distribution",
+	    "--mpi",
+	    "--cpu-bind",
+	    "--mem",
+	    "--ntasks-per-node",
+	    "--export",
+	    "--host",
+	    "--hostfile",
+	    "-hostfile",
+	    "--machinefile",
+	    "-machinefile",
+	    "--map-by",
+	    "-map-by",
+	    "--bind-to",
+	    "-bind-to",
+	    "--rank-by",
+	    "--wdir",
+	    "--prefix",
+	    "-configfile",
+	    "--account",
+	    "-A",
+	    "--gres",
+	    "--constraint",
+	    "-C",
+	    "--qos",
+	    "-q",
 	};
 	static const char *const two[] = {"--mca", "-mca", "-gmca", "-genv"};
 
@@ -425,7 +476,8 @@ static int split_words(char *line, char **w, int max)
 		c = *r;
 		*o++ = '\0';
 		if (c && strchr(";&|<>", c)) {
-			if (!strchr("<>", c) || word[strspn(word, "0123456789")])
+			if (!strchr("<>", c) ||
+			    word[strspn(word, "0123456789")])
 				w[n++] = word;
 			break;
 		}
@@ -617,10 +669,10 @@ static bool parse_answer(const struct answer *a, struct prediction *p,
 		snprintf(why, whylen, "answer has an impossible interval");
 		goto out;
 	}
-	version = json_is_object(model) ? json_object_get(model, "version")
-					: NULL;
-	p->version = json_is_integer(version) ? json_integer_value(version)
-					      : -1;
+	version =
+	    json_is_object(model) ? json_object_get(model, "version") : NULL;
+	p->version =
+	    json_is_integer(version) ? json_integer_value(version) : -1;
 	if (app)
 		snprintf(p->app, sizeof(p->app), "%s", app);
 	ok = true;
@@ -644,7 +696,8 @@ static enum outcome ask(const char *body, struct prediction *p, char *why,
 
 	snprintf(why, whylen, "no url tried");
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	/* Without this, curl waits up to 1 s for "100 Continue" on big bodies. */
+	/* Without this, curl waits up to 1 s for "100 Continue" on big bodies.
+	 */
 	hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;
 	if (!a || !c || !hdr) {
 		snprintf(why, whylen, "out of memory");
@@ -687,8 +740,8 @@ static enum outcome ask(const char *body, struct prediction *p, char *why,
 			break;
 		}
 		if (status != 200) {
-			snprintf(why, whylen, "%s: HTTP status %ld", cfg.urls[i],
-				 status);
+			snprintf(why, whylen, "%s: HTTP status %ld",
+				 cfg.urls[i], status);
 			continue;
 		}
 		if (parse_answer(a, p, why, whylen))
@@ -729,7 +782,8 @@ static void breaker_record(bool failed)
 		   ++breaker_fails >= cfg.breaker_failures) {
 		if (breaker_fails == cfg.breaker_failures ||
 		    breaker_open_until != 0)
-			slurm_info(PFX "%ld failures in a row; not calling the daemon for %ld s",
+			slurm_info(PFX "%ld failures in a row; not calling the "
+				       "daemon for %ld s",
 				   breaker_fails, cfg.breaker_seconds);
 		breaker_open_until = now_s() + cfg.breaker_seconds;
 	}
@@ -777,9 +831,9 @@ static void append_comment(job_desc_msg_t *job, const struct prediction *p,
 	int n;
 
 	if (p->version >= 0)
-		snprintf(note, sizeof(note), "mpipredict: %.0fs [%.0f,%.0f] %s@%lld",
-			 p->runtime_s, p->lower_s, p->upper_s, app,
-			 (long long)p->version);
+		snprintf(note, sizeof(note),
+			 "mpipredict: %.0fs [%.0f,%.0f] %s@%lld", p->runtime_s,
+			 p->lower_s, p->upper_s, app, (long long)p->version);
 	else
 		snprintf(note, sizeof(note), "mpipredict: %.0fs [%.0f,%.0f] %s",
 			 p->runtime_s, p->lower_s, p->upper_s, app);
@@ -829,7 +883,8 @@ int init(void)
 
 	cfg_defaults();
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		slurm_error(PFX "libcurl did not initialise; disabled, jobs are submitted unchanged");
+		slurm_error(PFX "libcurl did not initialise; disabled, jobs "
+				"are submitted unchanged");
 		return SLURM_SUCCESS;
 	}
 	if (!env || !*env)
@@ -840,8 +895,8 @@ int init(void)
 			    err);
 	} else {
 		cfg.enabled = true;
-		slurm_info(PFX "%d url(s), timeout %ld ms, mode %s",
-			   cfg.nurls, cfg.timeout_ms,
+		slurm_info(PFX "%d url(s), timeout %ld ms, mode %s", cfg.nurls,
+			   cfg.timeout_ms,
 			   cfg.mode == MODE_ANNOTATE   ? "annotate"
 			   : cfg.mode == MODE_TIME_MIN ? "time_min"
 						       : "fill");
@@ -892,7 +947,8 @@ int job_submit(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg)
 			    p.runtime_s, p.lower_s, p.upper_s, ms);
 	} else {
 		breaker_record(res == ASK_FAILED);
-		slurm_info(PFX "app %s: %s after %.1f ms; job submitted unchanged",
+		slurm_info(PFX
+			   "app %s: %s after %.1f ms; job submitted unchanged",
 			   si.app, why, ms);
 	}
 out:

@@ -36,8 +36,11 @@ static struct {
 	char *script, *argv0, *comment;
 	uint32_t time_limit, time_min, ntasks;
 	int jobs, threads, interval_ms;
-} o = {.time_limit = NO_VAL, .time_min = NO_VAL, .ntasks = NO_VAL,
-       .jobs = 1, .threads = 1};
+} o = {.time_limit = NO_VAL,
+       .time_min = NO_VAL,
+       .ntasks = NO_VAL,
+       .jobs = 1,
+       .threads = 1};
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int failures;
@@ -124,26 +127,27 @@ static void *worker(void *arg)
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "usage: plugin-harness PLUGIN [--script FILE] [--argv0 CMD] "
-		   "[--time MIN] [--time-min MIN] [--comment TEXT] "
-		   "[--ntasks N] [--jobs K] [--threads T] [--interval-ms MS]\n");
+	fprintf(f,
+		"usage: plugin-harness PLUGIN [--script FILE] [--argv0 CMD] "
+		"[--time MIN] [--time-min MIN] [--comment TEXT] "
+		"[--ntasks N] [--jobs K] [--threads T] [--interval-ms MS]\n");
 	return rc;
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"script", required_argument, NULL, 's'},
-		{"argv0", required_argument, NULL, 'a'},
-		{"time", required_argument, NULL, 't'},
-		{"time-min", required_argument, NULL, 'm'},
-		{"comment", required_argument, NULL, 'c'},
-		{"ntasks", required_argument, NULL, 'n'},
-		{"jobs", required_argument, NULL, 'j'},
-		{"threads", required_argument, NULL, 'T'},
-		{"interval-ms", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"script", required_argument, NULL, 's'},
+	    {"argv0", required_argument, NULL, 'a'},
+	    {"time", required_argument, NULL, 't'},
+	    {"time-min", required_argument, NULL, 'm'},
+	    {"comment", required_argument, NULL, 'c'},
+	    {"ntasks", required_argument, NULL, 'n'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"threads", required_argument, NULL, 'T'},
+	    {"interval-ms", required_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	pthread_t tid[64];
 	int per[64];
@@ -154,7 +158,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's':
 			if (!(o.script = read_file(optarg))) {
-				fprintf(stderr, "plugin-harness: cannot read %s\n",
+				fprintf(stderr,
+					"plugin-harness: cannot read %s\n",
 					optarg);
 				return 2;
 			}
@@ -189,8 +194,7 @@ int main(int argc, char **argv)
 			return usage(stderr, 1);
 		}
 	}
-	if (optind + 1 != argc || o.threads < 1 || o.threads > 64 ||
-	    o.jobs < 1)
+	if (optind + 1 != argc || o.threads < 1 || o.threads > 64 || o.jobs < 1)
 		return usage(stderr, 1);
 	if (!(h = dlopen(argv[optind], RTLD_NOW | RTLD_LOCAL))) {
 		fprintf(stderr, "plugin-harness: %s\n", dlerror());
@@ -201,7 +205,8 @@ int main(int argc, char **argv)
 	*(void **)&p_submit = dlsym(h, "job_submit");
 	if (!p_init || !p_fini || !p_submit || !dlsym(h, "job_modify") ||
 	    !dlsym(h, "plugin_version")) {
-		fprintf(stderr, "plugin-harness: a job_submit symbol is missing\n");
+		fprintf(stderr,
+			"plugin-harness: a job_submit symbol is missing\n");
 		return 2;
 	}
 	if (*(uint32_t *)dlsym(h, "plugin_version") != SLURM_VERSION_NUMBER) {

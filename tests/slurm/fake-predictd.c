@@ -43,7 +43,7 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 			     const char *text)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(
-		strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
+	    strlen(text), (void *)text, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	MHD_add_response_header(r, "Content-Type", "application/json");
@@ -151,12 +151,12 @@ static int usage(FILE *f, int rc)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"mode", required_argument, NULL, 'm'},
-		{"port-file", required_argument, NULL, 'p'},
-		{"log", required_argument, NULL, 'l'},
-		{"answer", required_argument, NULL, 'a'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"port-file", required_argument, NULL, 'p'},
+	    {"log", required_argument, NULL, 'l'},
+	    {"answer", required_argument, NULL, 'a'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *port_file = NULL, *modes = "ok";
 	char tmp[4096];
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				     MHD_ALLOW_SUSPEND_RESUME,
+				 MHD_ALLOW_SUSPEND_RESUME,
 			     0, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR,
 			     &sa, MHD_OPTION_NOTIFY_COMPLETED, done, NULL,
 			     MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
@@ -220,7 +220,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	/* Written whole then renamed: a test polling for it never reads half. */
+	/* Written whole, then renamed: a poller never reads half. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", port_file);
 	if (!info || !(pf = fopen(tmp, "w")) ||
 	    fprintf(pf, "%u\n", (unsigned)info->port) < 0 || fclose(pf) ||
