@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Differential test with csmith: random C programs, instrumented and
+# original, must print the same checksum. 50 programs (seeds 1..50, so the
+# set is the same every run); MPP_LONG=1 (make check-long) runs 300. A
+# program whose original does not finish within 5 s is dropped, not
+# counted. Prints how many were compared.
+. "$MPP_SRC/tests/instrument/lib.sh"
+command -v csmith >/dev/null || fail "csmith is not installed (make deps)"
+[ -f /usr/include/csmith/csmith.h ] || fail "libcsmith-dev is not installed (make deps)"
+n=50
+[ "${MPP_LONG:-0}" = 1 ] && n=300
+testrt_obj gcc >/dev/null
+
+one() {
+	local s=$1 p=p$1
+	csmith --seed "$s" -o "$p.c" >/dev/null 2>&1 || { echo "$s gen-failed"; return; }
+	gcc -O1 -w -I/usr/include/csmith "$p.c" -o "$p.orig" || { echo "$s orig-build-failed"; return; }
+	timeout 5 ./"$p.orig" >"$p.want" 2>/dev/null
+	case $? in 0) ;; 124) echo "$s dropped"; rm -f "$p".*; return ;; *) echo "$s orig-crash"; return ;; esac
+	mkdir -p "$p.d"
+	if ! "$INS" -o "$p.d" "$p.c" -- -I/usr/include/csmith >"$p.log" 2>&1; then
+		echo "$s rewrite-failed"
+		return
+	fi
+	gcc -O1 -w -I/usr/include/csmith "$p.d/$p.c" testrt.gcc.o -o "$p.inst" 2>>"$p.log" ||
+		{ echo "$s inst-build-failed"; return; }
+	MPP_TESTRT_OUT=$p.counts timeout 20 ./"$p.inst" >"$p.got" 2>/dev/null ||
+		{ echo "$s inst-run-failed"; return; }
+	if cmp -s "$p.want" "$p.got"; then
+		echo "$s same"
+		rm -rf "$p".*
+	else
+		echo "$s differs"
+	fi
+}
+export -f one
+export INS
+
+seq 1 "$n" | xargs -P 2 -I{} bash -c 'one {}' >results.txt
+same=$(grep -c ' same$' results.txt)
+dropped=$(grep -c ' dropped$' results.txt)
+bad=$(grep -v -e ' same$' -e ' dropped$' results.txt | sort -n)
+echo "csmith: $n programs, $same same, $dropped dropped (original > 5 s)"
+if [ -n "$bad" ]; then
+	echo "expected every program to print the same checksum, got:"
+	echo "$bad"
+	for s in $(echo "$bad" | awk '{print $1}' | head -3); do
+		echo "--- seed $s:"
+		tail -5 "p$s.log" 2>/dev/null
+		diff "p$s.want" "p$s.got" 2>/dev/null | head -5
+	done
+	exit 1
+fi
+[ "$same" -ge $((n * 8 / 10)) ] || fail "expected at least $((n * 8 / 10)) compared programs, got $same"
