@@ -14,10 +14,12 @@
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "regress/fit.h"
 
@@ -70,6 +72,56 @@ static uint64_t mix(uint64_t *state)
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
+}
+
+/*
+ * Run fn(ctx, i) for i in [0, n) on up to one thread per online CPU; the
+ * calls must touch disjoint data. Returns the first non-zero result.
+ */
+struct pool {
+	pthread_mutex_t lock;
+	size_t next, n;
+	int rc;
+	int (*fn)(void *ctx, size_t i);
+	void *ctx;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+
+	for (;;) {
+		pthread_mutex_lock(&p->lock);
+		size_t i = p->rc ? p->n : p->next++;
+		pthread_mutex_unlock(&p->lock);
+		if (i >= p->n)
+			return NULL;
+		int rc = p->fn(p->ctx, i);
+		if (rc) {
+			pthread_mutex_lock(&p->lock);
+			if (!p->rc)
+				p->rc = rc;
+			pthread_mutex_unlock(&p->lock);
+		}
+	}
+}
+
+static int parallel_for(size_t n, int (*fn)(void *ctx, size_t i), void *ctx)
+{
+	struct pool p = {PTHREAD_MUTEX_INITIALIZER, 0, n, 0, fn, ctx};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nt = ncpu < 1 ? 1 : ncpu > 8 ? 8 : (size_t)ncpu, started = 0;
+	pthread_t tid[8];
+
+	if (nt > n)
+		nt = n;
+	for (size_t t = 1; t < nt; t++)
+		if (pthread_create(&tid[started], NULL, pool_worker, &p) == 0)
+			started++;
+	pool_worker(&p);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	return p.rc;
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -265,6 +317,37 @@ static int load(struct data *d, const mpp_runs *rs, const size_t *rows,
  * the features fit in memory, keep sum w z z^T, sum w z and sum w z y of the
  * standardised columns, so that a fold's moments are sums of blocks.
  */
+static int block_gram(void *ctx, size_t b)
+{
+	struct data *d = ctx;
+	size_t r0 = d->bstart[b], nb = d->bstart[b + 1] - r0;
+	gsl_matrix *zw = gsl_matrix_alloc(d->k, nb);
+
+	d->G[b] = gsl_matrix_calloc(d->k, d->k);
+	d->bs[b] = calloc(d->k, sizeof(double));
+	d->bzy[b] = calloc(d->k, sizeof(double));
+	if (!zw || !d->G[b] || !d->bs[b] || !d->bzy[b]) {
+		gsl_matrix_free(zw);
+		return MPP_ENOMEM;
+	}
+	for (size_t i = 0; i < d->k; i++) {
+		const double *z = gsl_matrix_const_ptr(d->Zt, i, 0);
+		double *o = gsl_matrix_ptr(zw, i, 0);
+		for (size_t r = r0; r < r0 + nb; r++) {
+			o[r - r0] = z[r] / d->y[r];
+			d->bs[b][i] += z[r] / (d->y[r] * d->y[r]);
+			d->bzy[b][i] += z[r] / d->y[r];
+		}
+	}
+	gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1, zw, 0, d->G[b]);
+	gsl_matrix_free(zw);
+	for (size_t i = 0; i < d->k; i++)
+		for (size_t j = i + 1; j < d->k; j++)
+			gsl_matrix_set(d->G[b], i, j,
+				       gsl_matrix_get(d->G[b], j, i));
+	return MPP_OK;
+}
+
 static int block_grams(struct data *d)
 {
 	if (d->k > d->m || d->k > GRAM_MAX)
@@ -274,33 +357,7 @@ static int block_grams(struct data *d)
 	d->bzy = calloc(d->K, sizeof(*d->bzy));
 	if (!d->G || !d->bs || !d->bzy)
 		return MPP_ENOMEM;
-	for (size_t b = 0; b < d->K; b++) {
-		size_t r0 = d->bstart[b], nb = d->bstart[b + 1] - r0;
-		gsl_matrix *zw = gsl_matrix_alloc(d->k, nb);
-		d->G[b] = gsl_matrix_calloc(d->k, d->k);
-		d->bs[b] = calloc(d->k, sizeof(double));
-		d->bzy[b] = calloc(d->k, sizeof(double));
-		if (!zw || !d->G[b] || !d->bs[b] || !d->bzy[b]) {
-			gsl_matrix_free(zw);
-			return MPP_ENOMEM;
-		}
-		for (size_t i = 0; i < d->k; i++) {
-			const double *z = gsl_matrix_const_ptr(d->Zt, i, 0);
-			double *o = gsl_matrix_ptr(zw, i, 0);
-			for (size_t r = r0; r < r0 + nb; r++) {
-				o[r - r0] = z[r] / d->y[r];
-				d->bs[b][i] += z[r] / (d->y[r] * d->y[r]);
-				d->bzy[b][i] += z[r] / d->y[r];
-			}
-		}
-		gsl_blas_dsyrk(CblasLower, CblasNoTrans, 1, zw, 0, d->G[b]);
-		gsl_matrix_free(zw);
-		for (size_t i = 0; i < d->k; i++)
-			for (size_t j = i + 1; j < d->k; j++)
-				gsl_matrix_set(d->G[b], i, j,
-					       gsl_matrix_get(d->G[b], j, i));
-	}
-	return MPP_OK;
+	return parallel_for(d->K, block_gram, d);
 }
 
 /* ---- folding constant and duplicate columns ---------------------------- */
@@ -969,10 +1026,66 @@ static void progress(const mpp_train_opts *o, const char *fmt, size_t a,
 	o->progress(o->ctx, msg);
 }
 
+struct cv_job {
+	const struct data *d;
+	const int *fits;
+	size_t nfits;
+	struct cv *cv;
+	const mpp_train_opts *o;
+	double t0;
+	struct path *all; /* the path on every run, job K */
+	pthread_mutex_t lock;
+	size_t done;
+};
+
+/* Job f < K: the selection path and final fits on every fold but f, and
+ * predictions for f. Job K: the path on every run, for the model. */
+static int cv_fold(void *ctx, size_t f)
+{
+	struct cv_job *j = ctx;
+	const struct data *d = j->d;
+	struct cv *cv = j->cv;
+	size_t T = cv->nt, w = 1 + cv->tmax;
+	struct path p;
+	int rc;
+
+	if (f == d->K)
+		return run_path(d, d->K, j->all);
+	rc = run_path(d, f, &p);
+	if (rc)
+		return rc;
+	for (size_t ti = 0; ti < T; ti++) {
+		const size_t *F;
+		size_t t = path_keep(&p, cv->targets[ti], &F);
+		memcpy(cv->kept + (f * T + ti) * cv->tmax, F, t * sizeof(*F));
+		cv->nkept[f * T + ti] = t;
+		for (size_t q = 0; q < j->nfits; q++) {
+			int fit = j->fits[q];
+			double *c = cv->coef + ((f * NFITS + fit) * T + ti) * w;
+			if (final_fit(d, f, F, t, fit, c))
+				continue;
+			for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
+				cv->pred[(fit * T + ti) * d->m + r] =
+					predict_row(d, r, F, t, c);
+		}
+	}
+	path_free(&p);
+	pthread_mutex_lock(&j->lock);
+	j->done++;
+	if (now_s() - j->t0 > 1)
+		progress(j->o, "cross-validation: %zu of %zu folds done (%.1f s)",
+			 j->done, d->K, now_s() - j->t0);
+	pthread_mutex_unlock(&j->lock);
+	return MPP_OK;
+}
+
 static int cross_validate(const struct data *d, const int *fits, size_t nfits,
-			  struct cv *cv, const mpp_train_opts *o, double t0)
+			  struct cv *cv, const mpp_train_opts *o, double t0,
+			  struct path *all)
 {
 	size_t K = d->K, T = cv->nt, w = 1 + cv->tmax;
+	struct cv_job job = {d,	 fits, nfits, cv, o, t0, all,
+			     PTHREAD_MUTEX_INITIALIZER, 0};
 
 	cv->pred = malloc(NFITS * T * d->m * sizeof(double));
 	cv->kept = calloc(K * T * cv->tmax, sizeof(size_t));
@@ -982,35 +1095,7 @@ static int cross_validate(const struct data *d, const int *fits, size_t nfits,
 		return MPP_ENOMEM;
 	for (size_t i = 0; i < NFITS * T * d->m; i++)
 		cv->pred[i] = NAN;
-	for (size_t f = 0; f < K; f++) {
-		struct path p;
-		int rc = run_path(d, f, &p);
-		if (rc)
-			return rc;
-		for (size_t ti = 0; ti < T; ti++) {
-			const size_t *F;
-			size_t t = path_keep(&p, cv->targets[ti], &F);
-			memcpy(cv->kept + (f * T + ti) * cv->tmax, F,
-			       t * sizeof(*F));
-			cv->nkept[f * T + ti] = t;
-			for (size_t q = 0; q < nfits; q++) {
-				int fit = fits[q];
-				double *c = cv->coef + ((f * NFITS + fit) * T + ti) * w;
-				if (final_fit(d, f, F, t, fit, c))
-					continue;
-				for (size_t r = d->bstart[f]; r < d->bstart[f + 1];
-				     r++)
-					cv->pred[(fit * T + ti) * d->m + r] =
-						predict_row(d, r, F, t, c);
-			}
-		}
-		path_free(&p);
-		if (now_s() - t0 > 1)
-			progress(o, "cross-validation: fold %zu of %zu done "
-				    "(%.1f s)",
-				 f + 1, K, now_s() - t0);
-	}
-	return MPP_OK;
+	return parallel_for(K + 1, cv_fold, &job);
 }
 
 /* Relative error of a prediction, percent (a failed fit counts 100 %). */
@@ -1272,7 +1357,7 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		fits[1] = FIT_RIDGE;
 		nfits = 2;
 	}
-	rc = cross_validate(d, fits, (size_t)nfits, &cv, o, t0);
+	rc = cross_validate(d, fits, (size_t)nfits, &cv, o, t0, &p);
 	if (rc)
 		goto out;
 
@@ -1332,10 +1417,8 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	if (rc)
 		goto out;
 
-	/* The model: the same steps on every run. */
-	rc = run_path(d, d->K, &p);
-	if (rc)
-		goto out;
+	/* The model: the same steps on every run (the path ran with the
+	 * folds). */
 	const size_t *F;
 	size_t t = path_keep(&p, cv.targets[ti], &F);
 	double *c = calloc(t + 1, sizeof(*c));
