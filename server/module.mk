@@ -59,7 +59,10 @@ BENCHES += bench-server
 FORMAT_SRC += $(wildcard server/*.c server/*.h tests/server/*.c)
 
 .PHONY: server bench-server
-server: $(BUILD)/bin/mpipredictd $(SERVER_TEST_BINS)
+# The tests train real models and compare with mpipredict-predict.
+server: $(BUILD)/bin/mpipredictd $(SERVER_TEST_BINS) \
+	$(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict \
+	$(BUILD)/tests/regress/gen-runs
 
 bench-server: $(BUILD)/bin/mpipredictd $(SERVER_TESTS)/bare-httpd \
 	$(BUILD)/bin/mpipredict-train
