@@ -882,6 +882,10 @@ int init(void)
 	const char *env = getenv("MPIPREDICT_CONF");
 
 	cfg_defaults();
+	pthread_mutex_lock(&breaker_lock);
+	breaker_fails = 0;
+	breaker_open_until = 0;
+	pthread_mutex_unlock(&breaker_lock);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		slurm_error(PFX "libcurl did not initialise; disabled, jobs "
 				"are submitted unchanged");
@@ -889,7 +893,10 @@ int init(void)
 	}
 	if (!env || !*env)
 		path = slurm_get_extra_conf_path("mpipredict.conf");
-	if (cfg_load(env && *env ? env : path, err, sizeof(err))) {
+	if (!(env && *env) && !path) {
+		slurm_error(PFX "no path for mpipredict.conf; disabled, jobs "
+				"are submitted unchanged");
+	} else if (cfg_load(env && *env ? env : path, err, sizeof(err))) {
 		cfg_defaults();
 		slurm_error(PFX "%s; disabled, jobs are submitted unchanged",
 			    err);
@@ -932,11 +939,11 @@ int job_submit(job_desc_msg_t *job, uint32_t submit_uid, char **err_msg)
 	if (si.opt_out || !si.app[0] || !app_allowed(si.app) ||
 	    !breaker_allows())
 		goto out;
+	t0 = now_s();
 	if (!(body = build_request(job, &si))) {
 		slurm_error(PFX "out of memory; job submitted unchanged");
 		goto out;
 	}
-	t0 = now_s();
 	res = ask(body, &p, why, sizeof(why));
 	ms = (now_s() - t0) * 1000.0;
 	free(body);
