@@ -36,7 +36,7 @@ $(SERVER_TESTS)/t-script: $(OBJ)/tests/server/t-script.o $(OBJ)/server/script.o
 # stream a huge body) and a free-port finder. Not a test (no t- prefix).
 $(SERVER_TESTS)/httpc: $(OBJ)/tests/server/httpc.o
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(LDFLAGS) -o $@ $^ $(SERVER_LDLIBS)
 
 # Bench baseline: bare libmicrohttpd with mpipredictd's threading.
 $(SERVER_TESTS)/bare-httpd: $(OBJ)/tests/server/bare-httpd.o $(SERVER_DEPLIBS)

@@ -8,6 +8,9 @@
  *                               prints "closed after N bytes"
  *   httpc flood PORT N PATH     N connections at once, each GET PATH;
  *                               prints "connected C answered A status200 K"
+ *   httpc loop PORT FILE STOP   POST FILE to /v1/predict again and again
+ *                               on one keep-alive connection until the
+ *                               file STOP exists; prints "STATUS VERSION"
  *   httpc hold PORT N SECONDS   N idle connections for SECONDS; prints
  *                               "held N" once they are open
  *   httpc big PORT BYTES MODE   POST /v1/predict with a BYTES body, MODE
@@ -16,6 +19,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -181,6 +185,79 @@ static int hold(int port, int n, int seconds)
 	return 0;
 }
 
+/* Reads one response on a keep-alive connection into buf (headers and a
+ * Content-Length body); returns the body's offset, or -1. */
+static long read_response(int fd, char *buf, size_t cap, size_t *len)
+{
+	*len = 0;
+	for (;;) {
+		buf[*len] = '\0';
+		char *end = strstr(buf, "\r\n\r\n");
+		if (end != NULL) {
+			const char *cl = strcasestr(buf, "\r\ncontent-length:");
+			size_t body = (size_t)(end + 4 - buf);
+			size_t want = cl ? strtoul(cl + 17, NULL, 10) : 0;
+			if (*len >= body + want)
+				return (long)body;
+		}
+		if (*len + 1 >= cap)
+			return -1;
+		ssize_t k = recv(fd, buf + *len, cap - 1 - *len, 0);
+		if (k <= 0)
+			return -1;
+		*len += (size_t)k;
+	}
+}
+
+/* POSTs the body in FILE to /v1/predict over one keep-alive connection
+ * until STOPFILE exists; prints "STATUS VERSION" per answer. */
+static int loop(int port, const char *file, const char *stopfile)
+{
+	FILE *f = fopen(file, "r");
+	static char body[65536], buf[65536];
+	size_t blen = f ? fread(body, 1, sizeof body, f) : 0;
+	if (f)
+		fclose(f);
+	/* One send per request: a separate body would wait for the delayed
+	 * ACK of the headers (Nagle). */
+	static char req[65536 + 256];
+	int hlen = snprintf(req, sizeof req,
+			    "POST /v1/predict HTTP/1.1\r\nHost: localhost\r\n"
+			    "Content-Type: application/json\r\n"
+			    "Content-Length: %zu\r\n\r\n",
+			    blen);
+	memcpy(req + hlen, body, blen);
+	int fd = connect_to(port, 0);
+	if (fd < 0) {
+		perror("connect");
+		return 2;
+	}
+	while (access(stopfile, F_OK) != 0) {
+		size_t len;
+		if (send(fd, req, (size_t)hlen + blen, MSG_NOSIGNAL) < 0) {
+			printf("send-failed none\n");
+			return 1;
+		}
+		long off = read_response(fd, buf, sizeof buf, &len);
+		if (off < 0) {
+			printf("connection-lost none\n");
+			return 1;
+		}
+		json_t *j = json_loadb(buf + off, len - (size_t)off, 0, NULL);
+		json_t *v =
+		    json_object_get(json_object_get(j, "model"), "version");
+		if (json_is_integer(v))
+			printf("%d %lld\n", status_of(buf),
+			       (long long)json_integer_value(v));
+		else
+			printf("%d none\n", status_of(buf));
+		fflush(stdout);
+		json_decref(j);
+	}
+	close(fd);
+	return 0;
+}
+
 static int big(int port, long long bytes, int chunked)
 {
 	int fd = connect_to(port, 0);
@@ -257,12 +334,15 @@ int main(int argc, char **argv)
 		return trickle(atoi(argv[2]));
 	if (argc == 5 && strcmp(argv[1], "flood") == 0)
 		return flood(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 5 && strcmp(argv[1], "loop") == 0)
+		return loop(atoi(argv[2]), argv[3], argv[4]);
 	if (argc == 5 && strcmp(argv[1], "hold") == 0)
 		return hold(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 5 && strcmp(argv[1], "big") == 0)
 		return big(atoi(argv[2]), atoll(argv[3]),
 			   strcmp(argv[4], "chunked") == 0);
 	fprintf(stderr, "usage: httpc trickle PORT | flood PORT N PATH | hold "
-			"PORT N SECONDS | big PORT BYTES length|chunked\n");
+			"PORT N SECONDS | loop PORT FILE STOP | big PORT BYTES "
+			"length|chunked\n");
 	return 1;
 }
