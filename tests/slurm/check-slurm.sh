@@ -110,6 +110,7 @@ plugin_lines() {
 	grep -c 'job_submit/mpipredict: app' "$work/log/slurmctld.log"
 }
 
+steps0=$(pgrep -c -x slurmstepd)
 cluster_up "$build/lib/slurm" || exit 1
 
 jacobi=$(script jacobi.sh '#SBATCH -n 2' 'srun ./jacobi -n 512 --iters 100')
@@ -290,6 +291,14 @@ use_conf bad
 expect "bad config: logged, plugin disabled" 1 "$(grep -c "bad.conf:2: mode: expected" "$work/log/slurmctld.log")"
 submit "$jacobi"
 expect "bad config: slurmctld up, job submitted unchanged" " UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
+
+echo "== teardown"
+started=("${cluster_pids[@]}" "${server_pids[@]}")
+finish
+left=0
+for p in "${started[@]}"; do kill -0 "$p" 2>/dev/null && left=$((left + 1)); done
+expect "teardown: every process started is gone (${#started[@]})" 0 "$left"
+expect "teardown: no slurmstepd left behind" "$steps0" "$(pgrep -c -x slurmstepd)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
