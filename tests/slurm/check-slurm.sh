@@ -112,6 +112,10 @@ plugin_lines() {
 
 steps0=$(pgrep -c -x slurmstepd)
 cluster_up "$build/lib/slurm" || exit 1
+# Started without MPIPREDICT_CONF: the plugin looks next to slurm.conf,
+# finds nothing, says so and stands aside.
+expect "no MPIPREDICT_CONF: looks next to slurm.conf, disabled" 1 \
+	"$(grep -c "mpipredict: $work/mpipredict.conf: No such file.*disabled" "$work/log/slurmctld.log")"
 
 jacobi=$(script jacobi.sh '#SBATCH -n 2' 'srun ./jacobi -n 512 --iters 100')
 named=$(script named.sh '#MPIPREDICT app=jacobi' 'mpirun --bind-to core ./wrapper.sh 512')
