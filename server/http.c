@@ -432,13 +432,22 @@ static void *reaper(void *arg)
 
 /* ---- daemon ---------------------------------------------------------- */
 
+/* While MHD starts, its messages (why it cannot bind) go into the error
+ * the caller prints, not onto a log line of their own. */
+static _Atomic(char *) start_err;
+static size_t start_errlen;
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	(void)cls;
 	char msg[512];
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	msg[strcspn(msg, "\n")] = '\0';
-	mpp_log(MPP_LOG_WARN, "http: %s", msg);
+	char *err = atomic_load(&start_err);
+	if (err != NULL)
+		snprintf(err, start_errlen, "%s", msg);
+	else
+		mpp_log(MPP_LOG_WARN, "http: %s", msg);
 }
 
 /* Starts MHD with the options both the daemon and the bare baseline use;
@@ -446,7 +455,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 static struct MHD_Daemon *start(const mpp_http_config *cfg,
 				const struct sockaddr_storage *addr,
 				MHD_AccessHandlerCallback handler, void *cls,
-				const struct MHD_OptionItem *extra)
+				const struct MHD_OptionItem *extra, char *err,
+				size_t errlen)
 {
 	unsigned flags =
 	    MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
@@ -467,8 +477,17 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 		opts[n++] =
 		    (struct MHD_OptionItem){MHD_OPTION_ARRAY, 0, (void *)extra};
 	opts[n] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
-	return MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
-				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	char why[256] = "";
+	start_errlen = sizeof why;
+	atomic_store(&start_err, why);
+	struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, handler,
+						cls, MHD_OPTION_ARRAY, opts,
+						MHD_OPTION_END);
+	atomic_store(&start_err, NULL);
+	if (d == NULL)
+		snprintf(err, errlen, "cannot listen on %s%s%s", cfg->listen,
+			 why[0] ? ": " : "", why);
+	return d;
 }
 
 int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
@@ -496,9 +515,8 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h},
 	    {MHD_OPTION_END, 0, NULL},
 	};
-	h->d = start(cfg, &h->addr, on_request, h, extra);
+	h->d = start(cfg, &h->addr, on_request, h, extra, err, errlen);
 	if (h->d == NULL) {
-		snprintf(err, errlen, "cannot listen on %s", cfg->listen);
 		mpp_http_stop(h);
 		return MPP_EIO;
 	}
@@ -543,8 +561,5 @@ struct MHD_Daemon *mpp_http_start_bare(const mpp_http_config *cfg,
 	struct sockaddr_storage addr;
 	if (parse_listen(cfg->listen, &addr, err, errlen))
 		return NULL;
-	struct MHD_Daemon *d = start(cfg, &addr, handler, cls, NULL);
-	if (d == NULL)
-		snprintf(err, errlen, "cannot listen on %s", cfg->listen);
-	return d;
+	return start(cfg, &addr, handler, cls, NULL, err, errlen);
 }

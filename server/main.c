@@ -331,12 +331,14 @@ int main(int argc, char **argv)
 	    .max_body = o.max_body,
 	};
 	mpp_http *http;
-	if (mpp_http_start(&hc, &api, &http, err, sizeof err) != 0) {
+	int rc = mpp_http_start(&hc, &api, &http, err, sizeof err);
+	if (rc != 0) {
 		fprintf(stderr, "mpipredictd: %s\n", err);
 		mpp_keeper_stop(keeper);
 		mpp_cache_destroy(&cache);
 		mpp_audit_free(audit);
-		return 2;
+		/* A malformed --listen is a usage error; a busy port is not. */
+		return rc == MPP_EINVAL ? 1 : 2;
 	}
 	if (o.port_file &&
 	    write_port_file(o.port_file, mpp_http_port(http)) != 0) {
