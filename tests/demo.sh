@@ -2,7 +2,7 @@
 # make demo: mpipredict end to end on one example MPI program (jacobi3d),
 # each step printed as it runs: instrument it with mpipredict-cc, run it at
 # a dozen settings (one CSV row per run), train a model, start mpipredictd on
-# a free loopback port, ask it over REST for a setting it has not seen (from
+# a loopback port it picks, ask it over REST for a setting it has not seen (from
 # job parameters, then from a batch script), run that setting, and print the
 # prediction and its interval beside the measured run time.
 #
@@ -114,20 +114,18 @@ if have mpipredictd && { [ -s "$db" ] || {
 	skipped+=("$current (no model)")
 	false
 }; }; then
-	port=
-	for p in $(shuf -i 20000-60000 -n 20); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
-		port=$p
-		break
-	done
-	show "mpipredictd --db $db --listen 127.0.0.1:$port &"
-	mpipredictd --db "$db" --listen "127.0.0.1:$port" 2>"$demo/mpipredictd.log" &
+	show "mpipredictd --db $db --listen 127.0.0.1:0 --port-file $demo/port &"
+	mpipredictd --db "$db" --listen 127.0.0.1:0 --port-file "$demo/port" \
+		2>"$demo/mpipredictd.log" &
 	pid=$!
-	url=http://127.0.0.1:$port
-	for _ in $(seq 50); do
-		curl -sf "$url/healthz" >/dev/null && break
+	url=
+	for _ in $(seq 100); do
+		port=$(cat "$demo/port" 2>/dev/null)
+		[ -n "$port" ] && url=http://127.0.0.1:$port &&
+			curl -sf "$url/healthz" >/dev/null && break
 		sleep 0.1
 	done
+	echo "listening on port ${port:-?} (port 0: it picked a free one)"
 	show "curl $url/healthz"
 	curl -sS "$url/healthz" | jq -c . || skipped+=("$current (no answer)")
 fi

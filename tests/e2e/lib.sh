@@ -29,31 +29,26 @@ e2e_instrument() {
 		"$MPP_SRC/tests/apps/$app.c" -o "$out" -lm
 }
 
-# e2e_free_port: print a loopback TCP port nobody listens on.
-e2e_free_port() {
-	local p
-	for p in $(shuf -i 20000-60000 -n 50); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
-		echo "$p"
-		return 0
-	done
-	return 1
-}
-
-# e2e_start_daemon DB LOG: start mpipredictd on a free port, wait until
-# /healthz answers; sets E2E_PID and E2E_URL. Returns 1 if it never answers.
+# e2e_start_daemon DB LOG: start mpipredictd on a loopback port it picks
+# itself (port 0, written to a port file: no race with other tests), wait
+# until /healthz answers; sets E2E_PID and E2E_URL. Returns 1 if it never
+# answers.
 e2e_start_daemon() {
-	local port
-	port=$(e2e_free_port) || return 1
-	mpipredictd --db "$1" --listen "127.0.0.1:$port" 2>"$2" &
+	local pf port=
+	pf=$(mktemp)
+	mpipredictd --db "$1" --listen 127.0.0.1:0 --port-file "$pf" 2>"$2" &
 	E2E_PID=$!
-	E2E_URL=http://127.0.0.1:$port
 	for _ in $(seq 100); do
-		curl -sf "$E2E_URL/healthz" >/dev/null && return 0
-		kill -0 "$E2E_PID" 2>/dev/null || return 1
+		port=$(cat "$pf" 2>/dev/null)
+		if [ -n "$port" ]; then
+			E2E_URL=http://127.0.0.1:$port
+			curl -sf "$E2E_URL/healthz" >/dev/null && break
+		fi
+		kill -0 "$E2E_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	return 1
+	rm -f "$pf"
+	[ -n "$port" ] && curl -sf "$E2E_URL/healthz" >/dev/null
 }
 
 e2e_stop_daemon() {
