@@ -302,53 +302,56 @@ int main(int argc, char **argv)
 	raise_fd_limit(o.max_connections);
 
 	char err[512];
+	int status = 0;
+	mpp_http *http = NULL;
+	mpp_keeper *keeper = NULL;
+	mpp_cache cache;
 	mpp_audit *audit = mpp_audit_new(o.audit_queue, o.audit_batch);
 	if (audit == NULL) {
 		fprintf(stderr, "mpipredictd: out of memory\n");
-		return 2;
+		status = 2;
+		goto out;
 	}
-	mpp_cache cache;
-	mpp_keeper *keeper;
 	if (mpp_keeper_start(o.db, (int)o.audit_interval,
 			     (int)o.reload_interval, o.audit_batch, audit,
 			     &cache, &keeper, err, sizeof err) != MPP_OK) {
-		fprintf(stderr, "mpipredictd: %s: %s\n", o.db, err);
-		return 2;
+		/* The store's messages do not always name the file. */
+		if (strstr(err, o.db) != NULL)
+			fprintf(stderr, "mpipredictd: %s\n", err);
+		else
+			fprintf(stderr, "mpipredictd: %s: %s\n", o.db, err);
+		status = 2;
+		goto out;
 	}
 	mpp_api api = {
-	    .cache = &cache,
-	    .audit = audit,
-	    .db_path = o.db,
-	    .token = token,
-	    .max_features = o.max_features,
+		.cache = &cache,
+		.audit = audit,
+		.db_path = o.db,
+		.token = token,
+		.max_features = o.max_features,
 	};
 	mpp_http_config hc = {
-	    .listen = o.listen,
-	    .threads = (unsigned)o.threads,
-	    .max_connections = (unsigned)o.max_connections,
-	    .idle_timeout_s = (unsigned)o.idle_timeout,
-	    .request_timeout_s = (unsigned)o.request_timeout,
-	    .max_body = o.max_body,
+		.listen = o.listen,
+		.threads = (unsigned)o.threads,
+		.max_connections = (unsigned)o.max_connections,
+		.idle_timeout_s = (unsigned)o.idle_timeout,
+		.request_timeout_s = (unsigned)o.request_timeout,
+		.max_body = o.max_body,
 	};
-	mpp_http *http;
 	int rc = mpp_http_start(&hc, &api, &http, err, sizeof err);
 	if (rc != 0) {
 		fprintf(stderr, "mpipredictd: %s\n", err);
-		mpp_keeper_stop(keeper);
-		mpp_cache_destroy(&cache);
-		mpp_audit_free(audit);
 		/* A malformed --listen is a usage error; a busy port is not. */
-		return rc == MPP_EINVAL ? 1 : 2;
+		status = rc == MPP_EINVAL ? 1 : 2;
+		http = NULL;
+		goto out;
 	}
 	if (o.port_file &&
 	    write_port_file(o.port_file, mpp_http_port(http)) != 0) {
 		fprintf(stderr, "mpipredictd: %s: %s\n", o.port_file,
 			strerror(errno));
-		mpp_http_stop(http);
-		mpp_keeper_stop(keeper);
-		mpp_cache_destroy(&cache);
-		mpp_audit_free(audit);
-		return 2;
+		status = 2;
+		goto out;
 	}
 	mpp_log(MPP_LOG_INFO, "listening on %s (port %u), %lu threads",
 		o.listen, mpp_http_port(http), o.threads);
@@ -356,10 +359,16 @@ int main(int argc, char **argv)
 	int sig;
 	sigwait(&stop, &sig);
 	mpp_log(MPP_LOG_INFO, "%s: shutting down", strsignal(sig));
-	mpp_http_stop(http);
-	mpp_keeper_stop(keeper);
-	mpp_cache_destroy(&cache);
+out:
+	/* Requests first, then the audit writer (which flushes), then the
+	 * models nobody can use any more. */
+	if (http)
+		mpp_http_stop(http);
+	if (keeper) {
+		mpp_keeper_stop(keeper);
+		mpp_cache_destroy(&cache);
+	}
 	mpp_audit_free(audit);
 	free(token);
-	return 0;
+	return status;
 }

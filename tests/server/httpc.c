@@ -165,6 +165,8 @@ static int flood(int port, int n, const char *path)
 	}
 	printf("connected %d answered %d status200 %d\n", connected, answered,
 	       ok);
+	free(p);
+	free(state);
 	return 0;
 }
 
@@ -182,6 +184,7 @@ static int hold(int port, int n, int seconds)
 	for (int i = 0; i < n; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	free(fds);
 	return 0;
 }
 
