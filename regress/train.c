@@ -30,6 +30,8 @@ static const char *const fit_names[NFITS] = {"nnls", "ridge", "ols"};
 #define DUP_CORR (1 - 1e-8)
 /* A parameter model with a larger CV error (percent) is not predictable. */
 #define PM_MAX_MAPE 20.0
+/* The largest target cross-validation tries (a model people can read). */
+#define MAX_TARGET 30
 /* Gram matrices per fold are kept when features are at most this many. */
 #define GRAM_MAX 2500
 
@@ -992,7 +994,7 @@ struct cv {
 static size_t *pick_targets(size_t want, size_t tmax, size_t *n)
 {
 	static const size_t grid[] = {1,  2,  3,  4,  5,  6,  7,  8,  9, 10,
-				      12, 15, 20, 25, 30, 40, 50};
+				      12, 15, 20, 25, 30};
 	size_t *t = malloc(sizeof(grid));
 
 	*n = 0;
@@ -1332,8 +1334,6 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	tmax = nt_min > 4 ? (nt_min - 2) / 2 : 1;
 	if (tmax > d->k)
 		tmax = d->k;
-	if (tmax > 50)
-		tmax = 50;
 	if (o->target > tmax && !(d->seed_method && o->target <= d->k)) {
 		snprintf(err, errlen,
 			 "--target %zu: %zu runs allow at most %zu features",
@@ -1341,8 +1341,11 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		rc = MPP_EINVAL;
 		goto out;
 	}
-	if (o->target > tmax)
+	/* Without --target, cross-validation tries up to MAX_TARGET. */
+	if (o->target)
 		tmax = o->target;
+	else if (tmax > MAX_TARGET)
+		tmax = MAX_TARGET;
 	cv.tmax = tmax;
 	cv.targets = pick_targets(o->target, tmax, &cv.nt);
 	if (!cv.targets) {
