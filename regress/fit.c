@@ -23,8 +23,8 @@
  *   RSS(l) = yy - sum u_i (ev_i^2 + 2 l ev_i) / (ev_i + l)^2
  *   dof(l) = sum ev_i / (ev_i + l),  GCV(l) = RSS / (nt - 1 - dof)^2.
  */
-static double gcv_lambda(const double *ev, const double *u, size_t n,
-			 double yy, size_t nt)
+static double gcv_lambda(const double *ev, const double *u, size_t n, double yy,
+			 size_t nt)
 {
 	double emax = 0, best = INFINITY, best_l = 1;
 
@@ -34,7 +34,8 @@ static double gcv_lambda(const double *ev, const double *u, size_t n,
 	if (!(emax > 0))
 		return 1;
 	for (int k = 0; k < 61; k++) {
-		double l = emax * pow(10, -9 + 11.0 * k / 60), rss = yy, dof = 0;
+		double l = emax * pow(10, -9 + 11.0 * k / 60), rss = yy,
+		       dof = 0;
 		for (size_t i = 0; i < n; i++) {
 			double e = ev[i] > 0 ? ev[i] : 0;
 			rss -= u[i] * (e * e + 2 * l * e) / ((e + l) * (e + l));
@@ -72,7 +73,7 @@ int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
 		for (size_t j = 0; j < s; j++)
 			gsl_matrix_set(C, i, j,
 				       gsl_matrix_get(C, i, j) * di *
-					       gsl_vector_get(d, j));
+					   gsl_vector_get(d, j));
 		gsl_vector_set(g, i, gsl_vector_get(g, i) * di);
 	}
 	if (nt >= 2 * s) {
@@ -114,7 +115,8 @@ int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
 	double l = gcv_lambda(ev->data, u->data, s, yy, nt);
 	for (size_t i = 0; i < s; i++) {
 		double e = gsl_vector_get(ev, i);
-		gsl_vector_set(c, i, gsl_vector_get(c, i) / ((e > 0 ? e : 0) + l));
+		gsl_vector_set(c, i,
+			       gsl_vector_get(c, i) / ((e > 0 ? e : 0) + l));
 	}
 	gsl_blas_dgemv(CblasNoTrans, 1, V, c, 0, beta);
 out:
@@ -132,7 +134,8 @@ int mpp_fit_rank_dual(const gsl_matrix *Zc, const gsl_vector *yc,
 		      gsl_vector *beta)
 {
 	size_t nt = Zc->size2;
-	gsl_matrix *K = gsl_matrix_calloc(nt, nt), *U = gsl_matrix_alloc(nt, nt);
+	gsl_matrix *K = gsl_matrix_calloc(nt, nt),
+		   *U = gsl_matrix_alloc(nt, nt);
 	gsl_vector *ev = gsl_vector_alloc(nt), *c = gsl_vector_alloc(nt),
 		   *u = gsl_vector_alloc(nt), *a = gsl_vector_alloc(nt);
 	gsl_eigen_symmv_workspace *w = gsl_eigen_symmv_alloc(nt);
@@ -154,11 +157,13 @@ int mpp_fit_rank_dual(const gsl_matrix *Zc, const gsl_vector *yc,
 	gsl_blas_dgemv(CblasTrans, 1, U, yc, 0, c);
 	gsl_blas_ddot(yc, yc, &yy);
 	for (size_t i = 0; i < nt; i++)
-		gsl_vector_set(u, i, gsl_vector_get(c, i) * gsl_vector_get(c, i));
+		gsl_vector_set(u, i,
+			       gsl_vector_get(c, i) * gsl_vector_get(c, i));
 	double l = gcv_lambda(ev->data, u->data, nt, yy, nt);
 	for (size_t i = 0; i < nt; i++) {
 		double e = gsl_vector_get(ev, i);
-		gsl_vector_set(c, i, gsl_vector_get(c, i) / ((e > 0 ? e : 0) + l));
+		gsl_vector_set(c, i,
+			       gsl_vector_get(c, i) / ((e > 0 ? e : 0) + l));
 	}
 	gsl_blas_dgemv(CblasNoTrans, 1, U, c, 0, a);
 	gsl_blas_dgemv(CblasNoTrans, 1, Zc, a, 0, beta);
@@ -179,9 +184,9 @@ out:
  * zero outside P. Returns the first column of P (in order) whose
  * Householder pivot is negligible (P is rank deficient), or -1.
  */
-static long ls_on_set(const gsl_matrix *A, const gsl_vector *b,
-		      const char *inP, gsl_vector *z, gsl_matrix *AP,
-		      gsl_vector *tau, gsl_vector *zP, gsl_vector *res)
+static long ls_on_set(const gsl_matrix *A, const gsl_vector *b, const char *inP,
+		      gsl_vector *z, gsl_matrix *AP, gsl_vector *tau,
+		      gsl_vector *zP, gsl_vector *res)
 {
 	size_t n = A->size1, p = A->size2, k = 0;
 	long idx[p];
@@ -246,8 +251,8 @@ int mpp_fit_nnls(const gsl_matrix *A, const gsl_vector *b, size_t nfree,
 		for (size_t j = nfree; j < p; j++)
 			if (!inP[j] && !banned[j] &&
 			    gsl_vector_get(w, j) > wtol &&
-			    (jmax < 0 || gsl_vector_get(w, j) >
-						 gsl_vector_get(w, jmax)))
+			    (jmax < 0 ||
+			     gsl_vector_get(w, j) > gsl_vector_get(w, jmax)))
 				jmax = (long)j;
 		if (jmax < 0)
 			break;
@@ -282,9 +287,9 @@ int mpp_fit_nnls(const gsl_matrix *A, const gsl_vector *b, size_t nfree,
 			}
 			for (size_t j = 0; j < p; j++) {
 				double xj = gsl_vector_get(x, j);
-				gsl_vector_set(x, j,
-					       xj + alpha * (gsl_vector_get(z, j) -
-							     xj));
+				gsl_vector_set(
+				    x, j,
+				    xj + alpha * (gsl_vector_get(z, j) - xj));
 			}
 			/* The column that hit zero leaves P, whatever the
 			 * rounding left in it. */
@@ -326,7 +331,7 @@ int mpp_fit_ridge_gcv(const gsl_matrix *A, const gsl_vector *b, gsl_vector *x,
 	if (gsl_multifit_linear_svd(A, w) != GSL_SUCCESS ||
 	    gsl_multifit_linear_gcv(b, reg, G, lambda, &Gl, w) != GSL_SUCCESS ||
 	    gsl_multifit_linear_solve(*lambda, A, b, x, &rnorm, &snorm, w) !=
-		    GSL_SUCCESS)
+		GSL_SUCCESS)
 		rc = MPP_EINVAL;
 out:
 	if (w)
@@ -343,7 +348,8 @@ int mpp_fit_minnorm(const gsl_matrix *A, const gsl_vector *b, gsl_vector *x)
 	size_t big = tall ? n : p, small = tall ? p : n;
 	gsl_matrix *U = gsl_matrix_alloc(big, small),
 		   *V = gsl_matrix_alloc(small, small);
-	gsl_vector *S = gsl_vector_alloc(small), *work = gsl_vector_alloc(small),
+	gsl_vector *S = gsl_vector_alloc(small),
+		   *work = gsl_vector_alloc(small),
 		   *t = gsl_vector_alloc(small);
 	int rc = MPP_OK;
 

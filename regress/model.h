@@ -30,9 +30,9 @@
 
 enum mpp_status {
 	MPP_OK = 0,
-	MPP_EINVAL = 2,   /* bad input: a file, field or value is wrong */
-	MPP_ENOTFOUND = 3,/* no such app / model / feature             */
-	MPP_EIO = 4,      /* the file system or the database failed     */
+	MPP_EINVAL = 2,    /* bad input: a file, field or value is wrong */
+	MPP_ENOTFOUND = 3, /* no such app / model / feature             */
+	MPP_EIO = 4,       /* the file system or the database failed     */
 	MPP_ENOMEM = 5,
 };
 
@@ -43,42 +43,42 @@ enum mpp_status {
 typedef struct mpp_param_model {
 	double log_c;
 	size_t nvars;
-	char **vars;   /* parameter names, as in params.h */
+	char **vars; /* parameter names, as in params.h */
 	double *expo;
-	double cv_mape;    /* cross-validated error of this fit, percent */
+	double cv_mape; /* cross-validated error of this fit, percent */
 	int predictable;
 } mpp_param_model;
 
 typedef struct mpp_term {
-	char *feature;   /* full feature name, e.g. "loop:jacobi.c:42:5.mean" */
-	double coef;     /* seconds per unit of the raw feature value         */
-	double center;   /* training mean and standard deviation of the raw    */
-	double scale;    /* feature (kept for reports and checks)              */
-	size_t naliases; /* folded duplicates that count the same thing        */
+	char *feature; /* full feature name, e.g. "loop:jacobi.c:42:5.mean" */
+	double coef;   /* seconds per unit of the raw feature value         */
+	double center; /* training mean and standard deviation of the raw    */
+	double scale;  /* feature (kept for reports and checks)              */
+	size_t naliases; /* folded duplicates that count the same thing */
 	char **aliases;
 	mpp_param_model pm;
 } mpp_term;
 
 typedef struct mpp_model {
-	int64_t id;        /* set by the store */
-	int version;       /* per app, 1, 2, ...; set by the store */
+	int64_t id;  /* set by the store */
+	int version; /* per app, 1, 2, ...; set by the store */
 	char *app;
 	char *build_id;
 	char *method;      /* "default" or "seed" */
 	char *fit;         /* final fit chosen: "nnls", "ridge", "ols" */
 	double created_at; /* unix time */
 
-	double intercept;  /* seconds */
+	double intercept; /* seconds */
 	size_t nterms;
 	mpp_term *terms;
 
-	size_t ntrain;          /* runs it was trained on */
-	size_t nfeatures_in;    /* features seen before folding */
-	double cv_mape;         /* cross-validated MAPE from features, percent */
-	double cv_mape_params;  /* ... from job parameters (NAN if none) */
-	double rel_lo, rel_hi;  /* interval factors, basis features   */
-	double prel_lo, prel_hi;/* interval factors, basis parameters */
-	double coverage;        /* the interval's target coverage, e.g. 0.9 */
+	size_t ntrain;         /* runs it was trained on */
+	size_t nfeatures_in;   /* features seen before folding */
+	double cv_mape;        /* cross-validated MAPE from features, percent */
+	double cv_mape_params; /* ... from job parameters (NAN if none) */
+	double rel_lo, rel_hi; /* interval factors, basis features   */
+	double prel_lo, prel_hi; /* interval factors, basis parameters */
+	double coverage;         /* the interval's target coverage, e.g. 0.9 */
 } mpp_model;
 
 typedef struct mpp_prediction {

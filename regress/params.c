@@ -82,8 +82,8 @@ int mpp_params_from_argv(const char *const *argv, size_t argc, double nprocs,
 				if (parse_number(eq + 1, strlen(eq + 1), &v))
 					rc = params_set(out, tok, eq - tok, v);
 			} else if (i + 1 < argc &&
-				   parse_number(argv[i + 1], strlen(argv[i + 1]),
-						&v)) {
+				   parse_number(argv[i + 1],
+						strlen(argv[i + 1]), &v)) {
 				rc = params_set(out, tok, len, v);
 				i++;
 			}

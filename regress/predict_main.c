@@ -17,14 +17,14 @@
 #include "schema/store.h"
 
 static const char usage[] =
-	"usage: mpipredict-predict --db FILE --app NAME --features FILE.csv\n"
-	"       mpipredict-predict --db FILE --app NAME --args \"ARGS\" "
-	"--ntasks N [--nodes M]\n"
-	"\n"
-	"Predict run times with the app's active model, from measured features\n"
-	"(one line per run row; its runtime_s is ignored) or from a job's\n"
-	"parameters (one line, empty run_id). Output: "
-	"run_id,predicted_s,lower_s,upper_s\n";
+    "usage: mpipredict-predict --db FILE --app NAME --features FILE.csv\n"
+    "       mpipredict-predict --db FILE --app NAME --args \"ARGS\" "
+    "--ntasks N [--nodes M]\n"
+    "\n"
+    "Predict run times with the app's active model, from measured features\n"
+    "(one line per run row; its runtime_s is ignored) or from a job's\n"
+    "parameters (one line, empty run_id). Output: "
+    "run_id,predicted_s,lower_s,upper_s\n";
 
 static int usage_error(const char *fmt, const char *what)
 {
@@ -77,7 +77,8 @@ static int from_features(const mpp_model *m, const char *path)
 	char err[512];
 	int rc = 0;
 
-	if (mpp_runs_read_file(&rs, path, warn_stderr, NULL, err, sizeof(err))) {
+	if (mpp_runs_read_file(&rs, path, warn_stderr, NULL, err,
+			       sizeof(err))) {
 		fprintf(stderr, "mpipredict-predict: %s\n", err);
 		return 2;
 	}
@@ -125,15 +126,15 @@ static int from_features(const mpp_model *m, const char *path)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"app", required_argument, NULL, 'a'},
-		{"features", required_argument, NULL, 'f'},
-		{"args", required_argument, NULL, 'g'},
-		{"ntasks", required_argument, NULL, 'n'},
-		{"nodes", required_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'd'},
+	    {"app", required_argument, NULL, 'a'},
+	    {"features", required_argument, NULL, 'f'},
+	    {"args", required_argument, NULL, 'g'},
+	    {"ntasks", required_argument, NULL, 'n'},
+	    {"nodes", required_argument, NULL, 'N'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *db = NULL, *app = NULL, *features = NULL, *args = NULL;
 	double ntasks = -1, nodes = -1;
@@ -205,7 +206,8 @@ int main(int argc, char **argv)
 	} else {
 		mpp_params p;
 		mpp_prediction out;
-		rc = mpp_params_from_string(args ? args : "", ntasks, nodes, &p);
+		rc =
+		    mpp_params_from_string(args ? args : "", ntasks, nodes, &p);
 		if (rc == 0 &&
 		    mpp_model_predict_params(m, &p, &out, err, sizeof(err))) {
 			fprintf(stderr, "mpipredict-predict: app %s: %s\n", app,

@@ -19,8 +19,8 @@
 #include "regress/model.h"
 
 static const char *const fixed_cols[] = {
-	"run_id", "app",     "build_id",  "started_at", "job_id",
-	"nprocs", "nnodes", "runtime_s", "args",
+    "run_id", "app",    "build_id",  "started_at", "job_id",
+    "nprocs", "nnodes", "runtime_s", "args",
 };
 enum { NFIXED = 9 };
 
@@ -155,7 +155,7 @@ static int parse_double(const char *s, double *out)
 }
 
 static void warnf(mpp_warn_fn warn, void *ctx, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void warnf(mpp_warn_fn warn, void *ctx, const char *fmt, ...)
 {
 	char msg[512];
@@ -209,8 +209,8 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 	for (size_t c = 0; c < ncols; c++) {
 		const char *col = rec_get(hdr, NFIXED + c);
 		struct name_key key = {col, rs->features};
-		size_t *hit = bsearch(&key, sorted, nold, sizeof(*sorted),
-				      cmp_key_index);
+		size_t *hit =
+		    bsearch(&key, sorted, nold, sizeof(*sorted), cmp_key_index);
 		if (!*col) {
 			snprintf(err, errlen, "%s:1: column %zu has no name",
 				 name, NFIXED + c + 1);
@@ -245,9 +245,9 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 static int widen_runs(mpp_runs *rs, size_t nruns, size_t nold)
 {
 	for (size_t r = 0; r < nruns; r++) {
-		double *v = realloc(rs->runs[r].values,
-				    (rs->nfeatures ? rs->nfeatures : 1) *
-					    sizeof(*v));
+		double *v =
+		    realloc(rs->runs[r].values,
+			    (rs->nfeatures ? rs->nfeatures : 1) * sizeof(*v));
 		if (!v)
 			return MPP_ENOMEM;
 		for (size_t f = nold; f < rs->nfeatures; f++)
@@ -283,8 +283,8 @@ static int fill_run(const mpp_runs *rs, const struct record *rec,
 		return 1;
 	}
 	if (!*rec_get(rec, 0) || !*rec_get(rec, 1)) {
-		snprintf(why, whylen, "empty %s", *rec_get(rec, 0) ? "app"
-								  : "run_id");
+		snprintf(why, whylen, "empty %s",
+			 *rec_get(rec, 0) ? "app" : "run_id");
 		return 1;
 	}
 	for (int k = 0; k < 3; k++) {
@@ -297,8 +297,8 @@ static int fill_run(const mpp_runs *rs, const struct record *rec,
 			return 1;
 		}
 	}
-	run->values = malloc((rs->nfeatures ? rs->nfeatures : 1) *
-			     sizeof(*run->values));
+	run->values =
+	    malloc((rs->nfeatures ? rs->nfeatures : 1) * sizeof(*run->values));
 	if (!run->values)
 		return -1;
 	for (size_t f = 0; f < rs->nfeatures; f++)
@@ -309,7 +309,8 @@ static int fill_run(const mpp_runs *rs, const struct record *rec,
 		if (!*s)
 			continue;
 		if (!parse_double(s, &v) || !isfinite(v)) {
-			snprintf(why, whylen, "%s: '%.40s' is not a finite number",
+			snprintf(why, whylen,
+				 "%s: '%.40s' is not a finite number",
 				 rs->features[colmap[c]], s);
 			free(run->values);
 			run->values = NULL;
@@ -380,7 +381,8 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 		   mpp_warn_fn warn, void *ctx, char *err, size_t errlen)
 {
 	struct record rec = {0};
-	size_t pos = 0, line = 1, start, nold = rs->nfeatures, first = rs->nruns;
+	size_t pos = 0, line = 1, start, nold = rs->nfeatures,
+	       first = rs->nruns;
 	size_t cap = rs->nruns, nbad = 0, ncols, *colmap = NULL, *lines = NULL;
 	size_t nlines = 0;
 	const char *why = NULL;
@@ -405,11 +407,13 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 		goto out;
 	}
 	for (size_t c = 0; c < NFIXED; c++) {
-		if (c >= rec.nfields || strcmp(rec_get(&rec, c), fixed_cols[c])) {
-			snprintf(err, errlen,
-				 "%s:1: header column %zu must be %s, got '%.40s'",
-				 name, c + 1, fixed_cols[c],
-				 c < rec.nfields ? rec_get(&rec, c) : "");
+		if (c >= rec.nfields ||
+		    strcmp(rec_get(&rec, c), fixed_cols[c])) {
+			snprintf(
+			    err, errlen,
+			    "%s:1: header column %zu must be %s, got '%.40s'",
+			    name, c + 1, fixed_cols[c],
+			    c < rec.nfields ? rec_get(&rec, c) : "");
 			rc = MPP_EINVAL;
 			goto out;
 		}
@@ -514,7 +518,8 @@ int mpp_runs_read_file(mpp_runs *rs, const char *path, mpp_warn_fn warn,
 			if (!t) {
 				free(text);
 				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
+				snprintf(err, errlen, "%s: out of memory",
+					 path);
 				return MPP_ENOMEM;
 			}
 			text = t;

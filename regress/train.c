@@ -44,11 +44,11 @@ struct data {
 	gsl_matrix *Zt;    /* k x m, each column standardised over all runs */
 	size_t K, *bstart; /* fold f holds positions [bstart[f], bstart[f+1]) */
 	gsl_matrix **G;    /* per fold block: Zt_b Zt_b^T, or NULL          */
-	double **bs, **bzy;/* per block: sums of w z and of w z y           */
+	double **bs, **bzy; /* per block: sums of w z and of w z y           */
 	int seed_method;
 	double top_p;
-	mpp_params *params;/* per position                                  */
-	size_t nvars;      /* parameters usable in power laws               */
+	mpp_params *params; /* per position                                  */
+	size_t nvars;       /* parameters usable in power laws               */
 	char **vars;
 };
 
@@ -195,8 +195,8 @@ static void data_free(struct data *d)
  * row; within a build that has the column, an empty cell counts zero.
  * Returns the usable count in *nusable and marks them in use[].
  */
-static int usable_features(const mpp_runs *rs, const size_t *rows,
-			   size_t nrows, char *use, size_t *nusable)
+static int usable_features(const mpp_runs *rs, const size_t *rows, size_t nrows,
+			   char *use, size_t *nusable)
 {
 	size_t nb = 0, *build = malloc(nrows * sizeof(*build));
 	const char **names = malloc(nrows * sizeof(*names));
@@ -440,7 +440,8 @@ static int fold_columns(const struct data *d, size_t f, size_t *rep)
 			double dot = 0;
 			for (size_t r = 0; r < m; r++)
 				if (in_train(d, f, r))
-					dot += (zi[r] - mu[i]) * (zl[r] - mu[l]);
+					dot +=
+					    (zi[r] - mu[i]) * (zl[r] - mu[l]);
 			if (fabs(dot) >= DUP_CORR * nrm[i] * nrm[l])
 				rep[l] = i;
 		}
@@ -538,8 +539,8 @@ static int moments(const struct data *d, size_t f, const size_t *S, size_t s,
 			if (b == f)
 				continue;
 			for (size_t i = 0; i < s; i++) {
-				const double *gr = gsl_matrix_const_ptr(d->G[b],
-									S[i], 0);
+				const double *gr =
+				    gsl_matrix_const_ptr(d->G[b], S[i], 0);
 				double *cr = gsl_matrix_ptr(C, i, 0);
 				for (size_t j = 0; j < s; j++)
 					cr[j] += gr[S[j]];
@@ -678,7 +679,8 @@ static int cmp_abs_desc(const void *a, const void *b)
 	       y = fabs(((const struct keyed *)b)->key);
 	if (x != y)
 		return (x < y) - (x > y);
-	size_t i = ((const struct keyed *)a)->j, j = ((const struct keyed *)b)->j;
+	size_t i = ((const struct keyed *)a)->j,
+	       j = ((const struct keyed *)b)->j;
 	return (i > j) - (i < j);
 }
 
@@ -855,7 +857,7 @@ static int final_fit(const struct data *d, size_t f, const size_t *F, size_t t,
 			for (size_t i = 0; i < t; i++)
 				gsl_matrix_set(A, row, i,
 					       (xval(d, r, F[i]) - mu[i]) /
-						       sd[i] * iy);
+						   sd[i] * iy);
 			gsl_vector_set(b, row, (d->y[r] - ybar) * iy);
 		}
 		row++;
@@ -928,9 +930,9 @@ static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 			continue;
 		gsl_matrix_set(A, row, 0, 1);
 		for (size_t v = 0; v < d->nvars; v++)
-			gsl_matrix_set(A, row, 1 + v,
-				       log(*mpp_params_get(&d->params[r],
-							   d->vars[v])));
+			gsl_matrix_set(
+			    A, row, 1 + v,
+			    log(*mpp_params_get(&d->params[r], d->vars[v])));
 		gsl_vector_set(b, row++, log(xval(d, r, j)));
 	}
 	rc = mpp_fit_tsvd(A, b, x);
@@ -948,7 +950,8 @@ static double power_eval(const struct data *d, size_t r, const double *coef)
 	double l = coef[0];
 
 	for (size_t v = 0; v < d->nvars; v++)
-		l += coef[1 + v] * log(*mpp_params_get(&d->params[r], d->vars[v]));
+		l += coef[1 + v] *
+		     log(*mpp_params_get(&d->params[r], d->vars[v]));
 	return exp(l);
 }
 
@@ -982,19 +985,19 @@ static double power_cv(const struct data *d, size_t j)
 /* ---- cross-validation and the model -------------------------------------- */
 
 struct cv {
-	size_t nt;       /* candidate targets                        */
+	size_t nt; /* candidate targets                        */
 	size_t *targets;
-	double *pred;    /* [fit][target][position] held-out predictions */
-	size_t *kept;    /* [fold][target][t] columns kept            */
-	size_t *nkept;   /* [fold][target]                            */
-	double *coef;    /* [fold][fit][target][1 + tmax]             */
+	double *pred;  /* [fit][target][position] held-out predictions */
+	size_t *kept;  /* [fold][target][t] columns kept            */
+	size_t *nkept; /* [fold][target]                            */
+	double *coef;  /* [fold][fit][target][1 + tmax]             */
 	size_t tmax;
 };
 
 static size_t *pick_targets(size_t want, size_t tmax, size_t *n)
 {
-	static const size_t grid[] = {1,  2,  3,  4,  5,  6,  7,  8,  9, 10,
-				      12, 15, 20, 25, 30};
+	static const size_t grid[] = {1, 2,  3,  4,  5,  6,  7, 8,
+				      9, 10, 12, 15, 20, 25, 30};
 	size_t *t = malloc(sizeof(grid));
 
 	*n = 0;
@@ -1068,14 +1071,15 @@ static int cv_fold(void *ctx, size_t f)
 				continue;
 			for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
 				cv->pred[(fit * T + ti) * d->m + r] =
-					predict_row(d, r, F, t, c);
+				    predict_row(d, r, F, t, c);
 		}
 	}
 	path_free(&p);
 	pthread_mutex_lock(&j->lock);
 	j->done++;
 	if (now_s() - j->t0 > 1)
-		progress(j->o, "cross-validation: %zu of %zu folds done (%.1f s)",
+		progress(j->o,
+			 "cross-validation: %zu of %zu folds done (%.1f s)",
 			 j->done, d->K, now_s() - j->t0);
 	pthread_mutex_unlock(&j->lock);
 	return MPP_OK;
@@ -1086,8 +1090,8 @@ static int cross_validate(const struct data *d, const int *fits, size_t nfits,
 			  struct path *all)
 {
 	size_t K = d->K, T = cv->nt, w = 1 + cv->tmax;
-	struct cv_job job = {d,	 fits, nfits, cv, o, t0, all,
-			     PTHREAD_MUTEX_INITIALIZER, 0};
+	struct cv_job job = {
+	    d, fits, nfits, cv, o, t0, all, PTHREAD_MUTEX_INITIALIZER, 0};
 
 	cv->pred = malloc(NFITS * T * d->m * sizeof(double));
 	cv->kept = calloc(K * T * cv->tmax, sizeof(size_t));
@@ -1213,9 +1217,10 @@ static int params_path(const struct data *d, const struct cv *cv, int fit,
 		for (size_t i = 0; i < t; i++) {
 			int ok = power_fit(d, f, F[i], pc) == MPP_OK;
 			for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
-				pred[r] = ok ? pred[r] + c[1 + i] *
-								power_eval(d, r, pc)
-					     : NAN;
+				pred[r] =
+				    ok ? pred[r] +
+					     c[1 + i] * power_eval(d, r, pc)
+				       : NAN;
 		}
 	}
 	free(pc);
@@ -1264,7 +1269,7 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		for (size_t l = 0, a = 0; l < d->k; l++)
 			if (l != j && p->rep[l] == j &&
 			    !(term->aliases[a++] =
-				      dupstr(rs->features[d->col[l]])))
+				  dupstr(rs->features[d->col[l]])))
 				return MPP_ENOMEM;
 		/* Its power law on every run, and how well that predicts. */
 		mpp_param_model *pm = &term->pm;
@@ -1401,9 +1406,9 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		rc = MPP_ENOMEM;
 		goto out;
 	}
-	m->cv_mape = conformal(d, cv.pred + (fit * cv.nt + ti) * d->m,
-			       o->coverage, &m->rel_lo, &m->rel_hi,
-			       &rep->cv_coverage);
+	m->cv_mape =
+	    conformal(d, cv.pred + (fit * cv.nt + ti) * d->m, o->coverage,
+		      &m->rel_lo, &m->rel_hi, &rep->cv_coverage);
 	double *pp = malloc(d->m * sizeof(*pp)), inside;
 	if (!pp) {
 		rc = MPP_ENOMEM;

@@ -29,11 +29,11 @@
 
 typedef struct mpp_train_opts {
 	const char *method; /* "default" (NULL) or "seed"                    */
-	size_t target;      /* features to keep; 0: chosen by cross-validation */
-	double top_p;       /* fraction kept at each round, in (0, 1)          */
-	size_t folds;       /* K of the K-fold cross-validation                */
-	double coverage;    /* the prediction interval's coverage, e.g. 0.9    */
-	unsigned long seed; /* for the fold assignment                         */
+	size_t target;   /* features to keep; 0: chosen by cross-validation */
+	double top_p;    /* fraction kept at each round, in (0, 1)          */
+	size_t folds;    /* K of the K-fold cross-validation                */
+	double coverage; /* the prediction interval's coverage, e.g. 0.9    */
+	unsigned long seed; /* for the fold assignment */
 	/* Called with a one-line progress message, when not NULL. */
 	void (*progress)(void *ctx, const char *msg);
 	void *ctx;
@@ -44,17 +44,17 @@ void mpp_train_opts_init(mpp_train_opts *o);
 
 typedef struct mpp_train_report {
 	size_t nruns;
-	size_t nfeatures_in; /* feature columns of the app's rows           */
-	size_t nabsent;      /* missing in some runs of another build        */
-	size_t nconstant;    /* folded: constant over the runs               */
-	size_t nduplicate;   /* folded: duplicate of another column          */
-	size_t target;       /* features kept                                */
-	int target_by_cv;    /* 1 when cross-validation chose the target     */
-	double cv_mape_nnls; /* CV MAPE (percent) of each final fit at its   */
-	double cv_mape_ridge;/* chosen target, NAN when not tried            */
-	double cv_coverage;  /* fraction of CV predictions inside the interval */
-	double *share;       /* per term: share of the predicted run time over
-				the training runs, percent                   */
+	size_t nfeatures_in;  /* feature columns of the app's rows           */
+	size_t nabsent;       /* missing in some runs of another build        */
+	size_t nconstant;     /* folded: constant over the runs               */
+	size_t nduplicate;    /* folded: duplicate of another column          */
+	size_t target;        /* features kept                                */
+	int target_by_cv;     /* 1 when cross-validation chose the target     */
+	double cv_mape_nnls;  /* CV MAPE (percent) of each final fit at its   */
+	double cv_mape_ridge; /* chosen target, NAN when not tried            */
+	double cv_coverage; /* fraction of CV predictions inside the interval */
+	double *share;      /* per term: share of the predicted run time over
+			       the training runs, percent                   */
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

@@ -17,31 +17,31 @@
 #include "schema/store.h"
 
 static const char usage[] =
-	"usage: mpipredict-train [--db FILE] [--app NAME] [--target K] "
-	"[--top-p P] [--cv K]\n"
-	"                        [--method default|seed] [--coverage C] "
-	"[--allow-mixed-builds]\n"
-	"                        [--json] FILE.csv...\n"
-	"\n"
-	"Fit a runtime model per app from run rows and store it as the app's\n"
-	"new active version in the SQLite store.\n"
-	"\n"
-	"  --db FILE             the store (default models.db; created when "
-	"missing)\n"
-	"  --app NAME            train only this app (default: every app in "
-	"the files)\n"
-	"  --target K            keep K features (default: chosen by "
-	"cross-validation)\n"
-	"  --top-p P             fraction of features kept at each round "
-	"(default 0.5)\n"
-	"  --cv K                folds of the cross-validation (default 5)\n"
-	"  --method M            default (sound) or seed (the seed's literal "
-	"loop)\n"
-	"  --coverage C          prediction interval coverage (default 0.9)\n"
-	"  --allow-mixed-builds  accept runs of different build_ids in one "
-	"app\n"
-	"  --json                print the result as JSON\n"
-	"  --help, --version\n";
+    "usage: mpipredict-train [--db FILE] [--app NAME] [--target K] "
+    "[--top-p P] [--cv K]\n"
+    "                        [--method default|seed] [--coverage C] "
+    "[--allow-mixed-builds]\n"
+    "                        [--json] FILE.csv...\n"
+    "\n"
+    "Fit a runtime model per app from run rows and store it as the app's\n"
+    "new active version in the SQLite store.\n"
+    "\n"
+    "  --db FILE             the store (default models.db; created when "
+    "missing)\n"
+    "  --app NAME            train only this app (default: every app in "
+    "the files)\n"
+    "  --target K            keep K features (default: chosen by "
+    "cross-validation)\n"
+    "  --top-p P             fraction of features kept at each round "
+    "(default 0.5)\n"
+    "  --cv K                folds of the cross-validation (default 5)\n"
+    "  --method M            default (sound) or seed (the seed's literal "
+    "loop)\n"
+    "  --coverage C          prediction interval coverage (default 0.9)\n"
+    "  --allow-mixed-builds  accept runs of different build_ids in one "
+    "app\n"
+    "  --json                print the result as JSON\n"
+    "  --help, --version\n";
 
 static void warn_stderr(void *ctx, const char *msg)
 {
@@ -108,39 +108,38 @@ static json_t *to_json(const struct app_result *a)
 		const mpp_term *t = &m->terms[i];
 		json_t *aliases = json_array(), *expo = json_object();
 		for (size_t k = 0; k < t->naliases; k++)
-			json_array_append_new(aliases, json_string(t->aliases[k]));
+			json_array_append_new(aliases,
+					      json_string(t->aliases[k]));
 		for (size_t v = 0; v < t->pm.nvars; v++)
 			json_object_set_new(expo, t->pm.vars[v],
 					    json_real(t->pm.expo[v]));
 		json_array_append_new(
-			terms,
-			json_pack("{s:s, s:f, s:o, s:o, s:f, s:f, s:{s:b, s:o, "
-				  "s:f, s:o}}",
-				  "feature", t->feature, "coef", t->coef,
-				  "share_pct", jnum(r->share[i]), "aliases",
-				  aliases, "center", t->center, "scale",
-				  t->scale, "param_model", "predictable",
-				  t->pm.predictable, "cv_mape_pct",
-				  jnum(t->pm.cv_mape), "log_c", t->pm.log_c,
-				  "exponents", expo));
+		    terms,
+		    json_pack("{s:s, s:f, s:o, s:o, s:f, s:f, s:{s:b, s:o, "
+			      "s:f, s:o}}",
+			      "feature", t->feature, "coef", t->coef,
+			      "share_pct", jnum(r->share[i]), "aliases",
+			      aliases, "center", t->center, "scale", t->scale,
+			      "param_model", "predictable", t->pm.predictable,
+			      "cv_mape_pct", jnum(t->pm.cv_mape), "log_c",
+			      t->pm.log_c, "exponents", expo));
 	}
 	return json_pack(
-		"{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
-		"s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:[f, f], "
-		"s:[f, f], s:o}}",
-		"app", m->app, "model", "id", (json_int_t)m->id, "version",
-		m->version, "build_id", m->build_id, "method", m->method, "fit",
-		m->fit, "runs", (json_int_t)m->ntrain, "features_in",
-		(json_int_t)r->nfeatures_in, "absent", (json_int_t)r->nabsent,
-		"constant", (json_int_t)r->nconstant, "duplicates",
-		(json_int_t)r->nduplicate, "kept", (json_int_t)m->nterms,
-		"target_by_cv", r->target_by_cv, "intercept", m->intercept,
-		"terms", terms, "cv_mape_pct", jnum(m->cv_mape),
-		"cv_mape_params_pct", jnum(m->cv_mape_params),
-		"cv_mape_nnls_pct", jnum(r->cv_mape_nnls), "cv_mape_ridge_pct",
-		jnum(r->cv_mape_ridge), "interval", "coverage", m->coverage,
-		"features", m->rel_lo, m->rel_hi, "parameters", m->prel_lo,
-		m->prel_hi, "cv_coverage", jnum(r->cv_coverage));
+	    "{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:[f, f], "
+	    "s:[f, f], s:o}}",
+	    "app", m->app, "model", "id", (json_int_t)m->id, "version",
+	    m->version, "build_id", m->build_id, "method", m->method, "fit",
+	    m->fit, "runs", (json_int_t)m->ntrain, "features_in",
+	    (json_int_t)r->nfeatures_in, "absent", (json_int_t)r->nabsent,
+	    "constant", (json_int_t)r->nconstant, "duplicates",
+	    (json_int_t)r->nduplicate, "kept", (json_int_t)m->nterms,
+	    "target_by_cv", r->target_by_cv, "intercept", m->intercept, "terms",
+	    terms, "cv_mape_pct", jnum(m->cv_mape), "cv_mape_params_pct",
+	    jnum(m->cv_mape_params), "cv_mape_nnls_pct", jnum(r->cv_mape_nnls),
+	    "cv_mape_ridge_pct", jnum(r->cv_mape_ridge), "interval", "coverage",
+	    m->coverage, "features", m->rel_lo, m->rel_hi, "parameters",
+	    m->prel_lo, m->prel_hi, "cv_coverage", jnum(r->cv_coverage));
 }
 
 static void print_summary(const struct app_result *a)
@@ -158,8 +157,8 @@ static void print_summary(const struct app_result *a)
 	printf("model: version %d, method %s, final fit %s", m->version,
 	       m->method, m->fit);
 	if (isfinite(r->cv_mape_nnls) && isfinite(r->cv_mape_ridge))
-		printf(" (CV MAPE nnls %.2f %%, ridge %.2f %%)", r->cv_mape_nnls,
-		       r->cv_mape_ridge);
+		printf(" (CV MAPE nnls %.2f %%, ridge %.2f %%)",
+		       r->cv_mape_nnls, r->cv_mape_ridge);
 	printf("\n  %14.6g s    intercept\n", m->intercept);
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
@@ -212,18 +211,18 @@ static int check_builds(const mpp_runs *rs, const struct app_result *a)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"app", required_argument, NULL, 'a'},
-		{"target", required_argument, NULL, 't'},
-		{"top-p", required_argument, NULL, 'p'},
-		{"cv", required_argument, NULL, 'k'},
-		{"method", required_argument, NULL, 'm'},
-		{"coverage", required_argument, NULL, 'c'},
-		{"allow-mixed-builds", no_argument, NULL, 'x'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'd'},
+	    {"app", required_argument, NULL, 'a'},
+	    {"target", required_argument, NULL, 't'},
+	    {"top-p", required_argument, NULL, 'p'},
+	    {"cv", required_argument, NULL, 'k'},
+	    {"method", required_argument, NULL, 'm'},
+	    {"coverage", required_argument, NULL, 'c'},
+	    {"allow-mixed-builds", no_argument, NULL, 'x'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *db = "models.db", *only = NULL;
 	int mixed = 0, json = 0, opt, rc = 0;
@@ -321,7 +320,8 @@ int main(int argc, char **argv)
 			apps[napps].app = app;
 			apps[napps++].rows = malloc(rs.nruns * sizeof(size_t));
 			if (!apps[a].rows) {
-				fprintf(stderr, "mpipredict-train: out of memory\n");
+				fprintf(stderr,
+					"mpipredict-train: out of memory\n");
 				rc = 2;
 				goto out;
 			}
@@ -329,8 +329,9 @@ int main(int argc, char **argv)
 		apps[a].rows[apps[a].nrows++] = r;
 	}
 	if (napps == 0) {
-		fprintf(stderr, "mpipredict-train: no runs of app '%s' in %s%s\n",
-			only, argv[optind], argc - optind > 1 ? " ..." : "");
+		fprintf(stderr,
+			"mpipredict-train: no runs of app '%s' in %s%s\n", only,
+			argv[optind], argc - optind > 1 ? " ..." : "");
 		rc = 2;
 		goto out;
 	}
@@ -367,7 +368,8 @@ int main(int argc, char **argv)
 		for (size_t a = 0; a < napps; a++)
 			json_array_append_new(arr, to_json(&apps[a]));
 		json_t *doc = json_pack("{s:o}", "models", arr);
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		json_dumpf(doc, stdout,
+			   JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		printf("\n");
 		json_decref(doc);
 	} else {

@@ -118,8 +118,8 @@ int mpp_store_open(const char *path, int flags, mpp_store **out, char *err,
 		snprintf(err, errlen, "%s: %s", path,
 			 s->db ? sqlite3_errmsg(s->db) : "cannot open");
 		rc = s->db && sqlite3_errcode(s->db) == SQLITE_CANTOPEN
-			     ? MPP_ENOTFOUND
-			     : MPP_EIO;
+			 ? MPP_ENOTFOUND
+			 : MPP_EIO;
 		mpp_store_close(s);
 		return rc;
 	}
@@ -130,8 +130,8 @@ int mpp_store_open(const char *path, int flags, mpp_store **out, char *err,
 	if (rc == MPP_OK)
 		rc = migrate(s, path, err, errlen);
 	if (rc == MPP_OK)
-		rc = pragma_int(s, "PRAGMA data_version", &s->data_version,
-				err, errlen);
+		rc = pragma_int(s, "PRAGMA data_version", &s->data_version, err,
+				errlen);
 	if (rc) {
 		mpp_store_close(s);
 		return rc;
@@ -159,8 +159,8 @@ int mpp_store_changed(mpp_store *s, int *changed, char *err, size_t errlen)
 	return MPP_OK;
 }
 
-static int prepare(mpp_store *s, const char *sql, sqlite3_stmt **st,
-		   char *err, size_t errlen)
+static int prepare(mpp_store *s, const char *sql, sqlite3_stmt **st, char *err,
+		   size_t errlen)
 {
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
 		return db_error(s, sql, err, errlen);
@@ -222,8 +222,8 @@ static int app_id(mpp_store *s, const char *name, int64_t *id, char *err,
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
-	rc = prepare(s, "SELECT id FROM apps WHERE name = ?1", &st, err,
-		     errlen);
+	rc =
+	    prepare(s, "SELECT id FROM apps WHERE name = ?1", &st, err, errlen);
 	if (rc)
 		return rc;
 	bind_text(st, 1, name);
@@ -251,10 +251,11 @@ static int save_terms(mpp_store *s, const mpp_model *m, char *err,
 			     "VALUES (?1, ?2, ?3)",
 			     &alias, err, errlen);
 	if (rc == MPP_OK)
-		rc = prepare(s,
-			     "INSERT INTO param_models(model_id, idx, log_c, "
-			     "cv_mape, predictable) VALUES (?1, ?2, ?3, ?4, ?5)",
-			     &pm, err, errlen);
+		rc =
+		    prepare(s,
+			    "INSERT INTO param_models(model_id, idx, log_c, "
+			    "cv_mape, predictable) VALUES (?1, ?2, ?3, ?4, ?5)",
+			    &pm, err, errlen);
 	if (rc == MPP_OK)
 		rc = prepare(s,
 			     "INSERT INTO param_model_vars(model_id, idx, pos, "
@@ -279,8 +280,8 @@ static int save_terms(mpp_store *s, const mpp_model *m, char *err,
 			break;
 		sqlite3_bind_int64(pm, 1, m->id);
 		sqlite3_bind_int64(pm, 2, (int64_t)i);
-		sqlite3_bind_double(pm, 3, isfinite(t->pm.log_c) ? t->pm.log_c
-								 : 0);
+		sqlite3_bind_double(pm, 3,
+				    isfinite(t->pm.log_c) ? t->pm.log_c : 0);
 		bind_real(pm, 4, t->pm.cv_mape);
 		sqlite3_bind_int(pm, 5, t->pm.predictable);
 		rc = step_done(s, pm, err, errlen);
@@ -328,13 +329,14 @@ static int save_model(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
-	rc = prepare(s,
-		     "INSERT INTO models(app_id, version, active, build_id, "
-		     "method, fit, created_at, intercept, ntrain, nfeatures_in, "
-		     "cv_mape, cv_mape_params, rel_lo, rel_hi, prel_lo, prel_hi, "
-		     "coverage) VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-		     "?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-		     &st, err, errlen);
+	rc = prepare(
+	    s,
+	    "INSERT INTO models(app_id, version, active, build_id, "
+	    "method, fit, created_at, intercept, ntrain, nfeatures_in, "
+	    "cv_mape, cv_mape_params, rel_lo, rel_hi, prel_lo, prel_hi, "
+	    "coverage) VALUES (?1, ?2, 1, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+	    "?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	    &st, err, errlen);
 	if (rc)
 		return rc;
 	if (m->created_at <= 0)
@@ -410,8 +412,8 @@ static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 		return rc;
 	sqlite3_bind_int64(st, 1, m->id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		mpp_term *terms = realloc(m->terms,
-					  (m->nterms + 1) * sizeof(*terms));
+		mpp_term *terms =
+		    realloc(m->terms, (m->nterms + 1) * sizeof(*terms));
 		if (!terms) {
 			rc = MPP_ENOMEM;
 			break;
@@ -476,8 +478,8 @@ static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 			continue;
 		mpp_param_model *pm = &m->terms[i].pm;
 		char **v = realloc(pm->vars, (pm->nvars + 1) * sizeof(*v));
-		double *e = v ? realloc(pm->expo, (pm->nvars + 1) * sizeof(*e))
-			      : NULL;
+		double *e =
+		    v ? realloc(pm->expo, (pm->nvars + 1) * sizeof(*e)) : NULL;
 		if (v)
 			pm->vars = v;
 		if (e)
@@ -493,11 +495,11 @@ static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 }
 
 static const char model_cols[] =
-	"SELECT m.id, m.version, a.name, m.build_id, m.method, m.fit, "
-	"m.created_at, m.intercept, m.ntrain, m.nfeatures_in, m.cv_mape, "
-	"m.cv_mape_params, m.rel_lo, m.rel_hi, m.prel_lo, m.prel_hi, "
-	"m.coverage FROM models m JOIN apps a ON a.id = m.app_id "
-	"WHERE m.active = 1 ";
+    "SELECT m.id, m.version, a.name, m.build_id, m.method, m.fit, "
+    "m.created_at, m.intercept, m.ntrain, m.nfeatures_in, m.cv_mape, "
+    "m.cv_mape_params, m.rel_lo, m.rel_hi, m.prel_lo, m.prel_hi, "
+    "m.coverage FROM models m JOIN apps a ON a.id = m.app_id "
+    "WHERE m.active = 1 ";
 
 static mpp_model *model_from_row(sqlite3_stmt *st)
 {
@@ -621,11 +623,12 @@ int mpp_store_record_predictions(mpp_store *s, const mpp_prediction_rec *r,
 	rc = exec(s, "BEGIN IMMEDIATE", err, errlen);
 	if (rc)
 		return rc;
-	rc = prepare(s,
-		     "INSERT INTO predictions(at, job_id, app, model_id, basis, "
-		     "user, partition, runtime_s, lower_s, upper_s) VALUES "
-		     "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-		     &st, err, errlen);
+	rc =
+	    prepare(s,
+		    "INSERT INTO predictions(at, job_id, app, model_id, basis, "
+		    "user, partition, runtime_s, lower_s, upper_s) VALUES "
+		    "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		    &st, err, errlen);
 	for (size_t i = 0; rc == MPP_OK && i < n; i++) {
 		sqlite3_bind_double(st, 1, r[i].at);
 		bind_text(st, 2, r[i].job_id);
@@ -648,8 +651,7 @@ int mpp_store_record_predictions(mpp_store *s, const mpp_prediction_rec *r,
 	return rc;
 }
 
-static int add_runs(mpp_store *s, const mpp_runs *rs, char *err,
-		    size_t errlen)
+static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 {
 	sqlite3_stmt *exists = NULL, *run = NULL, *feat = NULL, *fid = NULL,
 		     *val = NULL;

@@ -51,12 +51,12 @@ int mpp_store_changed(mpp_store *s, int *changed, char *err, size_t errlen);
 
 /* One answered prediction, for the audit table. */
 typedef struct mpp_prediction_rec {
-	double at;           /* unix time */
-	const char *job_id;  /* may be NULL */
+	double at;          /* unix time */
+	const char *job_id; /* may be NULL */
 	const char *app;
 	int64_t model_id;
-	const char *basis;   /* "features", "parameters", ... */
-	const char *user;    /* may be NULL */
+	const char *basis;     /* "features", "parameters", ... */
+	const char *user;      /* may be NULL */
 	const char *partition; /* may be NULL */
 	double runtime_s, lower_s, upper_s;
 } mpp_prediction_rec;

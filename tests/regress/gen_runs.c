@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--first"))
 			first = strtoul(argv[i + 1], NULL, 10);
 		else {
-			fprintf(stderr, "gen-runs: unknown option %s\n", argv[i]);
+			fprintf(stderr, "gen-runs: unknown option %s\n",
+				argv[i]);
 			return 1;
 		}
 	}
@@ -107,8 +108,8 @@ int main(int argc, char **argv)
 			snprintf(c[j].name, sizeof(c[j].name),
 				 "then:noise.c:%zu:7.mean", j);
 		} else if (j % 50 == 7) {
-			c[j] = (struct column){"", CONSTANT, floor(pow(10, 9 * u)),
-					       0, 0};
+			c[j] = (struct column){"", CONSTANT,
+					       floor(pow(10, 9 * u)), 0, 0};
 			snprintf(c[j].name, sizeof(c[j].name),
 				 "call:init.c:%zu:3:MPI_Bcast.mean", j);
 		} else {
@@ -152,7 +153,8 @@ int main(int argc, char **argv)
 				break;
 			case NOISE:
 				x[j] = round(c[j].scale * exp(0.5 * normal()) *
-					     100) / 100;
+					     100) /
+				       100;
 				break;
 			case CONSTANT:
 				x[j] = c[j].scale;

@@ -54,12 +54,12 @@ static void check(const char *args, double nprocs, double nnodes, size_t n,
 	mpp_params_free(&p);
 }
 
-#define CASE(args, np, nn, ...)                                              \
-	do {                                                                 \
-		const char *const names_[] = {__VA_ARGS__};                  \
-		const double *vals_ = values;                                \
-		check(args, np, nn, sizeof(names_) / sizeof(*names_), names_, \
-		      vals_);                                                \
+#define CASE(args, np, nn, ...)                                                \
+	do {                                                                   \
+		const char *const names_[] = {__VA_ARGS__};                    \
+		const double *vals_ = values;                                  \
+		check(args, np, nn, sizeof(names_) / sizeof(*names_), names_,  \
+		      vals_);                                                  \
 	} while (0)
 
 int main(void)

@@ -11,11 +11,11 @@
 
 #include "schema/store.h"
 
-#define FAIL(...)                                                            \
-	do {                                                                 \
-		printf(__VA_ARGS__);                                         \
-		printf("\n");                                                \
-		exit(1);                                                     \
+#define FAIL(...)                                                              \
+	do {                                                                   \
+		printf(__VA_ARGS__);                                           \
+		printf("\n");                                                  \
+		exit(1);                                                       \
 	} while (0)
 
 static mpp_model *sample_model(double intercept)
@@ -95,7 +95,8 @@ int main(void)
 		FAIL("expected no change on the second call");
 	if (mpp_store_load_active(r, "jacobi", &got, err, sizeof(err)))
 		FAIL("load: %s", err);
-	if (got->nterms != 2 || strcmp(got->terms[0].feature, m->terms[0].feature) ||
+	if (got->nterms != 2 ||
+	    strcmp(got->terms[0].feature, m->terms[0].feature) ||
 	    got->terms[0].coef != 2e-6 || got->terms[0].naliases != 1 ||
 	    strcmp(got->terms[0].aliases[0], "loop:a.c:2:1.mean") ||
 	    got->terms[0].pm.nvars != 2 || got->terms[0].pm.expo[1] != 3 ||
@@ -124,8 +125,9 @@ int main(void)
 	if (mpp_store_save_model(s, m, err, sizeof(err)))
 		FAIL("save another: %s", err);
 	mpp_model_free(m);
-	if (mpp_store_load_all_active(r, &all, &n, err, sizeof(err)) || n != 2 ||
-	    strcmp(all[0]->app, "another") || strcmp(all[1]->app, "jacobi"))
+	if (mpp_store_load_all_active(r, &all, &n, err, sizeof(err)) ||
+	    n != 2 || strcmp(all[0]->app, "another") ||
+	    strcmp(all[1]->app, "jacobi"))
 		FAIL("expected two active models sorted by app");
 	for (size_t i = 0; i < n; i++)
 		mpp_model_free(all[i]);
@@ -148,10 +150,21 @@ int main(void)
 	mpp_runs_free(&rs);
 
 	mpp_prediction_rec rec[2] = {
-		{.at = 1, .app = "jacobi", .model_id = 1, .basis = "features",
-		 .runtime_s = 2, .lower_s = 1, .upper_s = 3},
-		{.at = 2, .job_id = "77", .app = "jacobi", .basis = "parameters",
-		 .user = "u", .runtime_s = 2, .lower_s = 1, .upper_s = 3},
+	    {.at = 1,
+	     .app = "jacobi",
+	     .model_id = 1,
+	     .basis = "features",
+	     .runtime_s = 2,
+	     .lower_s = 1,
+	     .upper_s = 3},
+	    {.at = 2,
+	     .job_id = "77",
+	     .app = "jacobi",
+	     .basis = "parameters",
+	     .user = "u",
+	     .runtime_s = 2,
+	     .lower_s = 1,
+	     .upper_s = 3},
 	};
 	if (mpp_store_record_predictions(s, rec, 2, err, sizeof(err)))
 		FAIL("record: %s", err);
