@@ -197,7 +197,7 @@ struct predict_req {
 	char job_id[64];
 	int has_job_id;
 	json_t *features, *args;
-	double ntasks, nodes;
+	double ntasks, nodes, per_node;
 };
 
 /* An optional string field; 0 when absent or a string, else -1 with an
@@ -241,7 +241,8 @@ static int read_request(json_t *root, struct predict_req *q, mpp_reply *r)
 	    opt_string(root, "partition", &q->partition, r) ||
 	    opt_string(root, "script", &q->script, r) ||
 	    opt_count(root, "ntasks", &q->ntasks, r) ||
-	    opt_count(root, "nodes", &q->nodes, r))
+	    opt_count(root, "nodes", &q->nodes, r) ||
+	    opt_count(root, "ntasks_per_node", &q->per_node, r))
 		return -1;
 	if (q->app != NULL && q->app[0] == '\0') {
 		mpp_api_error(r, 400, "app: empty");
@@ -346,6 +347,35 @@ static double now_unix(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The job's parameters: the request's fields first, then what its script
+ * says. An empty args field does not hide the arguments of the script's
+ * launch line (a client may send both). */
+static int job_params(const struct predict_req *q, const mpp_script_job *job,
+		      mpp_params *p)
+{
+	double nodes = q->nodes > 0 ? q->nodes : job->nnodes;
+	double ntasks = q->ntasks > 0 ? q->ntasks : job->ntasks;
+	if (ntasks <= 0 && nodes > 0 && q->per_node > 0)
+		ntasks = nodes * q->per_node;
+	const char *s = json_string_value(q->args);
+	int empty = s ? s[strspn(s, " \t")] == '\0'
+		      : json_array_size(q->args) == 0;
+	if (q->args == NULL || (empty && job->exe != NULL))
+		return mpp_params_from_argv((const char *const *)job->argv,
+					    job->argc, ntasks, nodes, p);
+	if (s != NULL)
+		return mpp_params_from_string(s, ntasks, nodes, p);
+	size_t argc = json_array_size(q->args);
+	const char **argv = malloc((argc + 1) * sizeof *argv);
+	if (argv == NULL)
+		return MPP_ENOMEM;
+	for (size_t i = 0; i < argc; i++)
+		argv[i] = json_string_value(json_array_get(q->args, i));
+	int rc = mpp_params_from_argv(argv, argc, ntasks, nodes, p);
+	free(argv);
+	return rc;
+}
+
 /* Predicts with m from the request; fills out, the basis and the ignored
  * feature names (an array the caller owns). -1 with an error reply. */
 static int run_model(const mpp_api *api, const mpp_model *m,
@@ -368,29 +398,10 @@ static int run_model(const mpp_api *api, const mpp_model *m,
 		free(kv);
 		*basis = MPP_BASIS_FEATURES;
 	} else {
-		double ntasks = q->ntasks > 0 ? q->ntasks : job->ntasks;
-		double nodes = q->nodes > 0 ? q->nodes : job->nnodes;
 		mpp_params p = {0};
-		if (json_is_string(q->args)) {
-			rc = mpp_params_from_string(json_string_value(q->args),
-						    ntasks, nodes, &p);
-		} else if (json_is_array(q->args)) {
-			size_t argc = json_array_size(q->args);
-			const char **argv = malloc((argc + 1) * sizeof *argv);
-			rc = argv ? MPP_OK : MPP_ENOMEM;
-			for (size_t i = 0; argv && i < argc; i++)
-				argv[i] = json_string_value(
-				    json_array_get(q->args, i));
-			if (argv)
-				rc = mpp_params_from_argv(argv, argc, ntasks,
-							  nodes, &p);
-			free(argv);
-		} else {
-			rc =
-			    mpp_params_from_argv((const char *const *)job->argv,
-						 job->argc, ntasks, nodes, &p);
-		}
+		rc = job_params(q, job, &p);
 		if (rc != MPP_OK) {
+			mpp_params_free(&p);
 			mpp_api_error(r, 500, "out of memory");
 			return -1;
 		}

@@ -48,6 +48,14 @@ st=$(req POST /v1/predict "$(jq -n --arg s "$script" '{script:$s}')")
 expect_status 200 "$st" "script with #MPIPREDICT"
 close_to "script with #MPIPREDICT" 42.1 "$(jq .runtime_s body)"
 
+# What the Slurm plugin sends: an empty args array next to the script
+# (the script's arguments count), fields the daemon does not use, and
+# nodes x ntasks_per_node when ntasks is not given (2 x 4 = 8 tasks).
+script=$'#!/bin/bash\nsrun ./jacobi -n 10\n'
+st=$(req POST /v1/predict "$(jq -n --arg s "$script" '{script:$s, args:[], argv:["x"], submit_line:"sbatch job.sh", uid:0, nodes:2, ntasks_per_node:4, time_limit_s:600}')")
+expect_status 200 "$st" "plugin-style request"
+close_to "plugin-style request" 42.1 "$(jq .runtime_s body)"
+
 # Models.
 st=$(req GET /v1/models)
 expect_status 200 "$st" "GET /v1/models"
@@ -65,16 +73,16 @@ st=$(req GET /healthz)
 st=$(req GET /metrics)
 expect_status 200 "$st" "GET /metrics"
 grep -q '^mpipredictd_predictions_total{basis="features"} 1$' body &&
-	grep -q '^mpipredictd_predictions_total{basis="parameters"} 4$' body &&
-	grep -q '^mpipredictd_requests_total{endpoint="predict",status="200"} 5$' body &&
-	grep -q '^mpipredictd_request_duration_seconds_count{endpoint="predict"} 5$' body ||
-	fail "metrics: expected 1 + 4 predictions and 5 predict requests, got $(grep -E 'predictions_total|endpoint="predict"' body)"
+	grep -q '^mpipredictd_predictions_total{basis="parameters"} 5$' body &&
+	grep -q '^mpipredictd_requests_total{endpoint="predict",status="200"} 6$' body &&
+	grep -q '^mpipredictd_request_duration_seconds_count{endpoint="predict"} 6$' body ||
+	fail "metrics: expected 1 + 5 predictions and 6 predict requests, got $(grep -E 'predictions_total|endpoint="predict"' body)"
 
 [ "$(rows predictions)" = 0 ] || fail "expected no audit rows before the first interval, got $(rows predictions)"
 stop_daemon
-[ "$(rows predictions)" = 5 ] || fail "expected 5 audit rows after SIGTERM, got $(rows predictions)"
+[ "$(rows predictions)" = 6 ] || fail "expected 6 audit rows after SIGTERM, got $(rows predictions)"
 got=$(sqlite3 "$DB" "SELECT job_id, user, partition, basis, model_id, runtime_s FROM predictions ORDER BY id LIMIT 1")
 [ "$got" = "41|ann|batch|features|1|5.0" ] || fail "expected the first audit row 41|ann|batch|features|1|5.0, got $got"
 [ "$(sqlite3 "$DB" "SELECT job_id FROM predictions WHERE id = 4")" = 42 ] ||
 	fail "expected job_id 42 (an integer in JSON) recorded as text"
-echo "5 predictions answered as computed by hand and audited"
+echo "6 predictions answered as computed by hand and audited"
