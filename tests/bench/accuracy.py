@@ -261,17 +261,22 @@ def plot(opt, app, preds):
     dat = os.path.join(opt.out, app + ".dat")
     methods = ["default/features", "default/params", "seed/features",
                "loglog/params", "last-two"]
+    # Blocks 2k (random split) and 2k+1 (extrapolation) are method k.
     with open(dat, "w") as f:
         for m in methods:
-            f.write("# %s\n" % m)
-            for split, pt in (("random", 7), ("extrapolation", 9)):
+            for split in ("random", "extrapolation"):
+                f.write("# %s, %s split\n" % (m, split))
                 for s, p in preds.get((split, m), []):
-                    f.write("%r %r %d\n" % (s.truth, p, pt))
-            f.write("\n\n")
+                    f.write("%r %r\n" % (s.truth, p))
+                if not preds.get((split, m)):
+                    f.write("nan nan\n")
+                f.write("\n\n")
     svg = os.path.join(opt.out, app + ".svg")
     plots = ", ".join(
-        "'%s' index %d using 1:2:3 with points pt variable ps 0.8 title '%s'"
-        % (dat, k, m) for k, m in enumerate(methods))
+        "'%s' index %d using 1:2 with points pt 7 ps 1 lc %d title '%s', "
+        "'%s' index %d using 1:2 with points pt 9 ps 1.2 lc %d notitle"
+        % (dat, 2 * k, k + 1, m, dat, 2 * k + 1, k + 1)
+        for k, m in enumerate(methods))
     script = """set terminal svg size 720,600 dynamic background '#ffffff'
 set output '%s'
 set title '%s: predicted vs measured (median of repeats); circles: random 70/30, triangles: extrapolation' noenhanced font ',10'

@@ -85,6 +85,8 @@ if [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 	done
 	total=$((${#settings[@]} * repeats))
 	echo "design ($mode): ${#settings[@]} settings x $repeats repeats = $total runs, interleaved"
+	# Other work on the machine shows up as noise; say how busy it was.
+	echo "load before the runs: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/load.txt"
 	k=0
 	start=$(date +%s)
 	printf 'round\tapp\tnprocs\targs\texit\n' >"$out/runlog.tsv"
@@ -103,11 +105,14 @@ if [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 		done < <(printf '%s\n' "${settings[@]}" |
 			shuf --random-source=<(yes "round $r"))
 	done
+	echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg), $(($(date +%s) - start)) s of runs" |
+		tee -a "$out/load.txt"
 	failed=$(awk -F'\t' 'NR > 1 && $5 != 0' "$out/runlog.tsv" | wc -l)
 	[ "$failed" = 0 ] || echo "bench-accuracy: $failed runs failed (see $out/runlog.tsv, $out/runs.err)"
 fi
 
 /usr/bin/python3 tests/bench/accuracy.py --runs "$out/runs" --out "$out" \
 	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" || exit 1
+cat "$out/load.txt" 2>/dev/null
 echo
 echo "results: $out/results.csv, $out/predictions.csv, plots: $(ls "$out"/*.svg 2>/dev/null | tr '\n' ' ')"
