@@ -44,6 +44,7 @@ static const char usage[] =
     "  --audit-batch N        ... or once N are queued (default 512)\n"
     "  --audit-queue N        records held before dropping (default "
     "100000)\n"
+    "  --reload-interval MS   look for new models every MS (default 50)\n"
     "  --log-level L          error, warn, info (a line per request) or\n"
     "                         debug (default warn)\n"
     "  --help, --version\n";
@@ -131,7 +132,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	};
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_DB:
 			o->db = optarg;
@@ -200,17 +201,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_VERSION:
 			printf("mpipredictd " MPP_VERSION "\n");
 			exit(0);
+		case ':':
+			fprintf(stderr,
+				"mpipredictd: option '%s' needs a value\n",
+				argv[optind - 1]);
+			exit(1);
 		default:
 			if (optopt != 0 && optopt < 256)
 				fprintf(stderr,
 					"mpipredictd: unknown option '-%c'\n",
 					optopt);
 			else
-				fprintf(
-				    stderr,
-				    "mpipredictd: unknown option or missing "
-				    "value: '%s'\n",
-				    argv[optind - 1]);
+				fprintf(stderr,
+					"mpipredictd: unknown option '%s'\n",
+					argv[optind - 1]);
 			exit(1);
 		}
 	}
@@ -324,19 +328,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	mpp_api api = {
-		.cache = &cache,
-		.audit = audit,
-		.db_path = o.db,
-		.token = token,
-		.max_features = o.max_features,
+	    .cache = &cache,
+	    .audit = audit,
+	    .db_path = o.db,
+	    .token = token,
+	    .max_features = o.max_features,
 	};
 	mpp_http_config hc = {
-		.listen = o.listen,
-		.threads = (unsigned)o.threads,
-		.max_connections = (unsigned)o.max_connections,
-		.idle_timeout_s = (unsigned)o.idle_timeout,
-		.request_timeout_s = (unsigned)o.request_timeout,
-		.max_body = o.max_body,
+	    .listen = o.listen,
+	    .threads = (unsigned)o.threads,
+	    .max_connections = (unsigned)o.max_connections,
+	    .idle_timeout_s = (unsigned)o.idle_timeout,
+	    .request_timeout_s = (unsigned)o.request_timeout,
+	    .max_body = o.max_body,
 	};
 	int rc = mpp_http_start(&hc, &api, &http, err, sizeof err);
 	if (rc != 0) {
