@@ -793,6 +793,19 @@ static int final_fit(const struct data *d, size_t f, const size_t *F, size_t t,
 	size_t nt = ntrain(d, f);
 	int rc;
 
+	if (t == 0) {
+		/* No column left (all constant): the intercept alone, the
+		 * (weighted) mean run time. */
+		double W, yy;
+		wstats(d, f, &W, &c[0], &yy);
+		if (fit == FIT_OLS) {
+			c[0] = 0;
+			for (size_t r = 0; r < d->m; r++)
+				if (in_train(d, f, r))
+					c[0] += d->y[r] / (double)nt;
+		}
+		return MPP_OK;
+	}
 	if (fit == FIT_OLS) {
 		gsl_vector *a = gsl_vector_alloc(t);
 		if (!a)
@@ -1376,12 +1389,16 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	rep->cv_mape_nnls = rep->cv_mape_ridge = NAN;
 	for (int q = 0; q < nfits; q++) {
 		size_t tq = one_se(d, &cv, fits[q]);
-		double mean, se;
+		double mean, se, pooled = 0;
 		fold_mape(d, &cv, fits[q], tq, &mean, &se);
+		for (size_t r = 0; r < d->m; r++)
+			pooled += rel_err(cv.pred[(fits[q] * cv.nt + tq) * d->m + r],
+					  d->y[r]) /
+				  (double)d->m;
 		if (fits[q] == FIT_NNLS)
-			rep->cv_mape_nnls = mean;
+			rep->cv_mape_nnls = pooled;
 		if (fits[q] == FIT_RIDGE)
-			rep->cv_mape_ridge = mean;
+			rep->cv_mape_ridge = pooled;
 		if (mean < best) {
 			best = mean;
 			fit = fits[q];

@@ -2,12 +2,15 @@
  * t-store: the store keeps what it is given. A saved model loads back
  * field by field; a second save is version 2 and the active one; another
  * handle sees the change through mpp_store_changed(); ingesting a run id
- * twice fails and writes nothing; prediction records are counted.
+ * twice fails and writes nothing; prediction records are counted; a store
+ * of a newer schema version is refused.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sqlite3.h>
 
 #include "schema/store.h"
 
@@ -170,6 +173,18 @@ int main(void)
 		FAIL("record: %s", err);
 	mpp_store_close(r);
 	mpp_store_close(s);
+
+	/* A store from a newer program is refused, not rewritten. */
+	sqlite3 *db;
+	if (sqlite3_open("newer.db", &db) != SQLITE_OK ||
+	    sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) !=
+		    SQLITE_OK)
+		FAIL("cannot make newer.db");
+	sqlite3_close(db);
+	if (mpp_store_open("newer.db", MPP_STORE_CREATE, &s, err,
+			   sizeof(err)) != MPP_EINVAL ||
+	    !strstr(err, "newer"))
+		FAIL("expected a schema version 99 refused, got '%s'", err);
 	printf("store: ok\n");
 	return 0;
 }
