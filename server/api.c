@@ -277,16 +277,14 @@ static int read_request(json_t *root, struct predict_req *q, mpp_reply *r)
 	}
 	v = json_object_get(root, "args");
 	if (v != NULL && !json_is_null(v)) {
-		if (json_is_array(v)) {
-			size_t i;
-			json_t *a;
-			json_array_foreach(v, i, a) if (!json_is_string(a))
-			{
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			if (!json_is_string(json_array_get(v, i))) {
 				mpp_api_error(
 				    r, 400, "args[%zu]: expected a string", i);
 				return -1;
 			}
-		} else if (!json_is_string(v)) {
+		}
+		if (!json_is_array(v) && !json_is_string(v)) {
 			mpp_api_error(r, 400,
 				      "args: expected an array of strings or "
 				      "a string");
@@ -358,8 +356,8 @@ static int job_params(const struct predict_req *q, const mpp_script_job *job,
 	if (ntasks <= 0 && nodes > 0 && q->per_node > 0)
 		ntasks = nodes * q->per_node;
 	const char *s = json_string_value(q->args);
-	int empty = s ? s[strspn(s, " \t")] == '\0'
-		      : json_array_size(q->args) == 0;
+	int empty =
+	    s ? s[strspn(s, " \t")] == '\0' : json_array_size(q->args) == 0;
 	if (q->args == NULL || (empty && job->exe != NULL))
 		return mpp_params_from_argv((const char *const *)job->argv,
 					    job->argc, ntasks, nodes, p);
