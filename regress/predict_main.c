@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	char err[512];
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
@@ -174,6 +174,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("mpipredict-predict " MPP_VERSION "\n");
 			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
 		default:
 			return usage_error("unknown option '%s'",
 					   argv[optind - 1]);

@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 	mpp_train_opts_init(&o);
 	o.progress = progress_stderr;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
@@ -286,6 +286,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("mpipredict-train " MPP_VERSION "\n");
 			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value",
+					   argv[optind - 1]);
 		default:
 			return usage_error("unknown option '%s'",
 					   argv[optind - 1]);
