@@ -84,6 +84,11 @@ static struct {
 	int napps;
 	uid_t opt_out[MAX_LIST];
 	int nopt_out;
+	struct {
+		char *name;
+		long minutes;
+	} parts[MAX_LIST]; /* partition_max_minutes */
+	int nparts;
 	long breaker_failures; /* 0: never open */
 	long breaker_seconds;
 } cfg;
@@ -110,6 +115,8 @@ static void cfg_clear(void)
 		free(cfg.urls[i]);
 	for (int i = 0; i < cfg.napps; i++)
 		free(cfg.apps[i]);
+	for (int i = 0; i < cfg.nparts; i++)
+		free(cfg.parts[i].name);
 	memset(&cfg, 0, sizeof(cfg));
 }
 
@@ -181,6 +188,37 @@ static int add_opt_out(const char *user, char *err, size_t errlen)
 	return 0;
 }
 
+/* "NAME:MINUTES", the MaxTime of a partition. */
+static int add_part(const char *item, char *err, size_t errlen)
+{
+	const char *colon = strchr(item, ':');
+	char *end;
+	long m;
+
+	if (cfg.nparts == MAX_LIST) {
+		snprintf(err, errlen, "more than %d partition_max_minutes",
+			 MAX_LIST);
+		return -1;
+	}
+	errno = 0;
+	m = colon ? strtol(colon + 1, &end, 10) : 0;
+	if (!colon || colon == item || errno || end == colon + 1 || *end ||
+	    m < 1 || m > 525600) {
+		snprintf(err, errlen,
+			 "partition_max_minutes: expected NAME:MINUTES, got "
+			 "'%s'",
+			 item);
+		return -1;
+	}
+	cfg.parts[cfg.nparts].name = strndup(item, colon - item);
+	if (!cfg.parts[cfg.nparts].name) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	cfg.parts[cfg.nparts++].minutes = m;
+	return 0;
+}
+
 /* One "key = value" setting. List values (url, apps, opt_out_users) are
  * separated by spaces or commas and may also be spread over several lines.
  * Fills err (without the file and line) on a bad key or value. */
@@ -205,6 +243,8 @@ static int cfg_set(const char *key, char *val, char *err, size_t errlen)
 		add = add_app;
 	else if (!strcmp(key, "opt_out_users"))
 		add = add_opt_out;
+	else if (!strcmp(key, "partition_max_minutes"))
+		add = add_part;
 	if (add) {
 		for (char *t = strtok_r(val, " \t,", &save); t;
 		     t = strtok_r(NULL, " \t,", &save))
@@ -331,6 +371,13 @@ static int cfg_load(const char *path, char *err, size_t errlen)
 	fclose(f);
 	if (!rc && !cfg.nurls) {
 		snprintf(err, errlen, "%s: no url given", path);
+		rc = -1;
+	}
+	if (!rc && cfg.mode == MODE_FILL && !cfg.max_minutes) {
+		snprintf(err, errlen,
+			 "%s: mode fill needs max_minutes (at most the "
+			 "smallest partition MaxTime)",
+			 path);
 		rc = -1;
 	}
 	if (!rc && cfg.max_minutes && cfg.max_minutes < cfg.min_minutes) {
@@ -812,16 +859,36 @@ static bool user_opted_out(uid_t uid)
 }
 
 /* The prediction's upper bound times the safety factor, in whole minutes,
- * within [min_minutes, max_minutes]. */
+ * at least min_minutes. */
 static uint32_t predicted_minutes(const struct prediction *p)
 {
 	double m = ceil(p->upper_s * cfg.safety / 60.0);
 
 	if (m < cfg.min_minutes)
 		m = cfg.min_minutes;
-	if (cfg.max_minutes && m > cfg.max_minutes)
-		m = cfg.max_minutes;
-	return (uint32_t)m;
+	return m > 525600 ? 525600 : (uint32_t)m;
+}
+
+/* The longest limit the plugin may give the job: max_minutes, or less for
+ * a partition it asked for (a comma-separated list: the smallest) named in
+ * partition_max_minutes. A limit over the partition's MaxTime would leave
+ * the job pending for ever (reason PartitionTimeLimit). 0: no cap. */
+static uint32_t cap_minutes(const job_desc_msg_t *job)
+{
+	uint32_t cap = cfg.max_minutes;
+	const char *p = job->partition;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		for (int i = 0; i < cfg.nparts; i++)
+			if (strlen(cfg.parts[i].name) == n &&
+			    !strncmp(cfg.parts[i].name, p, n) &&
+			    (!cap || cfg.parts[i].minutes < cap))
+				cap = cfg.parts[i].minutes;
+		p += n + (p[n] == ',');
+	}
+	return cap;
 }
 
 static void append_comment(job_desc_msg_t *job, const struct prediction *p,
@@ -851,24 +918,30 @@ static void append_comment(job_desc_msg_t *job, const struct prediction *p,
 static void apply(job_desc_msg_t *job, const struct prediction *p,
 		  const char *app)
 {
-	uint32_t m = predicted_minutes(p);
-	bool user_limit = job->time_limit != NO_VAL;
+	uint32_t m = predicted_minutes(p), cap = cap_minutes(job);
+	bool user_limit =
+	    job->time_limit != NO_VAL && job->time_limit != INFINITE;
 
 	append_comment(job, p, app);
 	if (cfg.mode == MODE_TIME_MIN) {
-		/* time_min may become the job's real limit under backfill:
-		 * never set it where it would undercut or exceed what the
-		 * user allowed, and never over the user's own time_min. */
+		/* Backfill may shorten the job down to time_min: never set
+		 * it below the prediction (so never clamped down), above the
+		 * user's limit, or over the user's own time_min. Without a
+		 * user's limit the job gets the partition's DefaultTime,
+		 * which the plugin cannot see; a time_min over it makes
+		 * slurmctld reject the job, so then nothing is set. */
 		if (job->time_min != NO_VAL && job->time_min != 0)
 			return;
-		if (user_limit && job->time_limit != INFINITE &&
-		    m > job->time_limit)
+		if (!user_limit || m > job->time_limit || (cap && m > cap))
 			return;
 		job->time_min = m;
 	} else if (cfg.mode == MODE_FILL) {
-		if (!user_limit)
+		if (cap && m > cap)
+			m = cap;
+		if (job->time_limit == NO_VAL)
 			job->time_limit = m;
-		else if (cfg.lower_user_limit && m < job->time_limit)
+		else if (cfg.lower_user_limit && user_limit &&
+			 m < job->time_limit)
 			job->time_limit = m;
 	}
 }

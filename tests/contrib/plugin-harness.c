@@ -8,7 +8,7 @@
  *
  *   plugin-harness PLUGIN [--script FILE] [--argv0 CMD] [--time MIN]
  *                  [--time-min MIN] [--comment TEXT] [--ntasks N]
- *                  [--jobs K] [--threads T] [--interval-ms MS]
+ *                  [--partition NAME] [--jobs K] [--threads T] [--interval-ms MS]
  *
  * Submits K jobs (default 1), from T threads at once (default 1), each
  * thread waiting MS between its jobs (default 0), and prints
@@ -33,7 +33,7 @@ static int (*p_init)(void), (*p_fini)(void);
 static int (*p_submit)(job_desc_msg_t *, uint32_t, char **);
 
 static struct {
-	char *script, *argv0, *comment;
+	char *script, *argv0, *comment, *partition;
 	uint32_t time_limit, time_min, ntasks;
 	int jobs, threads, interval_ms;
 } o = {.time_limit = NO_VAL,
@@ -87,6 +87,8 @@ static void submit_one(void)
 	job.work_dir = slurm_xstrdup("/tmp");
 	if (o.comment)
 		job.comment = slurm_xstrdup(o.comment);
+	if (o.partition)
+		job.partition = slurm_xstrdup(o.partition);
 	if (o.script) {
 		job.script = slurm_xstrdup(o.script);
 		argv[0] = slurm_xstrdup("job.sh");
@@ -108,6 +110,7 @@ static void submit_one(void)
 	slurm_xfree((void **)&err);
 	slurm_xfree((void **)&argv[0]);
 	slurm_xfree((void **)&job.comment);
+	slurm_xfree((void **)&job.partition);
 	slurm_xfree((void **)&job.script);
 	slurm_xfree((void **)&job.name);
 	slurm_xfree((void **)&job.work_dir);
@@ -127,10 +130,10 @@ static void *worker(void *arg)
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f,
-		"usage: plugin-harness PLUGIN [--script FILE] [--argv0 CMD] "
-		"[--time MIN] [--time-min MIN] [--comment TEXT] "
-		"[--ntasks N] [--jobs K] [--threads T] [--interval-ms MS]\n");
+	fprintf(f, "usage: plugin-harness PLUGIN [--script FILE] [--argv0 CMD] "
+		   "[--time MIN] [--time-min MIN] [--comment TEXT] "
+		   "[--ntasks N] [--partition NAME] [--jobs K] [--threads T] "
+		   "[--interval-ms MS]\n");
 	return rc;
 }
 
@@ -143,6 +146,7 @@ int main(int argc, char **argv)
 	    {"time-min", required_argument, NULL, 'm'},
 	    {"comment", required_argument, NULL, 'c'},
 	    {"ntasks", required_argument, NULL, 'n'},
+	    {"partition", required_argument, NULL, 'P'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"threads", required_argument, NULL, 'T'},
 	    {"interval-ms", required_argument, NULL, 'i'},
@@ -178,6 +182,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			o.ntasks = (uint32_t)atol(optarg);
+			break;
+		case 'P':
+			o.partition = optarg;
 			break;
 		case 'j':
 			o.jobs = atoi(optarg);

@@ -8,7 +8,7 @@ start_fake hang hang
 start_fake ok okd
 script 'srun ./jacobi -n 512'
 
-conf "url = $url_hang" mode=fill timeout_ms=50 breaker_failures=3 breaker_seconds=600
+conf "url = $url_hang" mode=fill max_minutes=600 timeout_ms=50 breaker_failures=3 breaker_seconds=600
 run --jobs 8
 expect "breaker: 8 jobs, all unchanged" "8 comment= time_limit=unset time_min=unset" \
 	"$(wc -l <<<"$out") $(sort -u <<<"$out")"
@@ -25,14 +25,14 @@ expect "breaker, 4 threads: 40 jobs, calls in [3,6]" "40 yes" \
 
 # breaker_seconds = 1, jobs 0.7 s apart: calls at 0 s and 1.4 s, none at
 # 0.7 s and 2.1 s (each failed call opens it again for a second).
-conf "url = $url_hang" mode=fill timeout_ms=50 breaker_failures=1 breaker_seconds=1
+conf "url = $url_hang" mode=fill max_minutes=600 timeout_ms=50 breaker_failures=1 breaker_seconds=1
 h0=$(requests hang)
 run --jobs 4 --interval-ms 700
 expect "breaker reopens after breaker_seconds: 2 calls for 4 jobs" $((h0 + 2)) "$(requests hang)"
 
 # 404s do not open it.
 script 'srun ./other-app 1'
-conf "url = $url_okd" mode=fill breaker_failures=2 breaker_seconds=600
+conf "url = $url_okd" mode=fill max_minutes=600 breaker_failures=2 breaker_seconds=600
 run --jobs 4
 expect "404 is not a failure: every job asks" 4 "$(requests okd)"
 exit $((fails > 0))

@@ -26,6 +26,8 @@ bad "plugin.conf:2: safety: expected a factor" "url = $url_okd" "safety = 0.5"
 bad "plugin.conf:1: expected key = value" "url $url_okd"
 bad "plugin.conf: no url given" "mode = fill"
 bad "plugin.conf:2: opt_out_users: no such user 'no-such-user-xyz'" "url = $url_okd" "opt_out_users = no-such-user-xyz"
+bad "plugin.conf: mode fill needs max_minutes" "url = $url_okd" mode=fill
+bad "plugin.conf:2: partition_max_minutes: expected NAME:MINUTES, got 'short'" "url = $url_okd" "partition_max_minutes = short"
 bad "max_minutes is below min_minutes" "url = $url_okd" min_minutes=10 max_minutes=5
 
 # Missing file: $MPIPREDICT_CONF names it.
@@ -34,7 +36,7 @@ expect "missing file: logged" 1 "$(log_lines "nope.conf: No such file.*disabled"
 
 # No $MPIPREDICT_CONF: mpipredict.conf next to slurm.conf.
 mkdir etc
-printf 'url = %s\n# a comment\n\nmode = fill\n' "$url_okd" >etc/mpipredict.conf
+printf 'url = %s\n# a comment\n\nmode = fill\nmax_minutes = 600\n' "$url_okd" >etc/mpipredict.conf
 out=$(SLURM_CONF=$PWD/etc/slurm.conf "$harness" "$plugin" --script job.sh 2>run.log)
 expect "next to slurm.conf (safety 1: ceil(330/60) = 6)" "comment=$note time_limit=6 time_min=unset" "$out"
 

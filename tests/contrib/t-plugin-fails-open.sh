@@ -16,19 +16,19 @@ script 'srun ./jacobi -n 512'
 for s in "gone:daemon down" "hang:hung daemon" "garbage:garbage answer" "err:HTTP 500"; do
 	name=${s%%:*} what=${s#*:}
 	u=url_$name
-	conf "url = ${!u}" mode=fill lower_user_limit=yes breaker_failures=0
+	conf "url = ${!u}" mode=fill max_minutes=600 lower_user_limit=yes breaker_failures=0
 	run --time 30 --comment mine
 	expect "$what: job" "$unchanged" "$out"
 	expect "$what: log lines" 1 "$(log_lines 'app jacobi: .*job submitted unchanged')"
 done
 expect "hung daemon: it was called" 1 "$(requests hang)"
 
-conf "url = $url_hang" mode=fill timeout_ms=50 breaker_failures=0
+conf "url = $url_hang" mode=fill max_minutes=600 timeout_ms=50 breaker_failures=0
 run --time 30 --comment mine
 expect "hung daemon: the log says it timed out" 1 "$(log_lines 'Timeout was reached')"
 
 script 'srun ./other-app 10'
-conf "url = $url_okd" mode=fill lower_user_limit=yes
+conf "url = $url_okd" mode=fill max_minutes=600 lower_user_limit=yes
 run --time 30 --comment mine
 expect "no model: job" "$unchanged" "$out"
 expect "no model: log line" 1 "$(log_lines 'app other-app: .*no model after .* ms; job submitted unchanged')"
@@ -39,7 +39,7 @@ expect "no model: log line" 1 "$(log_lines 'app other-app: .*no model after .* m
 fake_pids+=($!)
 for i in $(seq 100); do [ -s rev.port ] && break; sleep 0.05; done
 script 'srun ./jacobi -n 512'
-conf "url = http://127.0.0.1:$(cat rev.port)" mode=fill lower_user_limit=yes
+conf "url = http://127.0.0.1:$(cat rev.port)" mode=fill max_minutes=600 lower_user_limit=yes
 run --time 30 --comment mine
 expect "impossible interval: job" "$unchanged" "$out"
 expect "impossible interval: log line" 1 "$(log_lines 'impossible interval')"

@@ -23,9 +23,14 @@ expect "time_min above the user's limit" "comment=$note time_limit=6 time_min=un
 run --time 60 --time-min 30
 expect "time_min given by the user" "comment=$note time_limit=60 time_min=30" "$out"
 run
-expect "time_min, no user limit" "comment=$note time_limit=unset time_min=7" "$out"
+expect "time_min, no user limit: not set (the partition default is unknown)" \
+	"comment=$note time_limit=unset time_min=unset" "$out"
+conf "url = $url_okd" mode=time_min safety=1.2 max_minutes=6
+run --time 60
+expect "time_min over max_minutes: not set, never clamped below the prediction" \
+	"comment=$note time_limit=60 time_min=unset" "$out"
 
-conf "url = $url_okd" mode=fill safety=1.2
+conf "url = $url_okd" mode=fill max_minutes=600 safety=1.2
 run
 expect "fill" "comment=$note time_limit=7 time_min=unset" "$out"
 run --time 3
@@ -33,7 +38,7 @@ expect "fill keeps a user's limit" "comment=$note time_limit=3 time_min=unset" "
 run --time 30
 expect "fill keeps a user's longer limit" "comment=$note time_limit=30 time_min=unset" "$out"
 
-conf "url = $url_okd" mode=fill safety=1.2 lower_user_limit=yes
+conf "url = $url_okd" mode=fill max_minutes=600 safety=1.2 lower_user_limit=yes
 run --time 30
 expect "fill, lower_user_limit=yes" "comment=$note time_limit=7 time_min=unset" "$out"
 run --time 3
@@ -45,8 +50,15 @@ expect "fill, min_minutes clamp (ceil(330*2/60)=11 -> 15)" "comment=$note time_l
 conf "url = $url_okd" mode=fill safety=3 max_minutes=12
 run
 expect "fill, max_minutes clamp (ceil(330*3/60)=17 -> 12)" "comment=$note time_limit=12 time_min=unset" "$out"
+conf "url = $url_okd" mode=fill safety=3 max_minutes=20 "partition_max_minutes = short:10, mid:15"
+run --partition short
+expect "fill, partition_max_minutes short:10" "comment=$note time_limit=10 time_min=unset" "$out"
+run --partition mid,short
+expect "fill, two partitions: the smaller cap" "comment=$note time_limit=10 time_min=unset" "$out"
+run --partition long
+expect "fill, partition without an entry: max_minutes" "comment=$note time_limit=17 time_min=unset" "$out"
 
-conf "url = $url_okd/" mode=fill safety=1
+conf "url = $url_okd/" mode=fill max_minutes=600 safety=1
 n0=$(requests okd)
 run --jobs 6 --threads 3
 expect "six jobs from three threads, all predicted" \

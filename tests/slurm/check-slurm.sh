@@ -154,7 +154,7 @@ expect "annotate: #MPIPREDICT app= names the app" "$note" "$(comment "$jid")"
 # One job that really runs: the plugin's changes do not get in its way.
 runs=$(script runs.sh '#MPIPREDICT app=jacobi' 'srun /bin/true')
 rid=$(sbatch --parsable -o /dev/null -t 5 "$runs")
-wait_for 30 sh -c "scontrol show job $rid | grep -q JobState=COMPLETED"
+wait_for 120 sh -c "scontrol show job $rid | grep -q JobState=COMPLETED"
 expect "annotate: a predicted job runs to completion" "COMPLETED $note" \
 	"$(field "$rid" JobState) $(comment "$rid")"
 l0=$(plugin_lines)
@@ -179,19 +179,34 @@ submit "$jacobi" -t 5
 expect "time_min: not above the user's limit" N/A "$(field "$jid" TimeMin)"
 expect "time_min: short user limit kept" 5 "$(minutes "$(field "$jid" TimeLimit)")"
 submit "$jacobi"
-expect "time_min: set when the user gave no limit" "7 UNLIMITED" \
-	"$(minutes "$(field "$jid" TimeMin)") $(field "$jid" TimeLimit)"
+expect "time_min: not set when the user gave no limit" "N/A UNLIMITED" \
+	"$(field "$jid" TimeMin) $(field "$jid" TimeLimit)"
+# Partition short has DefaultTime=5: a time_min of 7 there would make
+# slurmctld reject the job.
+submit "$jacobi" -p short
+expect "time_min, partition with DefaultTime 5: job accepted as asked" "short N/A 5" \
+	"$(field "$jid" Partition) $(field "$jid" TimeMin) $(minutes "$(field "$jid" TimeLimit)")"
 submit "$jacobi" -t 60 --time-min=30
 expect "time_min: user's own time_min kept" 30 "$(minutes "$(field "$jid" TimeMin)")"
 
 echo "== fill (fixed answer)"
-conf fill "url = $okurl" mode=fill safety=1.2
+conf fill "url = $okurl" mode=fill max_minutes=600 safety=1.2
 use_conf fill
 submit "$jacobi"
 expect "fill: time limit from the prediction" 7 "$(minutes "$(field "$jid" TimeLimit)")"
 submit "$jacobi" -t 30 --comment="keep me"
 expect "fill: user's time limit kept" 30 "$(minutes "$(field "$jid" TimeLimit)")"
 expect "fill: user's comment kept" "keep me; $note" "$(comment "$jid")"
+# Partition short has MaxTime=10; ceil(330 * 2 / 60) = 11 would leave the
+# job pending for ever (PartitionTimeLimit).
+conf fill_part "url = $okurl" mode=fill safety=2 max_minutes=600 'partition_max_minutes = short:10'
+use_conf fill_part
+submit "$jacobi" -p short
+expect "fill, partition_max_minutes short:10: limit within the partition's MaxTime" 10 \
+	"$(minutes "$(field "$jid" TimeLimit)")"
+submit "$jacobi"
+expect "fill, other partition: max_minutes (600) does not cut 11" 11 \
+	"$(minutes "$(field "$jid" TimeLimit)")"
 conf fill_lower "url = $okurl" mode=fill safety=1.2 lower_user_limit=yes max_minutes=6
 use_conf fill_lower
 submit "$jacobi" -t 30
@@ -229,7 +244,7 @@ submit "$jacobi" -t 60
 expect "real daemon, time_min = ceil(upper * 1.2 / 60), limit kept" "$want_note $want_min 60" \
 	"$(comment "$jid") $(minutes "$(field "$jid" TimeMin)") $(minutes "$(field "$jid" TimeLimit)")"
 expect_from_daemon '.app == "jacobi" and (has("time_limit_s") | not) and (.argv[0] | endswith("/jacobi.sh"))'
-conf real_fill "url = $daemon_url" mode=fill safety=1.2
+conf real_fill "url = $daemon_url" mode=fill max_minutes=600 safety=1.2
 use_conf real_fill
 submit "$jacobi"
 expect "real daemon, fill: time limit = ceil(upper * 1.2 / 60)" "$want_note $want_min" \
@@ -241,26 +256,26 @@ expect "real daemon stopped: submitted unchanged" "mine UNLIMITED" "$(comment "$
 expect "real daemon stopped: one log line" 1 $(($(plugin_lines) - l0))
 
 echo "== failover and failures"
-conf failover "url = $dead http://127.0.0.1:$port_err $okurl" mode=fill
+conf failover "url = $dead http://127.0.0.1:$port_err $okurl" mode=fill max_minutes=600
 use_conf failover
 e0=$(requests err)
 submit "$jacobi" -t 30
 expect "failover: dead and 500 urls skipped, third answers" "$note" "$(comment "$jid")"
 expect "failover: the 500 server was asked once" $((e0 + 1)) "$(requests err)"
 
-conf down "url = $dead" mode=fill breaker_failures=0
+conf down "url = $dead" mode=fill max_minutes=600 breaker_failures=0
 use_conf down
 l0=$(plugin_lines)
 submit "$jacobi" --comment=mine
 expect "daemon down: submitted unchanged" "mine UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
 expect "daemon down: one log line" 1 $(($(plugin_lines) - l0))
 
-conf err "url = http://127.0.0.1:$port_err" mode=fill breaker_failures=0
+conf err "url = http://127.0.0.1:$port_err" mode=fill max_minutes=600 breaker_failures=0
 use_conf err
 submit "$jacobi"
 expect "HTTP 500: submitted unchanged" " UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
 
-conf garbage "url = http://127.0.0.1:$port_garbage" mode=fill breaker_failures=0
+conf garbage "url = http://127.0.0.1:$port_garbage" mode=fill max_minutes=600 breaker_failures=0
 use_conf garbage
 l0=$(plugin_lines)
 submit "$jacobi"
@@ -270,7 +285,7 @@ expect "garbage answer: one log line" 1 $(($(plugin_lines) - l0))
 # A server that accepts and never answers: sbatch returns within the
 # plugin's budget (200 ms) plus a margin for sbatch itself on a busy 2-core
 # machine. Without the timeout it would wait for ever.
-conf hang "url = http://127.0.0.1:$port_hang" mode=fill timeout_ms=200 breaker_failures=0
+conf hang "url = http://127.0.0.1:$port_hang" mode=fill max_minutes=600 timeout_ms=200 breaker_failures=0
 use_conf hang
 h0=$(requests hang)
 submit "$jacobi" -t 20
@@ -280,7 +295,7 @@ if [ "$ms" -lt 1200 ]; then ok "hung server: sbatch took $ms ms (< 200 ms timeou
 else bad "hung server: sbatch wall time" "expected < 1200 ms, got $ms ms"; fi
 
 echo "== circuit breaker"
-conf breaker "url = http://127.0.0.1:$port_hang" mode=fill timeout_ms=200 \
+conf breaker "url = http://127.0.0.1:$port_hang" mode=fill max_minutes=600 timeout_ms=200 \
 	breaker_failures=2 breaker_seconds=600
 use_conf breaker
 h0=$(requests hang)

@@ -93,6 +93,7 @@ cluster_up() {
 	SlurmctldDebug=info
 	NodeName=$host CPUs=2 RealMemory=1000 State=UNKNOWN
 	PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+	PartitionName=short Nodes=ALL DefaultTime=5 MaxTime=10 State=UP
 	EOF
 	export SLURM_CONF=$work/slurm.conf
 	cluster_ctld_restart "${MPIPREDICT_CONF:-}" || return 1
