@@ -19,22 +19,22 @@
 #include "collector/runfile.h"
 
 static const char usage[] =
-	"usage: mpipredict-collect [--runs PATH] [--print] DUMP|DIR...\n"
-	"\n"
-	"Merge the per-rank dumps written by an instrumented program run with\n"
-	"MPIPREDICT_DUMP=DIR (files <run_id>.<rank>.dump) into one run row per\n"
-	"run: features averaged (.mean) and maximised (.max) over the ranks,\n"
-	"runtime_s of the slowest rank. A DIR argument means every *.dump in it.\n"
-	"\n"
-	"  --runs PATH  append the rows to PATH (file, or directory holding\n"
-	"               <app>.csv); default $MPIPREDICT_RUNS, else\n"
-	"               ./mpipredict-runs/\n"
-	"  --print      print the header and rows on stdout instead\n"
-	"  --help       this text\n"
-	"  --version    print the version\n"
-	"\n"
-	"Exit status: 0 done, 1 usage error, 2 bad or incomplete dumps, or the\n"
-	"row could not be written.\n";
+    "usage: mpipredict-collect [--runs PATH] [--print] DUMP|DIR...\n"
+    "\n"
+    "Merge the per-rank dumps written by an instrumented program run with\n"
+    "MPIPREDICT_DUMP=DIR (files <run_id>.<rank>.dump) into one run row per\n"
+    "run: features averaged (.mean) and maximised (.max) over the ranks,\n"
+    "runtime_s of the slowest rank. A DIR argument means every *.dump in it.\n"
+    "\n"
+    "  --runs PATH  append the rows to PATH (file, or directory holding\n"
+    "               <app>.csv); default $MPIPREDICT_RUNS, else\n"
+    "               ./mpipredict-runs/\n"
+    "  --print      print the header and rows on stdout instead\n"
+    "  --help       this text\n"
+    "  --version    print the version\n"
+    "\n"
+    "Exit status: 0 done, 1 usage error, 2 bad or incomplete dumps, or the\n"
+    "row could not be written.\n";
 
 struct dumps {
 	size_t n, cap;
@@ -94,7 +94,8 @@ static int add_arg(struct dumps *ds, const char *arg)
 		return add_file(ds, arg);
 	dir = opendir(arg);
 	if (!dir) {
-		fprintf(stderr, "mpipredict-collect: %s: cannot open directory\n", arg);
+		fprintf(stderr,
+			"mpipredict-collect: %s: cannot open directory\n", arg);
 		return -1;
 	}
 	while ((e = readdir(dir))) {
@@ -102,7 +103,8 @@ static int add_arg(struct dumps *ds, const char *arg)
 		if (len < 6 || strcmp(e->d_name + len - 5, ".dump") != 0)
 			continue;
 		if (n == cap) {
-			char **t = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *t);
+			char **t = realloc(names, (cap = cap ? 2 * cap : 16) *
+						      sizeof *t);
 
 			if (!t) {
 				rc = -1;
@@ -135,12 +137,14 @@ static int add_arg(struct dumps *ds, const char *arg)
 }
 
 /* Merge the dumps of the run of ds->d[first]; marks them used. */
-static int merge_run(struct dumps *ds, size_t first, char *used, const char *runs,
-		     int print, int *printed_header, const char **last_header)
+static int merge_run(struct dumps *ds, size_t first, char *used,
+		     const char *runs, int print, int *printed_header,
+		     const char **last_header)
 {
 	const struct mpp_dump *r0 = NULL, *a = &ds->d[first];
 	int nprocs = a->meta.nprocs, rc = -1;
-	const struct mpp_dump **by_rank = calloc((size_t)nprocs, sizeof *by_rank);
+	const struct mpp_dump **by_rank =
+	    calloc((size_t)nprocs, sizeof *by_rank);
 	unsigned long long *sum = calloc(a->nf ? a->nf : 1, sizeof *sum);
 	unsigned long long *max = calloc(a->nf ? a->nf : 1, sizeof *max);
 	char *header = NULL, *row = NULL, err[4200], path[4096];
@@ -160,20 +164,28 @@ static int merge_run(struct dumps *ds, size_t first, char *used, const char *run
 			continue;
 		used[i] = 1;
 		if (d->meta.nprocs != nprocs || d->nf != a->nf) {
-			fprintf(stderr, "mpipredict-collect: %s: does not match %s (nprocs or "
-					"feature count)\n", ds->path[i], ds->path[first]);
+			fprintf(stderr,
+				"mpipredict-collect: %s: does not match %s "
+				"(nprocs or "
+				"feature count)\n",
+				ds->path[i], ds->path[first]);
 			goto out;
 		}
 		for (k = 0; k < d->nf; k++)
 			if (strcmp(d->names[k], a->names[k]) != 0) {
-				fprintf(stderr, "mpipredict-collect: %s: feature %zu is %s, "
-						"%s has %s\n", ds->path[i], k + 1, d->names[k],
+				fprintf(stderr,
+					"mpipredict-collect: %s: feature %zu "
+					"is %s, "
+					"%s has %s\n",
+					ds->path[i], k + 1, d->names[k],
 					ds->path[first], a->names[k]);
 				goto out;
 			}
 		if (by_rank[d->rank]) {
-			fprintf(stderr, "mpipredict-collect: %s: rank %d of run %s again\n",
-				ds->path[i], d->rank, d->meta.run_id);
+			fprintf(
+			    stderr,
+			    "mpipredict-collect: %s: rank %d of run %s again\n",
+			    ds->path[i], d->rank, d->meta.run_id);
 			goto out;
 		}
 		by_rank[d->rank] = d;
@@ -182,7 +194,9 @@ static int merge_run(struct dumps *ds, size_t first, char *used, const char *run
 		const struct mpp_dump *d = by_rank[r];
 
 		if (!d) {
-			fprintf(stderr, "mpipredict-collect: run %s: no dump of rank %d of %d\n",
+			fprintf(stderr,
+				"mpipredict-collect: run %s: no dump of rank "
+				"%d of %d\n",
 				a->meta.run_id, r, nprocs);
 			goto out;
 		}
@@ -197,7 +211,8 @@ static int merge_run(struct dumps *ds, size_t first, char *used, const char *run
 	r0 = by_rank[0];
 	m = r0->meta;
 	m.runtime_s = slowest;
-	if (mpp_row_build(&m, r0->nf, r0->names, sum, max, &header, &row, err, sizeof err) < 0) {
+	if (mpp_row_build(&m, r0->nf, r0->names, sum, max, &header, &row, err,
+			  sizeof err) < 0) {
 		fprintf(stderr, "mpipredict-collect: %s\n", err);
 		goto out;
 	}
@@ -209,8 +224,8 @@ static int merge_run(struct dumps *ds, size_t first, char *used, const char *run
 		free((char *)*last_header);
 		*last_header = header;
 		header = NULL;
-	} else if (mpp_runfile_append(runs, m.app, header, row, path, sizeof path, err,
-				      sizeof err) < 0) {
+	} else if (mpp_runfile_append(runs, m.app, header, row, path,
+				      sizeof path, err, sizeof err) < 0) {
 		fprintf(stderr, "mpipredict-collect: %s\n", err);
 		goto out;
 	} else {
@@ -230,11 +245,11 @@ out:
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"runs", required_argument, NULL, 'r'},
-		{"print", no_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"runs", required_argument, NULL, 'r'},
+	    {"print", no_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *runs = getenv("MPIPREDICT_RUNS"), *last_header = NULL;
 	struct dumps ds = {0};
@@ -245,18 +260,30 @@ int main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'r': runs = optarg; break;
-		case 'p': print = 1; break;
-		case 'h': fputs(usage, stdout); return 0;
-		case 'V': puts("mpipredict-collect " MPP_VERSION); return 0;
+		case 'r':
+			runs = optarg;
+			break;
+		case 'p':
+			print = 1;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			puts("mpipredict-collect " MPP_VERSION);
+			return 0;
 		default:
-			fprintf(stderr, "mpipredict-collect: unknown or incomplete option %s "
-					"(see --help)\n", argv[optind - 1]);
+			fprintf(stderr,
+				"mpipredict-collect: unknown or incomplete "
+				"option %s "
+				"(see --help)\n",
+				argv[optind - 1]);
 			return 1;
 		}
 	}
 	if (optind == argc) {
-		fprintf(stderr, "mpipredict-collect: no dump given (see --help)\n");
+		fprintf(stderr,
+			"mpipredict-collect: no dump given (see --help)\n");
 		return 1;
 	}
 	for (; optind < argc && rc == 0; optind++)

@@ -35,12 +35,12 @@
 /* Initial-exec: libmpipredict is always loaded with the program (it is
  * linked, never dlopen'ed), and the call path must not go through
  * __tls_get_addr. */
-__attribute__((tls_model("initial-exec"))) _Thread_local struct __mpp_site
-	*__mpp_cur_site;
+__attribute__((
+    tls_model("initial-exec"))) _Thread_local struct __mpp_site *__mpp_cur_site;
 
 struct mpp_traffic mpp_traffic;
 const unsigned long long mpp_bucket_lo[MPP_NBUCKET] = {
-	0, 64, 1024, 16384, 262144, 4194304,
+    0, 64, 1024, 16384, 262144, 4194304,
 };
 
 static int active;   /* counting: between MPI_Init and MPI_Finalize */
@@ -76,7 +76,7 @@ struct nodes {
 	int node[];
 };
 
-static struct nodes *world;  /* MPI_COMM_WORLD, never freed while active */
+static struct nodes *world; /* MPI_COMM_WORLD, never freed while active */
 static int my_node;
 static int nodes_key = MPI_KEYVAL_INVALID;
 
@@ -120,8 +120,8 @@ static struct nodes *nodes_get(MPI_Comm comm)
 		goto ref;
 	}
 	PMPI_Comm_test_inter(comm, &inter);
-	if ((inter ? PMPI_Comm_remote_group(comm, &g) : PMPI_Comm_group(comm, &g)) !=
-	    MPI_SUCCESS)
+	if ((inter ? PMPI_Comm_remote_group(comm, &g)
+		   : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
 		return NULL;
 	PMPI_Group_size(g, &n);
 	ns = malloc(sizeof *ns + 2 * (size_t)n * sizeof(int));
@@ -139,7 +139,9 @@ static struct nodes *nodes_get(MPI_Comm comm)
 	PMPI_Group_free(&wg);
 	PMPI_Group_free(&g);
 	for (i = 0; i < n; i++)
-		ns->node[i] = ns->node[i] == MPI_UNDEFINED ? -1 : world->node[ns->node[i]];
+		ns->node[i] = ns->node[i] == MPI_UNDEFINED
+				  ? -1
+				  : world->node[ns->node[i]];
 	if (PMPI_Comm_set_attr(comm, nodes_key, ns) != MPI_SUCCESS) {
 		free(ns);
 		return NULL;
@@ -180,8 +182,8 @@ static unsigned long long received(const MPI_Status *st)
 {
 	int n = 0;
 
-	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED ||
-	    n < 0)
+	if (PMPI_Get_count(st, MPI_BYTE, &n) != MPI_SUCCESS ||
+	    n == MPI_UNDEFINED || n < 0)
 		return 0;
 	return (unsigned long long)n;
 }
@@ -232,10 +234,12 @@ static void level(struct __mpp_site *site, const struct nodes *ns, int peer,
 	add(&mpp_traffic.hist_msgs[lv][b], 1);
 	add(&mpp_traffic.hist_bytes[lv][b], bytes);
 	if (site)
-		add(lv == MPP_INTRA ? &site->intra_bytes : &site->inter_bytes, bytes);
+		add(lv == MPP_INTRA ? &site->intra_bytes : &site->inter_bytes,
+		    bytes);
 }
 
-static void p2p(struct call *c, MPI_Comm comm, int peer, unsigned long long bytes)
+static void p2p(struct call *c, MPI_Comm comm, int peer,
+		unsigned long long bytes)
 {
 	struct nodes *ns;
 
@@ -333,7 +337,8 @@ static int pending_take(MPI_Request r, struct pending *out)
 	if (!pcount)
 		return 0;
 	lock_tables();
-	for (i = slot(k); ptab[i].key && ptab[i].key != k; i = (i + 1) & (pcap - 1))
+	for (i = slot(k); ptab[i].key && ptab[i].key != k;
+	     i = (i + 1) & (pcap - 1))
 		;
 	if (!ptab[i].key) {
 		unlock_tables();
@@ -398,7 +403,8 @@ static void reqsave_begin(struct reqsave *s, int n, const MPI_Request *req,
 		return;
 	memcpy(s->req, req, (size_t)n * sizeof *req);
 	if (st && *st == MPI_STATUSES_IGNORE) {
-		if (n > NSMALL && !(s->st = malloc((size_t)n * sizeof *s->st))) {
+		if (n > NSMALL &&
+		    !(s->st = malloc((size_t)n * sizeof *s->st))) {
 			if (s->req != s->small_req)
 				free(s->req);
 			return;
@@ -429,15 +435,16 @@ static void reqsave_all(struct reqsave *s, int ok, const MPI_Status *st)
 	reqsave_end(s);
 }
 
-static void reqsave_one(struct reqsave *s, int ok, int index, const MPI_Status *st)
+static void reqsave_one(struct reqsave *s, int ok, int index,
+			const MPI_Status *st)
 {
 	if (s->track && ok && index >= 0 && index < s->n)
 		complete(s->req[index], st);
 	reqsave_end(s);
 }
 
-static void reqsave_some(struct reqsave *s, int ok, int outcount, const int *idx,
-			 const MPI_Status *st)
+static void reqsave_some(struct reqsave *s, int ok, int outcount,
+			 const int *idx, const MPI_Status *st)
 {
 	int i;
 
@@ -482,20 +489,20 @@ static struct coll coll(MPI_Comm comm, int root)
 #define PRE_SEND(count, type, dest, comm)
 #define POST_SEND(count, type, dest, comm)                                     \
 	if (OK)                                                                \
-		p2p(&c_, comm, dest, nbytes(count, type))
+	p2p(&c_, comm, dest, nbytes(count, type))
 
 #define PRE_RECV(type, source, comm, status)                                   \
 	MPI_Status st_;                                                        \
 	if (status == MPI_STATUS_IGNORE)                                       \
-		status = &st_
+	status = &st_
 #define POST_RECV(type, source, comm, status)                                  \
 	if (OK)                                                                \
-		p2p(&c_, comm, status->MPI_SOURCE, received(status))
+	p2p(&c_, comm, status->MPI_SOURCE, received(status))
 
 #define PRE_IRECV(source, comm, request)
 #define POST_IRECV(source, comm, request)                                      \
-	if (OK && source != MPI_PROC_NULL)                                      \
-		pending_add(*request, c_.site, comm)
+	if (OK && source != MPI_PROC_NULL)                                     \
+	pending_add(*request, c_.site, comm)
 
 #define PRE_SENDRECV(scount, stype, dest, source, comm, status)                \
 	PRE_RECV(stype, source, comm, status)
@@ -510,38 +517,37 @@ static struct coll coll(MPI_Comm comm, int root)
 	MPI_Status st_;                                                        \
 	int track_ = pcount != 0;                                              \
 	if (track_ && status == MPI_STATUS_IGNORE)                             \
-		status = &st_
+	status = &st_
 #define POST_WAIT1(request, status)                                            \
 	if (track_ && OK)                                                      \
-		complete(req_, status)
+	complete(req_, status)
 
 #define PRE_TEST1(request, flag, status) PRE_WAIT1(request, status)
 #define POST_TEST1(request, flag, status)                                      \
 	if (track_ && OK && *flag)                                             \
-		complete(req_, status)
+	complete(req_, status)
 
 #define PRE_WAITALL(n, reqs, sts)                                              \
 	struct reqsave rs_;                                                    \
 	reqsave_begin(&rs_, n, reqs, &sts)
 #define POST_WAITALL(n, reqs, sts) reqsave_all(&rs_, OK, sts)
 
-#define PRE_TESTALL(n, reqs, flag, sts) PRE_WAITALL(n, reqs, sts)
-#define POST_TESTALL(n, reqs, flag, sts) reqsave_all(&rs_, OK && *flag, sts)
+#define PRE_TESTALL(n, reqs, flag, sts)  PRE_WAITALL(n, reqs, sts)
+#define POST_TESTALL(n, reqs, flag, sts) reqsave_all(&rs_, OK &&*flag, sts)
 
 #define PRE_WAITANY(n, reqs, index, status)                                    \
 	struct reqsave rs_;                                                    \
 	MPI_Status st_;                                                        \
 	reqsave_begin(&rs_, n, reqs, NULL);                                    \
 	if (rs_.track && status == MPI_STATUS_IGNORE)                          \
-		status = &st_
+	status = &st_
 #define POST_WAITANY(n, reqs, index, status)                                   \
-	reqsave_one(&rs_, OK && *index != MPI_UNDEFINED, *index, status)
+	reqsave_one(&rs_, OK &&*index != MPI_UNDEFINED, *index, status)
 
 #define PRE_TESTANY(n, reqs, index, flag, status)                              \
 	PRE_WAITANY(n, reqs, index, status)
 #define POST_TESTANY(n, reqs, index, flag, status)                             \
-	reqsave_one(&rs_, OK && *flag && *index != MPI_UNDEFINED, *index,      \
-		    status)
+	reqsave_one(&rs_, OK &&*flag &&*index != MPI_UNDEFINED, *index, status)
 
 #define PRE_SOME(n, reqs, outcount, indices, sts)                              \
 	struct reqsave rs_;                                                    \
@@ -564,24 +570,24 @@ static struct coll coll(MPI_Comm comm, int root)
 #define POST_REDUCE(count, type, root, comm)                                   \
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, root);                             \
-		c_.bytes = ((k_.member) + k_.root) *   \
-			   nbytes(count, type);                                \
+		c_.bytes = ((k_.member) + k_.root) * nbytes(count, type);      \
 	}
 
 #define PRE_ALLREDUCE(count, type, comm)
 #define POST_ALLREDUCE(count, type, comm)                                      \
 	if (OK)                                                                \
-		c_.bytes = 2 * nbytes(count, type)
+	c_.bytes = 2 * nbytes(count, type)
 
 #define PRE_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)
 #define POST_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)           \
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, root);                             \
 		if (k_.root)                                                   \
-			c_.bytes += (unsigned long long)k_.n * nbytes(scount, stype); \
+			c_.bytes +=                                            \
+			    (unsigned long long)k_.n * nbytes(scount, stype);  \
 		if (k_.root && k_.intra && rbuf == MPI_IN_PLACE)               \
 			c_.bytes += nbytes(scount, stype);                     \
-		else if (k_.member)                 \
+		else if (k_.member)                                            \
 			c_.bytes += nbytes(rcount, rtype);                     \
 	}
 
@@ -590,10 +596,11 @@ static struct coll coll(MPI_Comm comm, int root)
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, root);                             \
 		if (k_.root)                                                   \
-			c_.bytes += sum_counts(scounts, k_.n) * type_size(stype);  \
+			c_.bytes +=                                            \
+			    sum_counts(scounts, k_.n) * type_size(stype);      \
 		if (k_.root && k_.intra && rbuf == MPI_IN_PLACE)               \
 			c_.bytes += nbytes(scounts[k_.rank], stype);           \
-		else if (k_.member)                 \
+		else if (k_.member)                                            \
 			c_.bytes += nbytes(rcount, rtype);                     \
 	}
 
@@ -602,10 +609,11 @@ static struct coll coll(MPI_Comm comm, int root)
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, root);                             \
 		if (k_.root)                                                   \
-			c_.bytes += (unsigned long long)k_.n * nbytes(rcount, rtype); \
+			c_.bytes +=                                            \
+			    (unsigned long long)k_.n * nbytes(rcount, rtype);  \
 		if (k_.root && k_.intra && sbuf == MPI_IN_PLACE)               \
 			c_.bytes += nbytes(rcount, rtype);                     \
-		else if (k_.member)                 \
+		else if (k_.member)                                            \
 			c_.bytes += nbytes(scount, stype);                     \
 	}
 
@@ -614,10 +622,11 @@ static struct coll coll(MPI_Comm comm, int root)
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, root);                             \
 		if (k_.root)                                                   \
-			c_.bytes += sum_counts(rcounts, k_.n) * type_size(rtype);  \
+			c_.bytes +=                                            \
+			    sum_counts(rcounts, k_.n) * type_size(rtype);      \
 		if (k_.root && k_.intra && sbuf == MPI_IN_PLACE)               \
 			c_.bytes += nbytes(rcounts[k_.rank], rtype);           \
-		else if (k_.member)                 \
+		else if (k_.member)                                            \
 			c_.bytes += nbytes(scount, stype);                     \
 	}
 
@@ -634,9 +643,10 @@ static struct coll coll(MPI_Comm comm, int root)
 #define POST_ALLGATHERV(sbuf, scount, stype, rcounts, rtype, comm)             \
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, 0);                                \
-		c_.bytes = sum_counts(rcounts, k_.n) * type_size(rtype) +      \
-			   (sbuf == MPI_IN_PLACE ? nbytes(rcounts[k_.rank], rtype) \
-						 : nbytes(scount, stype));     \
+		c_.bytes =                                                     \
+		    sum_counts(rcounts, k_.n) * type_size(rtype) +             \
+		    (sbuf == MPI_IN_PLACE ? nbytes(rcounts[k_.rank], rtype)    \
+					  : nbytes(scount, stype));            \
 	}
 
 #define PRE_ALLTOALL(sbuf, scount, stype, rcount, rtype, comm)
@@ -653,10 +663,12 @@ static struct coll coll(MPI_Comm comm, int root)
 #define POST_ALLTOALLV(sbuf, scounts, stype, rcounts, rtype, comm)             \
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, 0);                                \
-		unsigned long long r_ = sum_counts(rcounts, k_.n) * type_size(rtype); \
-		c_.bytes = r_ + (sbuf == MPI_IN_PLACE                          \
-					 ? r_                                  \
-					 : sum_counts(scounts, k_.n) * type_size(stype)); \
+		unsigned long long r_ =                                        \
+		    sum_counts(rcounts, k_.n) * type_size(rtype);              \
+		c_.bytes =                                                     \
+		    r_ + (sbuf == MPI_IN_PLACE                                 \
+			      ? r_                                             \
+			      : sum_counts(scounts, k_.n) * type_size(stype)); \
 	}
 
 #define PRE_REDSCAT(rcounts, type, comm)
@@ -666,7 +678,8 @@ static struct coll coll(MPI_Comm comm, int root)
 		PMPI_Comm_size(comm, &n_);                                     \
 		PMPI_Comm_rank(comm, &r_);                                     \
 		c_.bytes = (sum_counts(rcounts, n_) +                          \
-			    (rcounts[r_] > 0 ? (unsigned long long)rcounts[r_] : 0)) * \
+			    (rcounts[r_] > 0 ? (unsigned long long)rcounts[r_] \
+					     : 0)) *                           \
 			   type_size(type);                                    \
 	}
 
@@ -675,7 +688,8 @@ static struct coll coll(MPI_Comm comm, int root)
 	if (OK) {                                                              \
 		int n_;                                                        \
 		PMPI_Comm_size(comm, &n_);                                     \
-		c_.bytes = ((unsigned long long)n_ + 1) * nbytes(rcount, type); \
+		c_.bytes =                                                     \
+		    ((unsigned long long)n_ + 1) * nbytes(rcount, type);       \
 	}
 
 /* The wrappers. */
@@ -754,7 +768,8 @@ static int fake_nodes(int *key, int n, char *err, size_t errlen)
 	return -1;
 }
 
-int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err, size_t errlen)
+int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
+		      size_t errlen)
 {
 	MPI_Comm node_comm;
 	int rank, size, leader, nn;
@@ -787,8 +802,8 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err, size_t err
 		goto fail;
 	}
 	my_node = world->node[rank];
-	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nodes_delete, &nodes_key,
-				    NULL) != MPI_SUCCESS) {
+	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nodes_delete,
+				    &nodes_key, NULL) != MPI_SUCCESS) {
 		snprintf(err, errlen, "MPI_Comm_create_keyval failed");
 		goto fail;
 	}

@@ -49,7 +49,7 @@ static void puts_(struct buf *b, const char *s)
 }
 
 __attribute__((format(printf, 2, 3))) static void putf(struct buf *b,
-							const char *fmt, ...)
+						       const char *fmt, ...)
 {
 	char tmp[64];
 	va_list ap;
@@ -103,7 +103,8 @@ int mpp_row_build(const struct mpp_run_meta *m, size_t nf, char *const *names,
 	struct buf h = {NULL, 0, 0, 1}, r = {NULL, 0, 0, 1};
 	size_t i;
 
-	puts_(&h, "run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args");
+	puts_(&h, "run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_"
+		  "s,args");
 	for (i = 0; i < nf; i++) {
 		struct buf col = {NULL, 0, 0, 1};
 
@@ -160,11 +161,20 @@ static void put_escaped(struct buf *b, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
-		case '\\': puts_(b, "\\\\"); break;
-		case '\t': puts_(b, "\\t"); break;
-		case '\n': puts_(b, "\\n"); break;
-		case '\r': puts_(b, "\\r"); break;
-		default: put(b, s, 1);
+		case '\\':
+			puts_(b, "\\\\");
+			break;
+		case '\t':
+			puts_(b, "\\t");
+			break;
+		case '\n':
+			puts_(b, "\\n");
+			break;
+		case '\r':
+			puts_(b, "\\r");
+			break;
+		default:
+			put(b, s, 1);
 		}
 	}
 }
@@ -215,7 +225,8 @@ int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 	}
 	f = fopen(tmp, "wx");
 	if (!f) {
-		snprintf(err, errlen, "cannot write dump %s: %s", tmp, strerror(errno));
+		snprintf(err, errlen, "cannot write dump %s: %s", tmp,
+			 strerror(errno));
 		free(b.s);
 		return -1;
 	}
@@ -227,7 +238,8 @@ int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 	}
 	free(b.s);
 	if (off < b.len || fclose(f) != 0 || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "cannot write dump %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot write dump %s: %s", path,
+			 strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -245,11 +257,20 @@ static int unescape(char *s)
 			continue;
 		}
 		switch (*++s) {
-		case '\\': *o++ = '\\'; break;
-		case 't': *o++ = '\t'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		default: return -1;
+		case '\\':
+			*o++ = '\\';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		default:
+			return -1;
 		}
 	}
 	*o = '\0';
@@ -277,11 +298,13 @@ void mpp_dump_free(struct mpp_dump *d)
 	memset(d, 0, sizeof *d);
 }
 
-int mpp_dump_read(const char *path, struct mpp_dump *d, char *err, size_t errlen)
+int mpp_dump_read(const char *path, struct mpp_dump *d, char *err,
+		  size_t errlen)
 {
 	static const char *const keys[] = {
-		"run_id", "app", "build_id", "started_at", "job_id", "args",
-		"nprocs", "nnodes", "rank", "finalized", "runtime_s", "features",
+	    "run_id", "app",       "build_id",  "started_at",
+	    "job_id", "args",      "nprocs",    "nnodes",
+	    "rank",   "finalized", "runtime_s", "features",
 	};
 	const size_t nkeys = sizeof keys / sizeof keys[0];
 	struct buf b = {NULL, 0, 0, 1};
@@ -317,16 +340,17 @@ int mpp_dump_read(const char *path, struct mpp_dump *d, char *err, size_t errlen
 		lineno++;
 		next = strchr(line, '\n');
 		tab = strchr(line, '\t');
-		if (!next || !tab || tab > next || (size_t)(tab - line) != strlen(keys[k]) ||
+		if (!next || !tab || tab > next ||
+		    (size_t)(tab - line) != strlen(keys[k]) ||
 		    strncmp(line, keys[k], strlen(keys[k])) != 0) {
-			snprintf(err, errlen, "%s:%zu: expected field %s", path, lineno,
-				 keys[k]);
+			snprintf(err, errlen, "%s:%zu: expected field %s", path,
+				 lineno, keys[k]);
 			goto fail;
 		}
 		*next = '\0';
 		if (unescape(tab + 1) < 0) {
-			snprintf(err, errlen, "%s:%zu: bad escape in %s", path, lineno,
-				 keys[k]);
+			snprintf(err, errlen, "%s:%zu: bad escape in %s", path,
+				 lineno, keys[k]);
 			goto fail;
 		}
 		val[k] = tab + 1;
@@ -374,7 +398,8 @@ int mpp_dump_read(const char *path, struct mpp_dump *d, char *err, size_t errlen
 		next = strchr(line, '\n');
 		tab = next ? memrchr(line, '\t', (size_t)(next - line)) : NULL;
 		if (!tab) {
-			snprintf(err, errlen, "%s:%zu: expected feature %zu of %zu", path,
+			snprintf(err, errlen,
+				 "%s:%zu: expected feature %zu of %zu", path,
 				 lineno, k + 1, nf);
 			goto fail;
 		}
@@ -383,21 +408,23 @@ int mpp_dump_read(const char *path, struct mpp_dump *d, char *err, size_t errlen
 		d->values[k] = strtoull(tab + 1, &end, 10);
 		if (errno || end == tab + 1 || *end || tab[1] == '-' ||
 		    unescape(line) < 0) {
-			snprintf(err, errlen, "%s:%zu: bad feature line", path, lineno);
+			snprintf(err, errlen, "%s:%zu: bad feature line", path,
+				 lineno);
 			goto fail;
 		}
 		d->names[k] = line;
 		line = next + 1;
 	}
 	if (*line) {
-		snprintf(err, errlen, "%s:%zu: text after the last feature", path,
-			 lineno + 1);
+		snprintf(err, errlen, "%s:%zu: text after the last feature",
+			 path, lineno + 1);
 		goto fail;
 	}
 	d->nf = nf;
 	return 0;
 bad_field:
-	snprintf(err, errlen, "%s:%d: bad %s: %s", path, bad + 2, keys[bad], val[bad]);
+	snprintf(err, errlen, "%s:%d: bad %s: %s", path, bad + 2, keys[bad],
+		 val[bad]);
 fail:
 	mpp_dump_free(d);
 	return -1;

@@ -44,7 +44,8 @@ int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 
 /* Read a dump; on error err names the file and line. Free with
  * mpp_dump_free(). */
-int mpp_dump_read(const char *path, struct mpp_dump *d, char *err, size_t errlen);
+int mpp_dump_read(const char *path, struct mpp_dump *d, char *err,
+		  size_t errlen);
 
 void mpp_dump_free(struct mpp_dump *d);
 

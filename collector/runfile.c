@@ -49,9 +49,9 @@ static void safe_name(const char *app, char *out, size_t outlen)
 		char c = app[i];
 
 		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-					 (c >= '0' && c <= '9') || strchr("._+-", c)
-				 ? c
-				 : '_';
+				 (c >= '0' && c <= '9') || strchr("._+-", c)
+			     ? c
+			     : '_';
 	}
 	out[i] = '\0';
 	if (!strcmp(out, "") || !strcmp(out, ".") || !strcmp(out, ".."))
@@ -106,23 +106,27 @@ static int append_to(const char *path, const char *header, const char *row,
 
 	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 strerror(errno));
 		return -1;
 	}
 	while (fcntl(fd, F_SETLKW, &lk) != 0) {
 		if (errno != EINTR) {
-			snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "cannot lock %s: %s", path,
+				 strerror(errno));
 			goto out;
 		}
 	}
 	if (fstat(fd, &st) != 0) {
-		snprintf(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "cannot stat %s: %s", path,
+			 strerror(errno));
 		goto out;
 	}
 	if (st.st_size > 0) {
 		same = header_matches(fd, header);
 		if (same < 0) {
-			snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+			snprintf(err, errlen, "cannot read %s: %s", path,
+				 strerror(errno));
 			goto out;
 		}
 		if (!same) {
@@ -153,7 +157,8 @@ static int append_to(const char *path, const char *header, const char *row,
 		snprintf(err, errlen, "cannot write %s: %s", path,
 			 w < 0 ? strerror(errno) : "short write");
 		if (w > 0 && ftruncate(fd, st.st_size) != 0)
-			snprintf(err, errlen, "cannot write %s, and a partial row remains",
+			snprintf(err, errlen,
+				 "cannot write %s, and a partial row remains",
 				 path);
 		goto out;
 	}
@@ -177,7 +182,8 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 	if (!target || !*target)
 		target = DEFAULT_TARGET;
 	tl = strlen(target);
-	if (target[tl - 1] == '/' || (stat(target, &st) == 0 && S_ISDIR(st.st_mode))) {
+	if (target[tl - 1] == '/' ||
+	    (stat(target, &st) == 0 && S_ISDIR(st.st_mode))) {
 		safe_name(app, name, sizeof name);
 		rc = snprintf(file, sizeof file, "%s%s%s.csv", target,
 			      target[tl - 1] == '/' ? "" : "/", name);
@@ -194,8 +200,8 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 		memcpy(sib, file, (size_t)(slash - file));
 		sib[slash - file] = '\0';
 		if (make_dirs(sib) != 0) {
-			snprintf(err, errlen, "cannot create directory %s: %s", sib,
-				 strerror(errno));
+			snprintf(err, errlen, "cannot create directory %s: %s",
+				 sib, strerror(errno));
 			return -1;
 		}
 	}
@@ -206,8 +212,8 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 		dot = strrchr(file, '.');
 		if (!dot || (slash && dot < slash))
 			dot = file + strlen(file);
-		rc = snprintf(sib, sizeof sib, "%.*s.%08x%s", (int)(dot - file), file,
-			      (unsigned)fnv1a(header), dot);
+		rc = snprintf(sib, sizeof sib, "%.*s.%08x%s", (int)(dot - file),
+			      file, (unsigned)fnv1a(header), dot);
 		if (rc < 0 || (size_t)rc >= sizeof sib) {
 			snprintf(err, errlen, "runs path too long: %s", file);
 			return -1;
@@ -215,8 +221,10 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 		memcpy(file, sib, (size_t)rc + 1);
 		rc = append_to(file, header, row, err, errlen);
 		if (rc == 1) {
-			snprintf(err, errlen,
-				 "%s has another header; the row was not written", file);
+			snprintf(
+			    err, errlen,
+			    "%s has another header; the row was not written",
+			    file);
 			return -1;
 		}
 	}

@@ -43,10 +43,13 @@ void __mpp_register(struct __mpp_unit *u)
 	struct __mpp_unit *p;
 
 	if (u->abi_version != MPP_ABI_VERSION) {
-		fprintf(stderr,
-			PFX "%s was instrumented for runtime ABI %d, this runtime has "
-			    "ABI %d; its counters are ignored\n",
-			u->file ? u->file : "a unit", u->abi_version, MPP_ABI_VERSION);
+		fprintf(
+		    stderr,
+		    PFX
+		    "%s was instrumented for runtime ABI %d, this runtime has "
+		    "ABI %d; its counters are ignored\n",
+		    u->file ? u->file : "a unit", u->abi_version,
+		    MPP_ABI_VERSION);
 		return;
 	}
 	for (p = units; p; p = p->next)
@@ -76,7 +79,7 @@ struct feats {
 };
 
 static void feat(struct feats *f, unsigned long long v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void feat(struct feats *f, unsigned long long v, const char *fmt, ...)
 {
@@ -131,7 +134,9 @@ static int unit_cmp(const void *a, const void *b)
 	const struct __mpp_unit *y = *(struct __mpp_unit *const *)b;
 	int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
 
-	return c ? c : strcmp(x->build_id ? x->build_id : "", y->build_id ? y->build_id : "");
+	return c ? c
+		 : strcmp(x->build_id ? x->build_id : "",
+			  y->build_id ? y->build_id : "");
 }
 
 /* The registered units sorted by file then build_id (link order must not
@@ -161,7 +166,7 @@ static const char *const fn_names[MPP_NFN] = {
 };
 
 /* WAIT-kind functions move no bytes of their own: no bytes columns. */
-#define HAS_BYTES_P2P 1
+#define HAS_BYTES_P2P  1
 #define HAS_BYTES_COLL 1
 #define HAS_BYTES_WAIT 0
 static const int fn_has_bytes[MPP_NFN] = {
@@ -183,10 +188,13 @@ static void collect_features(struct feats *f)
 	v = sorted_units(&nu);
 	for (i = 0; i < nu; i++) {
 		for (j = 0; j < v[i]->ncounters; j++)
-			feat(f, v[i]->counters[j], "%s", v[i]->counter_names[j]);
+			feat(f, v[i]->counters[j], "%s",
+			     v[i]->counter_names[j]);
 		for (j = 0; j < v[i]->nsites; j++) {
-			feat(f, v[i]->sites[j].calls, "call:%s", v[i]->site_names[j]);
-			feat(f, v[i]->sites[j].bytes, "bytes:%s", v[i]->site_names[j]);
+			feat(f, v[i]->sites[j].calls, "call:%s",
+			     v[i]->site_names[j]);
+			feat(f, v[i]->sites[j].bytes, "bytes:%s",
+			     v[i]->site_names[j]);
 		}
 	}
 	free(v);
@@ -194,21 +202,25 @@ static void collect_features(struct feats *f)
 		feat(f, t->calls[i], "mpi:%s:calls", fn_names[i]);
 		if (fn_has_bytes[i])
 			feat(f, t->bytes[i], "mpi:%s:bytes", fn_names[i]);
-		feat(f, t->untagged_calls[i], "mpi:%s:untagged:calls", fn_names[i]);
+		feat(f, t->untagged_calls[i], "mpi:%s:untagged:calls",
+		     fn_names[i]);
 		if (fn_has_bytes[i])
-			feat(f, t->untagged_bytes[i], "mpi:%s:untagged:bytes", fn_names[i]);
+			feat(f, t->untagged_bytes[i], "mpi:%s:untagged:bytes",
+			     fn_names[i]);
 	}
 	for (l = 0; l < MPP_NLEVEL; l++) {
 		feat(f, t->level_bytes[l], "comm:%s:bytes", lv[l]);
 		feat(f, t->level_msgs[l], "comm:%s:msgs", lv[l]);
 		for (b = 0; b < MPP_NBUCKET; b++) {
 			if (b + 1 < MPP_NBUCKET)
-				snprintf(hi, sizeof hi, "%llu", mpp_bucket_lo[b + 1] - 1);
+				snprintf(hi, sizeof hi, "%llu",
+					 mpp_bucket_lo[b + 1] - 1);
 			else
 				hi[0] = '\0';
-			feat(f, t->hist_msgs[l][b], "comm:%s:size:%llu-%s:msgs", lv[l],
-			     mpp_bucket_lo[b], hi);
-			feat(f, t->hist_bytes[l][b], "comm:%s:size:%llu-%s:bytes", lv[l],
+			feat(f, t->hist_msgs[l][b], "comm:%s:size:%llu-%s:msgs",
+			     lv[l], mpp_bucket_lo[b], hi);
+			feat(f, t->hist_bytes[l][b],
+			     "comm:%s:size:%llu-%s:bytes", lv[l],
 			     mpp_bucket_lo[b], hi);
 		}
 	}
@@ -227,7 +239,8 @@ static void combined_build_id(char out[17])
 {
 	struct __mpp_unit **v;
 	size_t n, i;
-	uint64_t h = fnv1a64(0xcbf29ce484222325ull, "libmpipredict " MPP_VERSION);
+	uint64_t h =
+	    fnv1a64(0xcbf29ce484222325ull, "libmpipredict " MPP_VERSION);
 
 	v = sorted_units(&n);
 	for (i = 0; i < n; i++)
@@ -274,13 +287,16 @@ static void make_run_id(char out[40])
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (i = 0; i < sizeof r; i++)
-			r[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid() >> (i % 3 * 8)) ^
+			r[i] = (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^
+					       (getpid() >> (i % 3 * 8)) ^
 					       (ts.tv_sec >> (i % 5 * 8)));
 	}
 	r[6] = (unsigned char)((r[6] & 0x0f) | 0x40);
 	r[8] = (unsigned char)((r[8] & 0x3f) | 0x80);
 	for (i = 0; i < 16; i++)
-		sprintf(out + 2 * i + (i >= 4) + (i >= 6) + (i >= 8) + (i >= 10), "%02x", r[i]);
+		sprintf(out + 2 * i + (i >= 4) + (i >= 6) + (i >= 8) +
+			    (i >= 10),
+			"%02x", r[i]);
 	out[8] = out[13] = out[18] = out[23] = '-';
 	out[36] = '\0';
 }
@@ -290,7 +306,8 @@ static double elapsed(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - run.t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - run.t0.tv_nsec);
+	return (double)(t.tv_sec - run.t0.tv_sec) +
+	       1e-9 * (double)(t.tv_nsec - run.t0.tv_nsec);
 }
 
 static void fill_meta(struct mpp_run_meta *m, double runtime)
@@ -315,13 +332,14 @@ static void write_dump(const struct feats *f, double runtime, int finalized)
 
 	fill_meta(&m, runtime);
 	if (mkdir(run.dump_dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, PFX "cannot create dump directory %s: %s\n", run.dump_dir,
-			strerror(errno));
+		fprintf(stderr, PFX "cannot create dump directory %s: %s\n",
+			run.dump_dir, strerror(errno));
 		return;
 	}
-	snprintf(path, sizeof path, "%s/%s.%d.dump", run.dump_dir, run.run_id, run.rank);
-	if (mpp_dump_write(path, &m, run.rank, finalized, f->n, f->names, f->vals, err,
-			   sizeof err) < 0)
+	snprintf(path, sizeof path, "%s/%s.%d.dump", run.dump_dir, run.run_id,
+		 run.rank);
+	if (mpp_dump_write(path, &m, run.rank, finalized, f->n, f->names,
+			   f->vals, err, sizeof err) < 0)
 		fprintf(stderr, PFX "%s\n", err);
 }
 
@@ -353,10 +371,11 @@ static void start(int provided)
 		return;
 	PMPI_Comm_rank(run.comm, &run.rank);
 	PMPI_Comm_size(run.comm, &run.nprocs);
-	if (mpp_traffic_start(run.comm, provided == MPI_THREAD_MULTIPLE, &run.nnodes,
-			      err, sizeof err) < 0) {
+	if (mpp_traffic_start(run.comm, provided == MPI_THREAD_MULTIPLE,
+			      &run.nnodes, err, sizeof err) < 0) {
 		if (run.rank == 0)
-			fprintf(stderr, PFX "%s; no run row will be written\n", err);
+			fprintf(stderr, PFX "%s; no run row will be written\n",
+				err);
 		PMPI_Comm_free(&run.comm);
 		return;
 	}
@@ -378,8 +397,12 @@ static void start(int provided)
 		run.dump_dir = NULL;
 	if (!run.app || !run.args) {
 		if (run.rank == 0)
-			fprintf(stderr, PFX "out of memory; no run row will be written\n");
+			fprintf(stderr, PFX
+				"out of memory; no run row will be written\n");
 		mpp_traffic_stop();
+		free(run.app);
+		free(run.args);
+		PMPI_Comm_free(&run.comm);
 		return;
 	}
 	if (run.dump_dir)
@@ -417,9 +440,10 @@ static void write_row(const struct feats *f, const unsigned long long *sum,
 	char *header = NULL, *row = NULL, err[4200];
 
 	fill_meta(&m, runtime);
-	if (mpp_row_build(&m, f->n, f->names, sum, max, &header, &row, err, sizeof err) < 0 ||
-	    mpp_runfile_append(getenv("MPIPREDICT_RUNS"), run.app, header, row, NULL, 0,
-			       err, sizeof err) < 0)
+	if (mpp_row_build(&m, f->n, f->names, sum, max, &header, &row, err,
+			  sizeof err) < 0 ||
+	    mpp_runfile_append(getenv("MPIPREDICT_RUNS"), run.app, header, row,
+			       NULL, 0, err, sizeof err) < 0)
 		fprintf(stderr, PFX "%s; the run row was not written\n", err);
 	free(header);
 	free(row);
@@ -456,18 +480,25 @@ static void finish(void)
 	ok = ok && hmax[0] == h[0] && hmax[1] == h[1];
 	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, run.comm);
 	if (all_ok) {
-		PMPI_Reduce(f.vals, sum, (int)f.n, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, run.comm);
-		PMPI_Reduce(f.vals, max, (int)f.n, MPI_UNSIGNED_LONG_LONG, MPI_MAX, 0, run.comm);
-		PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, run.comm);
+		PMPI_Reduce(f.vals, sum, (int)f.n, MPI_UNSIGNED_LONG_LONG,
+			    MPI_SUM, 0, run.comm);
+		PMPI_Reduce(f.vals, max, (int)f.n, MPI_UNSIGNED_LONG_LONG,
+			    MPI_MAX, 0, run.comm);
+		PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0,
+			    run.comm);
 		if (run.rank == 0)
 			write_row(&f, sum, max, slowest);
 	} else if (run.rank == 0) {
-		fprintf(stderr, PFX "ranks hold different counters (out of memory, or not "
-				    "one program); the run row was not written\n");
+		fprintf(stderr, PFX
+			"ranks hold different counters (out of memory, or not "
+			"one program); the run row was not written\n");
 	}
 	free(sum);
 	free(max);
 	feats_free(&f);
+	free(run.app);
+	free(run.args);
+	run.app = run.args = NULL;
 	PMPI_Comm_free(&run.comm);
 }
 

@@ -36,7 +36,9 @@ static char *field(const char *file, int *end)
 		pos++;
 		for (;;) {
 			if (pos >= len) {
-				fprintf(stderr, "%s:%zu: unterminated quoted field\n", file, line);
+				fprintf(stderr,
+					"%s:%zu: unterminated quoted field\n",
+					file, line);
 				exit(2);
 			}
 			if (text[pos] == '"') {
@@ -53,10 +55,13 @@ static char *field(const char *file, int *end)
 			out[o++] = text[pos++];
 		}
 	} else {
-		while (pos < len && text[pos] != ',' && text[pos] != '\n' && text[pos] != '\r') {
+		while (pos < len && text[pos] != ',' && text[pos] != '\n' &&
+		       text[pos] != '\r') {
 			if (text[pos] == '"') {
-				fprintf(stderr, "%s:%zu: quote inside an unquoted field\n", file,
-					line);
+				fprintf(
+				    stderr,
+				    "%s:%zu: quote inside an unquoted field\n",
+				    file, line);
 				exit(2);
 			}
 			out[o++] = text[pos++];
@@ -66,17 +71,21 @@ static char *field(const char *file, int *end)
 	if (pos < len && text[pos] == ',') {
 		pos++;
 		*end = 0;
-	} else if (pos + 1 < len && text[pos] == '\r' && text[pos + 1] == '\n') {
+	} else if (pos + 1 < len && text[pos] == '\r' &&
+		   text[pos + 1] == '\n') {
 		pos += 2;
 		*end = 1;
 	} else if (pos < len && text[pos] == '\n') {
 		pos++;
 		*end = 1;
 	} else if (pos >= len) {
-		fprintf(stderr, "%s:%zu: last record does not end in a newline\n", file, line);
+		fprintf(stderr,
+			"%s:%zu: last record does not end in a newline\n", file,
+			line);
 		exit(2);
 	} else {
-		fprintf(stderr, "%s:%zu: text after a closing quote\n", file, line);
+		fprintf(stderr, "%s:%zu: text after a closing quote\n", file,
+			line);
 		exit(2);
 	}
 	return out;
@@ -118,7 +127,8 @@ int main(int argc, char **argv)
 		argc -= 2;
 	}
 	if (argc < 2 || argc == 3 || (col && argc != 2)) {
-		fprintf(stderr, "usage: csvget [-H | -c COL] FILE [ROW COL...]\n");
+		fprintf(stderr,
+			"usage: csvget [-H | -c COL] FILE [ROW COL...]\n");
 		return 1;
 	}
 	file = argv[1];
@@ -160,15 +170,17 @@ int main(int argc, char **argv)
 
 		r = record(file);
 		if (r.n != h.n) {
-			fprintf(stderr, "%s:%zu: %zu fields, the header has %zu\n", file, start,
-				r.n, h.n);
+			fprintf(stderr,
+				"%s:%zu: %zu fields, the header has %zu\n",
+				file, start, r.n, h.n);
 			return 2;
 		}
 		if (col)
 			puts(r.f[ci]);
 		if (++n == want) {
 			for (c = 3; c < (size_t)argc; c++) {
-				for (i = 0; i < h.n && strcmp(h.f[i], argv[c]); i++)
+				for (i = 0; i < h.n && strcmp(h.f[i], argv[c]);
+				     i++)
 					;
 				puts(i < h.n ? r.f[i] : "(missing)");
 			}
@@ -177,7 +189,8 @@ int main(int argc, char **argv)
 	if (argc == 2 && !col)
 		printf("%zu\n", n);
 	else if (!col && (want == 0 || want > n)) {
-		fprintf(stderr, "%s: no data row %zu (%zu rows)\n", file, want, n);
+		fprintf(stderr, "%s: no data row %zu (%zu rows)\n", file, want,
+			n);
 		return 2;
 	}
 	return 0;

@@ -29,61 +29,141 @@
 #include "mpp_abi.h"
 
 enum {
-	S_SEND, S_RECV, S_SSEND, S_RECV_IGN, S_BSEND, S_RECV_ANY,
-	S_IRECV, S_ISEND, S_WAITALL, S_IRECV2, S_ISSEND, S_WAIT, S_IRECV3, S_ISEND3,
-	S_WAITANY, S_IRECV4, S_RSEND,
-	S_SENDRECV, S_REPLACE,
-	S_BARRIER, S_BCAST, S_REDUCE, S_ALLREDUCE, S_SCAN, S_EXSCAN, S_SCATTER,
-	S_SCATTERV, S_GATHER, S_GATHERV, S_ALLGATHER, S_ALLGATHERV, S_ALLTOALL,
-	S_ALLTOALLV, S_REDSCAT, S_REDSCAT_BLOCK, S_ALLREDUCE_IP, S_ALLGATHER_IP,
-	S_GATHER_IP, S_IALLREDUCE, S_IBCAST, S_IBARRIER,
-	S_DT_SEND, S_DT_RECV, S_DT_BCAST,
-	S_SP_SEND, S_SP_RECV, S_SP_ALLREDUCE,
+	S_SEND,
+	S_RECV,
+	S_SSEND,
+	S_RECV_IGN,
+	S_BSEND,
+	S_RECV_ANY,
+	S_IRECV,
+	S_ISEND,
+	S_WAITALL,
+	S_IRECV2,
+	S_ISSEND,
+	S_WAIT,
+	S_IRECV3,
+	S_ISEND3,
+	S_WAITANY,
+	S_IRECV4,
+	S_RSEND,
+	S_SENDRECV,
+	S_REPLACE,
+	S_BARRIER,
+	S_BCAST,
+	S_REDUCE,
+	S_ALLREDUCE,
+	S_SCAN,
+	S_EXSCAN,
+	S_SCATTER,
+	S_SCATTERV,
+	S_GATHER,
+	S_GATHERV,
+	S_ALLGATHER,
+	S_ALLGATHERV,
+	S_ALLTOALL,
+	S_ALLTOALLV,
+	S_REDSCAT,
+	S_REDSCAT_BLOCK,
+	S_ALLREDUCE_IP,
+	S_ALLGATHER_IP,
+	S_GATHER_IP,
+	S_IALLREDUCE,
+	S_IBCAST,
+	S_IBARRIER,
+	S_DT_SEND,
+	S_DT_RECV,
+	S_DT_BCAST,
+	S_SP_SEND,
+	S_SP_RECV,
+	S_SP_ALLREDUCE,
 	S_LOOP_SR,
-	S_LV_RING, S_LV_PAIR_SEND, S_LV_PAIR_RECV, S_LV_FAR, S_LV_SPLIT_SEND,
-	S_LV_SPLIT_RECV, S_LV_IRECV, S_LV_SEND,
+	S_LV_RING,
+	S_LV_PAIR_SEND,
+	S_LV_PAIR_RECV,
+	S_LV_FAR,
+	S_LV_SPLIT_SEND,
+	S_LV_SPLIT_RECV,
+	S_LV_IRECV,
+	S_LV_SEND,
 	NSITES
 };
 
 static const char *const site_names[NSITES] = {
 #define N(i, fn) [i] = "t.c:" #i ":1:" #fn
-	N(S_SEND, MPI_Send), N(S_RECV, MPI_Recv), N(S_SSEND, MPI_Ssend),
-	N(S_RECV_IGN, MPI_Recv), N(S_BSEND, MPI_Bsend), N(S_RECV_ANY, MPI_Recv),
-	N(S_IRECV, MPI_Irecv), N(S_ISEND, MPI_Isend), N(S_WAITALL, MPI_Waitall),
-	N(S_IRECV2, MPI_Irecv), N(S_ISSEND, MPI_Issend), N(S_WAIT, MPI_Wait),
-	N(S_IRECV3, MPI_Irecv), N(S_ISEND3, MPI_Isend), N(S_WAITANY, MPI_Waitany),
-	N(S_IRECV4, MPI_Irecv), N(S_RSEND, MPI_Rsend),
-	N(S_SENDRECV, MPI_Sendrecv), N(S_REPLACE, MPI_Sendrecv_replace),
-	N(S_BARRIER, MPI_Barrier), N(S_BCAST, MPI_Bcast), N(S_REDUCE, MPI_Reduce),
-	N(S_ALLREDUCE, MPI_Allreduce), N(S_SCAN, MPI_Scan), N(S_EXSCAN, MPI_Exscan),
-	N(S_SCATTER, MPI_Scatter), N(S_SCATTERV, MPI_Scatterv),
-	N(S_GATHER, MPI_Gather), N(S_GATHERV, MPI_Gatherv),
-	N(S_ALLGATHER, MPI_Allgather), N(S_ALLGATHERV, MPI_Allgatherv),
-	N(S_ALLTOALL, MPI_Alltoall), N(S_ALLTOALLV, MPI_Alltoallv),
-	N(S_REDSCAT, MPI_Reduce_scatter), N(S_REDSCAT_BLOCK, MPI_Reduce_scatter_block),
-	N(S_ALLREDUCE_IP, MPI_Allreduce), N(S_ALLGATHER_IP, MPI_Allgather),
-	N(S_GATHER_IP, MPI_Gather), N(S_IALLREDUCE, MPI_Iallreduce),
-	N(S_IBCAST, MPI_Ibcast), N(S_IBARRIER, MPI_Ibarrier),
-	N(S_DT_SEND, MPI_Send), N(S_DT_RECV, MPI_Recv), N(S_DT_BCAST, MPI_Bcast),
-	N(S_SP_SEND, MPI_Send), N(S_SP_RECV, MPI_Recv), N(S_SP_ALLREDUCE, MPI_Allreduce),
-	N(S_LOOP_SR, MPI_Sendrecv),
-	N(S_LV_RING, MPI_Sendrecv), N(S_LV_PAIR_SEND, MPI_Send),
-	N(S_LV_PAIR_RECV, MPI_Recv), N(S_LV_FAR, MPI_Sendrecv),
-	N(S_LV_SPLIT_SEND, MPI_Send), N(S_LV_SPLIT_RECV, MPI_Recv),
-	N(S_LV_IRECV, MPI_Irecv), N(S_LV_SEND, MPI_Send),
+    N(S_SEND, MPI_Send),
+    N(S_RECV, MPI_Recv),
+    N(S_SSEND, MPI_Ssend),
+    N(S_RECV_IGN, MPI_Recv),
+    N(S_BSEND, MPI_Bsend),
+    N(S_RECV_ANY, MPI_Recv),
+    N(S_IRECV, MPI_Irecv),
+    N(S_ISEND, MPI_Isend),
+    N(S_WAITALL, MPI_Waitall),
+    N(S_IRECV2, MPI_Irecv),
+    N(S_ISSEND, MPI_Issend),
+    N(S_WAIT, MPI_Wait),
+    N(S_IRECV3, MPI_Irecv),
+    N(S_ISEND3, MPI_Isend),
+    N(S_WAITANY, MPI_Waitany),
+    N(S_IRECV4, MPI_Irecv),
+    N(S_RSEND, MPI_Rsend),
+    N(S_SENDRECV, MPI_Sendrecv),
+    N(S_REPLACE, MPI_Sendrecv_replace),
+    N(S_BARRIER, MPI_Barrier),
+    N(S_BCAST, MPI_Bcast),
+    N(S_REDUCE, MPI_Reduce),
+    N(S_ALLREDUCE, MPI_Allreduce),
+    N(S_SCAN, MPI_Scan),
+    N(S_EXSCAN, MPI_Exscan),
+    N(S_SCATTER, MPI_Scatter),
+    N(S_SCATTERV, MPI_Scatterv),
+    N(S_GATHER, MPI_Gather),
+    N(S_GATHERV, MPI_Gatherv),
+    N(S_ALLGATHER, MPI_Allgather),
+    N(S_ALLGATHERV, MPI_Allgatherv),
+    N(S_ALLTOALL, MPI_Alltoall),
+    N(S_ALLTOALLV, MPI_Alltoallv),
+    N(S_REDSCAT, MPI_Reduce_scatter),
+    N(S_REDSCAT_BLOCK, MPI_Reduce_scatter_block),
+    N(S_ALLREDUCE_IP, MPI_Allreduce),
+    N(S_ALLGATHER_IP, MPI_Allgather),
+    N(S_GATHER_IP, MPI_Gather),
+    N(S_IALLREDUCE, MPI_Iallreduce),
+    N(S_IBCAST, MPI_Ibcast),
+    N(S_IBARRIER, MPI_Ibarrier),
+    N(S_DT_SEND, MPI_Send),
+    N(S_DT_RECV, MPI_Recv),
+    N(S_DT_BCAST, MPI_Bcast),
+    N(S_SP_SEND, MPI_Send),
+    N(S_SP_RECV, MPI_Recv),
+    N(S_SP_ALLREDUCE, MPI_Allreduce),
+    N(S_LOOP_SR, MPI_Sendrecv),
+    N(S_LV_RING, MPI_Sendrecv),
+    N(S_LV_PAIR_SEND, MPI_Send),
+    N(S_LV_PAIR_RECV, MPI_Recv),
+    N(S_LV_FAR, MPI_Sendrecv),
+    N(S_LV_SPLIT_SEND, MPI_Send),
+    N(S_LV_SPLIT_RECV, MPI_Recv),
+    N(S_LV_IRECV, MPI_Irecv),
+    N(S_LV_SEND, MPI_Send),
 #undef N
 };
 
 enum { C_LOOP, C_THEN, C_ELSE, NCOUNTERS };
 static const char *const counter_names[NCOUNTERS] = {
-	"loop:t.c:200:5", "then:t.c:201:9", "else:t.c:201:9",
+    "loop:t.c:200:5",
+    "then:t.c:201:9",
+    "else:t.c:201:9",
 };
 
 static unsigned long long counters[NCOUNTERS];
 static struct __mpp_site sites[NSITES];
 static struct __mpp_unit unit = {
-	MPP_ABI_VERSION, "0123456789abcdef", "t.c", NCOUNTERS, counters,
-	counter_names, NSITES, sites, site_names, 0,
+    MPP_ABI_VERSION, "0123456789abcdef",
+    "t.c",           NCOUNTERS,
+    counters,        counter_names,
+    NSITES,          sites,
+    site_names,      0,
 };
 
 __attribute__((constructor)) static void reg(void)
@@ -100,7 +180,8 @@ static int rank, size, peer;
 static void need_pairs(void)
 {
 	if (size % 2 || size > 8) {
-		fprintf(stderr, "traffic: needs an even number of ranks, at most 8\n");
+		fprintf(stderr,
+			"traffic: needs an even number of ranks, at most 8\n");
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 }
@@ -115,20 +196,25 @@ static void p2p(void)
 
 	if (rank % 2 == 0) {
 		AT(S_SEND, MPI_Send)(buf, 10, MPI_INT, peer, 1, MPI_COMM_WORLD);
-		AT(S_RECV_IGN, MPI_Recv)(d, 3, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD,
-					 MPI_STATUS_IGNORE);
+		AT(S_RECV_IGN, MPI_Recv)
+		(d, 3, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		MPI_Send(&c, 1, MPI_CHAR, peer, 3, MPI_COMM_WORLD);
 		MPI_Buffer_attach(bsend, sizeof bsend);
-		AT(S_BSEND, MPI_Bsend)(buf, 5, MPI_INT, peer, 4, MPI_COMM_WORLD);
+		AT(S_BSEND, MPI_Bsend)
+		(buf, 5, MPI_INT, peer, 4, MPI_COMM_WORLD);
 		MPI_Buffer_detach(&old, &oldsize);
 	} else {
 		MPI_Status st;
 
-		AT(S_RECV, MPI_Recv)(buf, 100, MPI_INT, peer, 1, MPI_COMM_WORLD, &st);
-		AT(S_SSEND, MPI_Ssend)(d, 3, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD);
-		MPI_Recv(&c, 1, MPI_CHAR, peer, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		AT(S_RECV_ANY, MPI_Recv)(buf, 100, MPI_INT, MPI_ANY_SOURCE, 4,
-					 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		AT(S_RECV, MPI_Recv)
+		(buf, 100, MPI_INT, peer, 1, MPI_COMM_WORLD, &st);
+		AT(S_SSEND, MPI_Ssend)
+		(d, 3, MPI_DOUBLE, peer, 2, MPI_COMM_WORLD);
+		MPI_Recv(&c, 1, MPI_CHAR, peer, 3, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		AT(S_RECV_ANY, MPI_Recv)
+		(buf, 100, MPI_INT, MPI_ANY_SOURCE, 4, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
 	}
 }
 
@@ -141,22 +227,30 @@ static void nonblock(void)
 	MPI_Status st[2];
 
 	/* Irecv + Isend (rank-dependent size) completed by Waitall. */
-	AT(S_IRECV, MPI_Irecv)(in, 16, MPI_INT, peer, 10, MPI_COMM_WORLD, &r[0]);
-	AT(S_ISEND, MPI_Isend)(out, rank + 1, MPI_INT, peer, 10, MPI_COMM_WORLD, &r[1]);
+	AT(S_IRECV, MPI_Irecv)
+	(in, 16, MPI_INT, peer, 10, MPI_COMM_WORLD, &r[0]);
+	AT(S_ISEND, MPI_Isend)
+	(out, rank + 1, MPI_INT, peer, 10, MPI_COMM_WORLD, &r[1]);
 	AT(S_WAITALL, MPI_Waitall)(2, r, st);
 
 	/* Irecv + Issend completed by Wait, statuses ignored. */
-	AT(S_IRECV2, MPI_Irecv)(in2, 2, MPI_INT, peer, 11, MPI_COMM_WORLD, &r[0]);
-	AT(S_ISSEND, MPI_Issend)(out2, 2, MPI_INT, peer, 11, MPI_COMM_WORLD, &r[1]);
+	AT(S_IRECV2, MPI_Irecv)
+	(in2, 2, MPI_INT, peer, 11, MPI_COMM_WORLD, &r[0]);
+	AT(S_ISSEND, MPI_Issend)
+	(out2, 2, MPI_INT, peer, 11, MPI_COMM_WORLD, &r[1]);
 	AT(S_WAIT, MPI_Wait)(&r[0], MPI_STATUS_IGNORE);
 	AT(S_WAIT, MPI_Wait)(&r[1], MPI_STATUS_IGNORE);
 
 	/* Two Irecvs from one site (1 and 3 ints) completed by Waitany and
 	 * Testsome. */
-	AT(S_IRECV3, MPI_Irecv)(in3, 4, MPI_INT, peer, 12, MPI_COMM_WORLD, &r3[0]);
-	AT(S_IRECV3, MPI_Irecv)(in3 + 1, 3, MPI_INT, peer, 13, MPI_COMM_WORLD, &r3[1]);
-	AT(S_ISEND3, MPI_Isend)(out3, 1, MPI_INT, peer, 12, MPI_COMM_WORLD, &r[0]);
-	AT(S_ISEND3, MPI_Isend)(out3, 3, MPI_INT, peer, 13, MPI_COMM_WORLD, &r[1]);
+	AT(S_IRECV3, MPI_Irecv)
+	(in3, 4, MPI_INT, peer, 12, MPI_COMM_WORLD, &r3[0]);
+	AT(S_IRECV3, MPI_Irecv)
+	(in3 + 1, 3, MPI_INT, peer, 13, MPI_COMM_WORLD, &r3[1]);
+	AT(S_ISEND3, MPI_Isend)
+	(out3, 1, MPI_INT, peer, 12, MPI_COMM_WORLD, &r[0]);
+	AT(S_ISEND3, MPI_Isend)
+	(out3, 3, MPI_INT, peer, 13, MPI_COMM_WORLD, &r[1]);
 	AT(S_WAITANY, MPI_Waitany)(2, r3, &idx, MPI_STATUS_IGNORE);
 	while (!done) {
 		MPI_Testsome(2, r3, &outcount, idxs, MPI_STATUSES_IGNORE);
@@ -165,7 +259,8 @@ static void nonblock(void)
 	MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
 
 	/* Rsend: the receive is posted before the barrier. Test loop. */
-	AT(S_IRECV4, MPI_Irecv)(&got, 1, MPI_INT, peer, 14, MPI_COMM_WORLD, &r[0]);
+	AT(S_IRECV4, MPI_Irecv)
+	(&got, 1, MPI_INT, peer, 14, MPI_COMM_WORLD, &r[0]);
 	MPI_Barrier(MPI_COMM_WORLD);
 	AT(S_RSEND, MPI_Rsend)(&one, 1, MPI_INT, peer, 14, MPI_COMM_WORLD);
 	for (done = 0; !done;)
@@ -183,11 +278,12 @@ static void sendrecv(void)
 	int rep[2] = {0};
 	int right = (rank + 1) % size, left = (rank + size - 1) % size;
 
-	AT(S_SENDRECV, MPI_Sendrecv)(out, rank + 1, MPI_DOUBLE, right, 20, in, 8,
-				     MPI_DOUBLE, left, 20, MPI_COMM_WORLD,
-				     MPI_STATUS_IGNORE);
-	AT(S_REPLACE, MPI_Sendrecv_replace)(rep, 2, MPI_INT, right, 21, left, 21,
-					    MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	AT(S_SENDRECV, MPI_Sendrecv)
+	(out, rank + 1, MPI_DOUBLE, right, 20, in, 8, MPI_DOUBLE, left, 20,
+	 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	AT(S_REPLACE, MPI_Sendrecv_replace)
+	(rep, 2, MPI_INT, right, 21, left, 21, MPI_COMM_WORLD,
+	 MPI_STATUS_IGNORE);
 }
 
 static void coll(void)
@@ -203,22 +299,28 @@ static void coll(void)
 	AT(S_BARRIER, MPI_Barrier)(MPI_COMM_WORLD);
 	AT(S_BCAST, MPI_Bcast)(a, 10, MPI_INT, 0, MPI_COMM_WORLD);
 	AT(S_REDUCE, MPI_Reduce)(a, b, 5, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-	AT(S_ALLREDUCE, MPI_Allreduce)(a, b, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	AT(S_ALLREDUCE, MPI_Allreduce)
+	(a, b, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	AT(S_SCAN, MPI_Scan)(a, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	AT(S_EXSCAN, MPI_Exscan)(a, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	/* Root 1; the send arguments mean nothing elsewhere (made invalid). */
-	AT(S_SCATTER, MPI_Scatter)(a, rank == 1 ? 2 : -7, rank == 1 ? MPI_INT : MPI_DATATYPE_NULL,
-				   b, 2, MPI_INT, 1, MPI_COMM_WORLD);
-	AT(S_SCATTERV, MPI_Scatterv)(a, sc, dis, MPI_INT, b, rank + 1, MPI_INT, 0,
-				     MPI_COMM_WORLD);
-	AT(S_GATHER, MPI_Gather)(a, 3, MPI_INT, b, rank == 0 ? 3 : -7,
-				 rank == 0 ? MPI_INT : MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD);
-	AT(S_GATHERV, MPI_Gatherv)(a, rank + 1, MPI_INT, b, rank == 0 ? sc : NULL, dis,
-				   MPI_INT, 0, MPI_COMM_WORLD);
-	AT(S_ALLGATHER, MPI_Allgather)(a, 2, MPI_INT, b, 2, MPI_INT, MPI_COMM_WORLD);
-	AT(S_ALLGATHERV, MPI_Allgatherv)(a, rank + 1, MPI_INT, b, sc, dis, MPI_INT,
-					 MPI_COMM_WORLD);
-	AT(S_ALLTOALL, MPI_Alltoall)(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD);
+	AT(S_SCATTER, MPI_Scatter)
+	(a, rank == 1 ? 2 : -7, rank == 1 ? MPI_INT : MPI_DATATYPE_NULL, b, 2,
+	 MPI_INT, 1, MPI_COMM_WORLD);
+	AT(S_SCATTERV, MPI_Scatterv)
+	(a, sc, dis, MPI_INT, b, rank + 1, MPI_INT, 0, MPI_COMM_WORLD);
+	AT(S_GATHER, MPI_Gather)
+	(a, 3, MPI_INT, b, rank == 0 ? 3 : -7,
+	 rank == 0 ? MPI_INT : MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD);
+	AT(S_GATHERV, MPI_Gatherv)
+	(a, rank + 1, MPI_INT, b, rank == 0 ? sc : NULL, dis, MPI_INT, 0,
+	 MPI_COMM_WORLD);
+	AT(S_ALLGATHER, MPI_Allgather)
+	(a, 2, MPI_INT, b, 2, MPI_INT, MPI_COMM_WORLD);
+	AT(S_ALLGATHERV, MPI_Allgatherv)
+	(a, rank + 1, MPI_INT, b, sc, dis, MPI_INT, MPI_COMM_WORLD);
+	AT(S_ALLTOALL, MPI_Alltoall)
+	(a, 1, MPI_INT, b, 1, MPI_INT, MPI_COMM_WORLD);
 	for (i = 0; i < size; i++)
 		rc[i] = rank + 1;
 	{
@@ -228,21 +330,24 @@ static void coll(void)
 			sd[i] = i == 0 ? 0 : sd[i - 1] + sc[i - 1];
 			rd[i] = i * (rank + 1);
 		}
-		AT(S_ALLTOALLV, MPI_Alltoallv)(a, sc, sd, MPI_INT, b, rc, rd, MPI_INT,
-					       MPI_COMM_WORLD);
+		AT(S_ALLTOALLV, MPI_Alltoallv)
+		(a, sc, sd, MPI_INT, b, rc, rd, MPI_INT, MPI_COMM_WORLD);
 	}
-	AT(S_REDSCAT, MPI_Reduce_scatter)(a, b, sc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-	AT(S_REDSCAT_BLOCK, MPI_Reduce_scatter_block)(a, b, 2, MPI_INT, MPI_SUM,
-						      MPI_COMM_WORLD);
-	AT(S_ALLREDUCE_IP, MPI_Allreduce)(MPI_IN_PLACE, b, 3, MPI_INT, MPI_SUM,
-					  MPI_COMM_WORLD);
+	AT(S_REDSCAT, MPI_Reduce_scatter)
+	(a, b, sc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	AT(S_REDSCAT_BLOCK, MPI_Reduce_scatter_block)
+	(a, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+	AT(S_ALLREDUCE_IP, MPI_Allreduce)
+	(MPI_IN_PLACE, b, 3, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 	for (i = 0; i < 2 * size; i++)
 		b[i] = i;
-	AT(S_ALLGATHER_IP, MPI_Allgather)(MPI_IN_PLACE, -7, MPI_DATATYPE_NULL, b, 2, MPI_INT,
-					  MPI_COMM_WORLD);
-	AT(S_GATHER_IP, MPI_Gather)(rank == 0 ? MPI_IN_PLACE : a, 3, MPI_INT, b, 3, MPI_INT,
-				    0, MPI_COMM_WORLD);
-	AT(S_IALLREDUCE, MPI_Iallreduce)(a, b, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[0]);
+	AT(S_ALLGATHER_IP, MPI_Allgather)
+	(MPI_IN_PLACE, -7, MPI_DATATYPE_NULL, b, 2, MPI_INT, MPI_COMM_WORLD);
+	AT(S_GATHER_IP, MPI_Gather)
+	(rank == 0 ? MPI_IN_PLACE : a, 3, MPI_INT, b, 3, MPI_INT, 0,
+	 MPI_COMM_WORLD);
+	AT(S_IALLREDUCE, MPI_Iallreduce)
+	(a, b, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r[0]);
 	AT(S_IBCAST, MPI_Ibcast)(a + 8, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[1]);
 	AT(S_IBARRIER, MPI_Ibarrier)(MPI_COMM_WORLD, &r[2]);
 	MPI_Waitall(3, r, MPI_STATUSES_IGNORE);
@@ -258,8 +363,8 @@ static void dtype(void)
 	if (rank % 2 == 0)
 		AT(S_DT_SEND, MPI_Send)(buf, 3, five, peer, 30, MPI_COMM_WORLD);
 	else
-		AT(S_DT_RECV, MPI_Recv)(buf, 10, five, peer, 30, MPI_COMM_WORLD,
-					MPI_STATUS_IGNORE);
+		AT(S_DT_RECV, MPI_Recv)
+		(buf, 10, five, peer, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	AT(S_DT_BCAST, MPI_Bcast)(buf, 2, five, 0, MPI_COMM_WORLD);
 	MPI_Type_free(&five);
 }
@@ -277,7 +382,8 @@ static void split_send(int send_site, int recv_site, int n)
 	if (sr == 0)
 		AT(send_site, MPI_Send)(buf, n, MPI_CHAR, 1, 40, rev);
 	else if (sr == 1)
-		AT(recv_site, MPI_Recv)(buf, n, MPI_CHAR, 0, 40, rev, MPI_STATUS_IGNORE);
+		AT(recv_site, MPI_Recv)
+		(buf, n, MPI_CHAR, 0, 40, rev, MPI_STATUS_IGNORE);
 	MPI_Comm_free(&rev);
 }
 
@@ -304,8 +410,9 @@ static void loops(void)
 			counters[C_ELSE]++;
 	}
 	for (i = 0; i <= rank; i++)
-		AT(S_LOOP_SR, MPI_Sendrecv)(&v, 1, MPI_INT, rank, 50, &w, 1, MPI_INT, rank,
-					    50, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		AT(S_LOOP_SR, MPI_Sendrecv)
+		(&v, 1, MPI_INT, rank, 50, &w, 1, MPI_INT, rank, 50,
+		 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
 static void levels(void)
@@ -314,18 +421,21 @@ static void levels(void)
 	int right = (rank + 1) % size, left = (rank + size - 1) % size;
 	MPI_Request r;
 
-	AT(S_LV_RING, MPI_Sendrecv)(out, 100, MPI_BYTE, right, 60, in, 100, MPI_BYTE,
-				    left, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	AT(S_LV_RING, MPI_Sendrecv)
+	(out, 100, MPI_BYTE, right, 60, in, 100, MPI_BYTE, left, 60,
+	 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	if (rank % 2 == 0)
-		AT(S_LV_PAIR_SEND, MPI_Send)(out, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD);
+		AT(S_LV_PAIR_SEND, MPI_Send)
+		(out, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD);
 	else
-		AT(S_LV_PAIR_RECV, MPI_Recv)(in, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD,
-					     MPI_STATUS_IGNORE);
-	AT(S_LV_FAR, MPI_Sendrecv)(out, 50, MPI_BYTE, (rank + 2) % size, 62, in, 50,
-				   MPI_BYTE, (rank + size - 2) % size, 62, MPI_COMM_WORLD,
-				   MPI_STATUS_IGNORE);
+		AT(S_LV_PAIR_RECV, MPI_Recv)
+		(in, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	AT(S_LV_FAR, MPI_Sendrecv)
+	(out, 50, MPI_BYTE, (rank + 2) % size, 62, in, 50, MPI_BYTE,
+	 (rank + size - 2) % size, 62, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	split_send(S_LV_SPLIT_SEND, S_LV_SPLIT_RECV, 1000);
-	AT(S_LV_IRECV, MPI_Irecv)(in, 2000, MPI_BYTE, peer, 63, MPI_COMM_WORLD, &r);
+	AT(S_LV_IRECV, MPI_Irecv)
+	(in, 2000, MPI_BYTE, peer, 63, MPI_COMM_WORLD, &r);
 	AT(S_LV_SEND, MPI_Send)(out, 2000, MPI_BYTE, peer, 63, MPI_COMM_WORLD);
 	MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
