@@ -54,4 +54,8 @@ n0=$(requests okd)
 conf "url = $url_okd" "opt_out_users = $(id -un)"
 run
 expect "user opted out: unchanged, not asked" "comment= $n0" "${out%% *} $(requests okd)"
+# The shipped example loads without an error.
+out=$(MPIPREDICT_CONF=$MPP_SRC/contrib/slurm/mpipredict.conf "$harness" "$plugin" --script job.sh 2>run.log)
+expect "contrib/slurm/mpipredict.conf loads" "1 0" \
+	"$(log_lines '1 url(s), timeout 200 ms, mode annotate') $(log_lines disabled)"
 exit $((fails > 0))

@@ -37,6 +37,12 @@ expect "#MPIPREDICT off after the launcher line" none \
 expect "no launcher line" none "$(sent './jacobi -n 512' 'echo srun')"
 expect "launcher without an executable" none "$(sent 'srun --help')"
 
+# The example job scripts in contrib/examples/.
+ex=$MPP_SRC/contrib/examples
+expect "example jacobi.sbatch" 'jacobi ["-n","512","--iters","2000"]' "$(sent "$(cat "$ex/jacobi.sbatch")")"
+expect "example named-app.sbatch" 'heat ["1024"]' "$(sent "$(cat "$ex/named-app.sbatch")")"
+expect "example opt-out.sbatch" none "$(sent "$(cat "$ex/opt-out.sbatch")")"
+
 n0=$(requests okd)
 out=$(MPIPREDICT_CONF=$PWD/plugin.conf "$harness" "$plugin" --argv0 /usr/bin/hostname 2>run.log)
 expect "srun job (no script): argv[0]" "$((n0 + 1)) hostname" \
