@@ -1123,25 +1123,68 @@ static double rel_err(double pred, double y)
 	return isfinite(pred) ? 100 * fabs(pred - y) / y : 100;
 }
 
+/* MAPE (percent) of (fit, ti) on the held-out runs of fold f. */
+static double fold_err(const struct data *d, const struct cv *cv, int fit,
+		       size_t ti, size_t f)
+{
+	double e = 0;
+
+	for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
+		e += rel_err(cv->pred[(fit * cv->nt + ti) * d->m + r], d->y[r]);
+	return e / (double)(d->bstart[f + 1] - d->bstart[f]);
+}
+
+/* Mean and standard error over the folds of x[0..K). */
+static void mean_se(const double *x, size_t K, double *mean, double *se)
+{
+	double s = 0, ss = 0;
+
+	for (size_t f = 0; f < K; f++) {
+		s += x[f];
+		ss += x[f] * x[f];
+	}
+	*mean = s / (double)K;
+	double var = ss / (double)K - *mean * *mean;
+	*se = K > 1 && var > 0 ? sqrt(var / (double)(K - 1)) : 0;
+}
+
 /* Mean over folds and its standard error, of the MAPE of (fit, ti). */
 static void fold_mape(const struct data *d, const struct cv *cv, int fit,
 		      size_t ti, double *mean, double *se)
 {
-	double s = 0, ss = 0;
+	double e[d->K];
 
-	for (size_t f = 0; f < d->K; f++) {
-		double e = 0;
-		size_t n = d->bstart[f + 1] - d->bstart[f];
-		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
-			e += rel_err(cv->pred[(fit * cv->nt + ti) * d->m + r],
-				     d->y[r]);
-		e /= (double)n;
-		s += e;
-		ss += e * e;
-	}
-	*mean = s / (double)d->K;
-	double var = ss / (double)d->K - *mean * *mean;
-	*se = d->K > 1 && var > 0 ? sqrt(var / (double)(d->K - 1)) : 0;
+	for (size_t f = 0; f < d->K; f++)
+		e[f] = fold_err(d, cv, fit, ti, f);
+	mean_se(e, d->K, mean, se);
+}
+
+/*
+ * Ridge replaces NNLS only when it is better by more than one standard
+ * error of the per-fold difference: on real codes ridge over correlated
+ * counters extrapolates badly, so NNLS keeps the benefit of the doubt.
+ */
+static int prefer_ridge(const struct data *d, const struct cv *cv, size_t tn,
+			size_t tr)
+{
+	double diff[d->K], mean, se;
+
+	for (size_t f = 0; f < d->K; f++)
+		diff[f] = fold_err(d, cv, FIT_NNLS, tn, f) -
+			  fold_err(d, cv, FIT_RIDGE, tr, f);
+	mean_se(diff, d->K, &mean, &se);
+	return mean > se;
+}
+
+/* Pooled MAPE (percent) of (fit, ti) over every held-out run. */
+static double pooled_mape(const struct data *d, const struct cv *cv, int fit,
+			  size_t ti)
+{
+	double e = 0;
+
+	for (size_t r = 0; r < d->m; r++)
+		e += rel_err(cv->pred[(fit * cv->nt + ti) * d->m + r], d->y[r]);
+	return e / (double)d->m;
 }
 
 /* The one-standard-error rule: the smallest target whose error is within
@@ -1183,14 +1226,19 @@ static double conformal(const struct data *d, const double *pred,
 			double coverage, double *lo, double *hi, double *inside)
 {
 	size_t n = d->m, in = 0;
-	double *ratio = malloc(n * sizeof(*ratio)), mape = 0;
+	double *ratio = malloc(n * sizeof(*ratio)), mape = 0, ymin = INFINITY;
 
 	*lo = *hi = 1;
 	*inside = NAN;
 	if (!ratio)
 		return NAN;
+	for (size_t r = 0; r < n; r++)
+		ymin = fmin(ymin, d->y[r]);
 	for (size_t r = 0; r < n; r++) {
-		double p = isfinite(pred[r]) && pred[r] > 1e-9 ? pred[r] : 1e-9;
+		/* A prediction below a tenth of the shortest run (or none)
+		 * counts as that: it bounds the ratios. */
+		double p = isfinite(pred[r]) && pred[r] > ymin / 10 ? pred[r]
+								    : ymin / 10;
 		ratio[r] = d->y[r] / p;
 		mape += rel_err(pred[r], d->y[r]) / (double)n;
 	}
@@ -1382,27 +1430,17 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	if (rc)
 		goto out;
 
-	/* Target per fit by the 1-SE rule, then the fit with lower error. */
+	/* Target per fit by the 1-SE rule, then the final fit. */
 	int fit = fits[0];
 	size_t ti = one_se(d, &cv, fit);
-	double best = INFINITY;
 	rep->cv_mape_nnls = rep->cv_mape_ridge = NAN;
-	for (int q = 0; q < nfits; q++) {
-		size_t tq = one_se(d, &cv, fits[q]);
-		double mean, se, pooled = 0;
-		fold_mape(d, &cv, fits[q], tq, &mean, &se);
-		for (size_t r = 0; r < d->m; r++)
-			pooled += rel_err(cv.pred[(fits[q] * cv.nt + tq) * d->m + r],
-					  d->y[r]) /
-				  (double)d->m;
-		if (fits[q] == FIT_NNLS)
-			rep->cv_mape_nnls = pooled;
-		if (fits[q] == FIT_RIDGE)
-			rep->cv_mape_ridge = pooled;
-		if (mean < best) {
-			best = mean;
-			fit = fits[q];
-			ti = tq;
+	if (!d->seed_method) {
+		size_t tr = one_se(d, &cv, FIT_RIDGE);
+		rep->cv_mape_nnls = pooled_mape(d, &cv, FIT_NNLS, ti);
+		rep->cv_mape_ridge = pooled_mape(d, &cv, FIT_RIDGE, tr);
+		if (prefer_ridge(d, &cv, ti, tr)) {
+			fit = FIT_RIDGE;
+			ti = tr;
 		}
 	}
 
@@ -1426,22 +1464,6 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	m->cv_mape =
 	    conformal(d, cv.pred + (fit * cv.nt + ti) * d->m, o->coverage,
 		      &m->rel_lo, &m->rel_hi, &rep->cv_coverage);
-	double *pp = malloc(d->m * sizeof(*pp)), inside;
-	if (!pp) {
-		rc = MPP_ENOMEM;
-		goto out;
-	}
-	rc = params_path(d, &cv, fit, ti, pp);
-	int any = 0;
-	for (size_t r = 0; r < d->m; r++)
-		any |= isfinite(pp[r]);
-	if (rc == MPP_OK && any)
-		m->cv_mape_params = conformal(d, pp, o->coverage, &m->prel_lo,
-					      &m->prel_hi, &inside);
-	free(pp);
-	if (rc)
-		goto out;
-
 	/* The model: the same steps on every run (the path ran with the
 	 * folds). */
 	const size_t *F;
@@ -1464,6 +1486,26 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	free(c);
 	if (rc)
 		goto out;
+	/* Predictions from parameters: only when every kept term has a
+	 * parameter model (else mpp_model_predict_params refuses). */
+	int all_predictable = 1;
+	for (size_t i = 0; i < m->nterms; i++)
+		all_predictable &= m->terms[i].pm.predictable;
+	if (all_predictable) {
+		double *pp = malloc(d->m * sizeof(*pp)), inside;
+		if (!pp) {
+			rc = MPP_ENOMEM;
+			goto out;
+		}
+		rc = params_path(d, &cv, fit, ti, pp);
+		if (rc == MPP_OK)
+			m->cv_mape_params =
+			    conformal(d, pp, o->coverage, &m->prel_lo,
+				      &m->prel_hi, &inside);
+		free(pp);
+		if (rc)
+			goto out;
+	}
 	rep->nruns = d->m;
 	rep->nfeatures_in = rs->nfeatures;
 	rep->target = t;

@@ -182,10 +182,12 @@ static void print_summary(const struct app_result *a)
 		printf("%.2f %% from parameters\n", m->cv_mape_params);
 	else
 		printf("none from parameters\n");
-	printf("interval (%.0f %%): x[%.3f, %.3f] from features, x[%.3f, "
-	       "%.3f] from parameters; CV coverage %.1f %%\n",
-	       100 * m->coverage, m->rel_lo, m->rel_hi, m->prel_lo, m->prel_hi,
-	       100 * r->cv_coverage);
+	printf("interval (%.0f %%): x[%.3f, %.3f] from features",
+	       100 * m->coverage, m->rel_lo, m->rel_hi);
+	if (isfinite(m->cv_mape_params))
+		printf(", x[%.3f, %.3f] from parameters", m->prel_lo,
+		       m->prel_hi);
+	printf("; CV coverage %.1f %%\n", 100 * r->cv_coverage);
 }
 
 /* Refuse an app whose runs come from several builds, unless allowed. */
