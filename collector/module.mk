@@ -33,7 +33,7 @@ PROGRAMS  += $(BUILD)/bin/mpipredict-collect
 LIBRARIES += $(BUILD)/lib/libmpipredict.so $(BUILD)/lib/libmpipredict.a
 HEADERS   += $(COLLECTOR_HEADERS)
 PKGCONFIG += collector/mpipredict.pc.in
-FORMAT_SRC += $(filter-out collector/mpi_table.def,$(wildcard collector/*.[ch])) \
+FORMAT_SRC += $(filter-out collector/mpp_abi.h,$(wildcard collector/*.[ch])) \
 	$(wildcard tests/collector/progs/*.c)
 
 # The benchmark: PMPI layer cost on ping-pong and allreduce loops.

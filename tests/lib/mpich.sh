@@ -14,7 +14,8 @@
 #     .a), rebuilt whenever a collector source is newer.
 # A lock file serialises concurrent first uses. It then exports:
 #   MPICH_ROOT    the extracted tree
-#   MPICH_CC      compiler command for MPICH programs ("$MPICH_CC -o p p.c")
+#   MPICH_CC      compiler command for MPICH programs ("$MPICH_CC -o p p.c";
+#                 "$MPICH_CC -show" prints the flags it adds)
 #   MPICH_RUN     launcher command ("$MPICH_RUN -np 4 ./p"), hydra with the
 #                 fork launcher, which also sets the library path
 #   MPICH_LIBDIR  the MPICH build of libmpipredict (set MPIPREDICT_LIBDIR to
@@ -45,6 +46,11 @@ mpp_mpich_setup() {
 		cat >"$dir/bin/mpicc.new" <<-EOF
 		#!/bin/sh
 		# MPICH compiler wrapper for the private MPICH in $root
+		# (-show prints the command, like MPICH's own mpicc).
+		if [ "\$1" = -show ]; then
+			echo "\${CC:-cc} -I$inc -L$lib -Wl,-rpath,$lib -lmpich"
+			exit 0
+		fi
 		exec \${CC:-cc} -I$inc "\$@" -L$lib -Wl,-rpath,$lib -lmpich
 		EOF
 		chmod +x "$dir/bin/mpicc.new" && mv "$dir/bin/mpicc.new" "$dir/bin/mpicc" || exit 1
