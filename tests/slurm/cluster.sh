@@ -1,7 +1,9 @@
 # cluster.sh: bring up and tear down a one-node Slurm cluster (munged,
 # slurmctld, slurmd) under one temporary directory, with the job_submit
-# plugin from the build tree. Sourced by check-slurm.sh and bench-slurm.sh;
-# see ../../../shared/notes/slurm-test-cluster.md for why it is done this way.
+# plugin from the build tree. Sourced by check-slurm.sh and bench-slurm.sh.
+# Partitions: debug (default, no limits) and short (DefaultTime 5, MaxTime
+# 10 minutes), for the plugin's limit rules. Munged runs on its own socket
+# and Slurm on random ports, so a Slurm already on the machine is left alone.
 #
 # After cluster_up: $work is the directory, SLURM_CONF is exported, and
 # cluster_ctld_restart CONF restarts slurmctld with MPIPREDICT_CONF=CONF
