@@ -3,7 +3,8 @@
 # array or a string) and from a batch script, with values computed here by
 # hand from a hand-written model; the model endpoints list it; every
 # answered prediction is in the predictions table after SIGTERM, even with
-# an audit interval longer than the test (the queue is flushed at exit).
+# an audit interval longer than the test (the queue is flushed at exit);
+# at --log-level info, each request has its log line.
 . "$MPP_SRC/tests/server/lib.sh"
 
 # runtime = 2 + 0.5 * loop + 0.001 * bytes
@@ -11,7 +12,7 @@
 # bytes from parameters: (-n)^2
 "$HELPERS/mkmodel" "$DB" jacobi 2 'loop:a.c:1:1.mean=0.5@2.302585092994046@nprocs^1' \
 	'bytes:x=0.001@0@-n^2' >/dev/null || fail "expected mkmodel to work"
-start_daemon --audit-interval 600000 --audit-batch 100000
+start_daemon --audit-interval 600000 --audit-batch 100000 --log-level info
 
 st=$(req POST /v1/predict '{"app":"jacobi","job_id":"41","user":"ann","partition":"batch","features":{"loop:a.c:1:1.mean":4,"bytes:x":1000,"extra:1":1,"extra:2":0}}')
 expect_status 200 "$st" "features"
@@ -85,4 +86,6 @@ got=$(sqlite3 "$DB" "SELECT job_id, user, partition, basis, model_id, runtime_s 
 [ "$got" = "41|ann|batch|features|1|5.0" ] || fail "expected the first audit row 41|ann|batch|features|1|5.0, got $got"
 [ "$(sqlite3 "$DB" "SELECT job_id FROM predictions WHERE id = 4")" = 42 ] ||
 	fail "expected job_id 42 (an integer in JSON) recorded as text"
+n=$(grep -c ' info POST /v1/predict 200 ' daemon.log)
+[ "$n" = 6 ] || fail "expected 6 request lines at level info, got $n"
 echo "6 predictions answered as computed by hand and audited"

@@ -39,4 +39,5 @@ start_daemon
 st=$(req POST /v1/runs "$(cat runs.csv)" -H 'Authorization: Bearer s3cr3t-t0ken')
 expect_status 403 "$st" "no token configured"
 stop_daemon
+! grep -q 'POST /v1/runs' daemon.log || fail "expected no request lines at the default level, got $(grep -m1 'POST /v1/runs' daemon.log)"
 echo "runs ingested once, with the token only"
