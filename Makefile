@@ -103,6 +103,12 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+# Archives that parts link against each other's, named here because a rule's
+# prerequisites are expanded as the file is read, before a later module.mk
+# could define them.
+REGRESS_LIB := $(OBJ)/regress/libregress.a
+STORE_LIB   := $(OBJ)/schema/libstore.a
+
 include instrument/module.mk
 include collector/module.mk
 include regress/module.mk

@@ -8,7 +8,7 @@
 
 REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
                regress/train.c
-REGRESS_LIB := $(OBJ)/regress/libregress.a
+# REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread
 REGRESS_JSON_LDLIBS := $(shell pkg-config --libs jansson)
 

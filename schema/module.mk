@@ -6,7 +6,7 @@
 # (schema/store.h) with schema.sql embedded; link it with $(STORE_LDLIBS)
 # (and $(REGRESS_LIB), whose model type it fills).
 
-STORE_LIB := $(OBJ)/schema/libstore.a
+# STORE_LIB is named in the top Makefile.
 STORE_LDLIBS := $(shell pkg-config --libs sqlite3)
 
 $(OBJ)/schema/%.o: CPPFLAGS += $(shell pkg-config --cflags sqlite3)
