@@ -246,10 +246,16 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 					  "body: %llu bytes, more than the "
 					  "limit of %zu",
 					  n, h->cfg.max_body);
-		q->cap = (size_t)n;
-		q->body = q->cap ? malloc(q->cap + 1) : NULL;
-		if (q->cap && q->body == NULL)
-			return send_error(c, q, 500, "out of memory");
+		/* Room for the declared body and its NUL, at once when small:
+		 * a client that declares a large body must send it to make the
+		 * daemon hold it. */
+		if (n > 0) {
+			size_t cap = n < 65536 ? (size_t)n + 1 : 65536;
+			q->body = malloc(cap);
+			if (q->body == NULL)
+				return send_error(c, q, 500, "out of memory");
+			q->cap = cap;
+		}
 	}
 	return MHD_YES;
 }
