@@ -486,9 +486,9 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 	char why[256] = "";
 	start_errlen = sizeof why;
 	atomic_store(&start_err, why);
-	struct MHD_Daemon *d = MHD_start_daemon(flags, 0, NULL, NULL, handler,
-						cls, MHD_OPTION_ARRAY, opts,
-						MHD_OPTION_END);
+	struct MHD_Daemon *d =
+	    MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
+			     MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	atomic_store(&start_err, NULL);
 	if (d == NULL)
 		snprintf(err, errlen, "cannot listen on %s%s%s", cfg->listen,

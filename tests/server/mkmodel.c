@@ -48,10 +48,10 @@ static int parse_term(mpp_term *t, char *spec)
 		if (caret == NULL)
 			return -1;
 		*caret = '\0';
-		t->pm.vars = realloc(t->pm.vars,
-				     (t->pm.nvars + 1) * sizeof *t->pm.vars);
-		t->pm.expo = realloc(t->pm.expo,
-				     (t->pm.nvars + 1) * sizeof *t->pm.expo);
+		t->pm.vars =
+		    realloc(t->pm.vars, (t->pm.nvars + 1) * sizeof *t->pm.vars);
+		t->pm.expo =
+		    realloc(t->pm.expo, (t->pm.nvars + 1) * sizeof *t->pm.expo);
 		t->pm.vars[t->pm.nvars] = strdup(var);
 		t->pm.expo[t->pm.nvars++] = atof(caret + 1);
 	}
