@@ -29,7 +29,7 @@ mpp_mpich_setup() {
 	local root=$dir/root
 	local inc=$root/usr/include/x86_64-linux-gnu/mpich
 	local lib=$root/usr/lib/x86_64-linux-gnu
-	local src f need
+	local src f need missing
 	mkdir -p "$dir/bin" "$dir/lib" "$dir/obj" || { echo "mpich.sh: cannot create $dir"; return 1; }
 	(
 		flock 9
@@ -43,6 +43,10 @@ mpp_mpich_setup() {
 				dpkg -x "$f" "$root" || { echo "mpich.sh: dpkg -x $f failed"; exit 1; }
 			done
 		fi
+		missing=$(ldd "$lib/libmpich.so.12" "$root/usr/bin/mpiexec.hydra" 2>/dev/null |
+			awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')
+		[ -z "$missing" ] ||
+			{ echo "mpich.sh: MPICH needs libraries this machine lacks: $missing"; exit 1; }
 		cat >"$dir/bin/mpicc.new" <<-EOF
 		#!/bin/sh
 		# MPICH compiler wrapper for the private MPICH in $root
