@@ -25,6 +25,8 @@
 # and returns 0; on failure it prints one line naming the step and returns 1.
 
 mpp_mpich_setup() {
+	[ -n "${MPP_SRC:-}" ] && [ -n "${MPP_BUILD:-}" ] ||
+		{ echo "mpich.sh: MPP_SRC and MPP_BUILD must be set"; return 1; }
 	local dir=$MPP_BUILD/mpich
 	local root=$dir/root
 	local inc=$root/usr/include/x86_64-linux-gnu/mpich
@@ -62,6 +64,7 @@ mpp_mpich_setup() {
 		for src in "$MPP_SRC"/collector/*.c "$MPP_SRC"/collector/*.h "$MPP_SRC"/collector/*.def; do
 			[ "$src" -nt "$dir/lib/libmpipredict.so" ] && need=1
 		done
+		[ -f "$dir/lib/libmpipredict.so" ] || need=1
 		[ "${MPP_TEST_CFLAGS:-}" = "$(cat "$dir/lib/cflags" 2>/dev/null)" ] || need=1
 		if [ $need = 1 ]; then
 			rm -f "$dir/lib/libmpipredict.so" "$dir/lib/libmpipredict.a"
