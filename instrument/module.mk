@@ -24,3 +24,9 @@ FORMAT_SRC += $(wildcard instrument/*.c instrument/*.h)
 
 .PHONY: instrument
 instrument: $(INSTRUMENT_BINS)
+
+# Rewrite speed and counter overhead (tests/instrument/bench.sh).
+.PHONY: bench-instrument
+bench-instrument: instrument collector
+	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) tests/instrument/bench.sh
+BENCHES += bench-instrument
