@@ -258,7 +258,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			runs = optarg;
@@ -272,10 +272,15 @@ int main(int argc, char **argv)
 		case 'V':
 			puts("mpipredict-collect " MPP_VERSION);
 			return 0;
+		case ':':
+			fprintf(stderr,
+				"mpipredict-collect: option %s needs a value "
+				"(see --help)\n",
+				argv[optind - 1]);
+			return 1;
 		default:
 			fprintf(stderr,
-				"mpipredict-collect: unknown or incomplete "
-				"option %s "
+				"mpipredict-collect: unknown option %s "
 				"(see --help)\n",
 				argv[optind - 1]);
 			return 1;
