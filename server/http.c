@@ -51,6 +51,7 @@ struct mpp_http {
 	pthread_mutex_t conns_lock;
 	struct conn *conns;
 	pthread_t reaper;
+	int reaper_started;
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
 	int stopping;
@@ -529,7 +530,8 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	const union MHD_DaemonInfo *di =
 	    MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = di ? di->port : 0;
-	if (pthread_create(&h->reaper, NULL, reaper, h) != 0) {
+	h->reaper_started = pthread_create(&h->reaper, NULL, reaper, h) == 0;
+	if (!h->reaper_started) {
 		snprintf(err, errlen, "cannot start a thread");
 		mpp_http_stop(h);
 		return MPP_ENOMEM;
@@ -545,7 +547,7 @@ unsigned mpp_http_port(const mpp_http *h)
 
 void mpp_http_stop(mpp_http *h)
 {
-	if (h->reaper) {
+	if (h->reaper_started) {
 		pthread_mutex_lock(&h->stop_lock);
 		h->stopping = 1;
 		pthread_cond_signal(&h->stop_cond);
