@@ -130,6 +130,19 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 					 t->feature);
 			return MPP_EINVAL;
 		}
+		if (t->pm.zero_serial) {
+			const double *np = mpp_params_get(p, "nprocs");
+			if (!np) {
+				if (err)
+					snprintf(err, errlen,
+						 "parameter nprocs: missing "
+						 "(needed for %s)",
+						 t->feature);
+				return MPP_EINVAL;
+			}
+			if (*np == 1)
+				continue;
+		}
 		for (size_t j = 0; j < t->pm.nvars; j++) {
 			const double *v = mpp_params_get(p, t->pm.vars[j]);
 			if (!v || !(*v > 0) || !isfinite(*v)) {

@@ -38,8 +38,10 @@ enum mpp_status {
 
 /* How one kept feature grows with the job's parameters:
  *   log(x) = log_c + sum_j expo[j] * log(param[vars[j]])
- * predictable == 0 when cross-validation showed it cannot be (the term then
- * makes parameter predictions fail with MPP_EINVAL naming it). */
+ * except that x = 0 on one rank (nprocs == 1) when zero_serial is set
+ * (communication counters). predictable == 0 when cross-validation showed
+ * it cannot be (the term then makes parameter predictions fail with
+ * MPP_EINVAL naming it). */
 typedef struct mpp_param_model {
 	double log_c;
 	size_t nvars;
@@ -47,6 +49,7 @@ typedef struct mpp_param_model {
 	double *expo;
 	double cv_mape; /* cross-validated error of this fit, percent */
 	int predictable;
+	int zero_serial; /* x is 0 when nprocs == 1 */
 } mpp_param_model;
 
 typedef struct mpp_term {

@@ -914,23 +914,43 @@ static double predict_row(const struct data *d, size_t r, const size_t *F,
 
 /* ---- parameter models ---------------------------------------------------- */
 
+static int serial(const struct data *d, size_t r)
+{
+	const double *np = mpp_params_get(&d->params[r], "nprocs");
+	return np && *np == 1;
+}
+
 /*
  * log x[j] = c0 + sum e_v log(param v), fitted on the training runs of fold
- * f (truncated SVD). Returns MPP_EINVAL when x is not positive in every
- * training run or there are too few runs.
+ * f (truncated SVD); coef gets c0, the exponents, and last a flag: 1 when x
+ * is zero exactly on the one-rank runs (communication counters), which are
+ * then left out of the fit. MPP_EINVAL when x is not positive on the runs
+ * to fit, or there are too few of them.
  */
 static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 {
-	size_t nt = ntrain(d, f), p = d->nvars + 1;
+	size_t nt = 0, p = d->nvars + 1, nzero = 0;
 	gsl_matrix *A;
 	gsl_vector *b, *x;
 	int rc;
 
+	for (size_t r = 0; r < d->m; r++) {
+		if (!in_train(d, f, r))
+			continue;
+		double v = xval(d, r, j);
+		if (v > 0)
+			nt++;
+		else if (v == 0 && serial(d, r))
+			nzero++;
+		else
+			return MPP_EINVAL;
+	}
+	/* Zeros count only when every one-rank run is zero. */
+	for (size_t r = 0; nzero && r < d->m; r++)
+		if (in_train(d, f, r) && serial(d, r) && xval(d, r, j) != 0)
+			return MPP_EINVAL;
 	if (nt < p + 1)
 		return MPP_EINVAL;
-	for (size_t r = 0; r < d->m; r++)
-		if (in_train(d, f, r) && !(xval(d, r, j) > 0))
-			return MPP_EINVAL;
 	A = gsl_matrix_alloc(nt, p);
 	b = gsl_vector_alloc(nt);
 	x = gsl_vector_alloc(p);
@@ -939,7 +959,7 @@ static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 		goto out;
 	}
 	for (size_t r = 0, row = 0; r < d->m; r++) {
-		if (!in_train(d, f, r))
+		if (!in_train(d, f, r) || !(xval(d, r, j) > 0))
 			continue;
 		gsl_matrix_set(A, row, 0, 1);
 		for (size_t v = 0; v < d->nvars; v++)
@@ -951,6 +971,7 @@ static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 	rc = mpp_fit_tsvd(A, b, x);
 	for (size_t v = 0; rc == MPP_OK && v < p; v++)
 		coef[v] = gsl_vector_get(x, v);
+	coef[p] = nzero > 0;
 out:
 	gsl_matrix_free(A);
 	gsl_vector_free(b);
@@ -962,16 +983,19 @@ static double power_eval(const struct data *d, size_t r, const double *coef)
 {
 	double l = coef[0];
 
+	if (coef[d->nvars + 1] != 0 && serial(d, r))
+		return 0;
 	for (size_t v = 0; v < d->nvars; v++)
 		l += coef[1 + v] *
 		     log(*mpp_params_get(&d->params[r], d->vars[v]));
 	return exp(l);
 }
 
-/* Cross-validated MAPE (percent) of column j's power law, NAN if unfit. */
+/* Cross-validated MAPE (percent) of column j's power law over the runs
+ * where it is not zero, NAN if it cannot be fitted. */
 static double power_cv(const struct data *d, size_t j)
 {
-	double *coef = malloc((d->nvars + 1) * sizeof(*coef)), sum = 0;
+	double *coef = malloc((d->nvars + 2) * sizeof(*coef)), sum = 0;
 	size_t n = 0;
 
 	if (!coef)
@@ -982,13 +1006,14 @@ static double power_cv(const struct data *d, size_t j)
 			return NAN;
 		}
 		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++) {
-			double x = xval(d, r, j);
-			if (!(x > 0)) {
+			double x = xval(d, r, j), e = power_eval(d, r, coef);
+			if (x > 0) {
+				sum += fabs(e - x) / x;
+				n++;
+			} else if (e != 0) {
 				free(coef);
 				return NAN;
 			}
-			sum += fabs(power_eval(d, r, coef) - x) / x;
-			n++;
 		}
 	}
 	free(coef);
@@ -1219,29 +1244,42 @@ static int cmp_double(const void *a, const void *b)
 /*
  * Split-conformal interval factors from held-out ratios y / prediction:
  * the ranks floor((n+1) a/2) and ceil((n+1)(1 - a/2)) of the sorted ratios,
- * a = 1 - coverage. Returns the pooled MAPE; *inside gets the share of runs
- * inside their interval.
+ * a = 1 - coverage. Runs without a prediction (NAN) are left out when
+ * skip_missing, else they count as the smallest prediction allowed.
+ * Returns the MAPE over the runs used (*nused of them); *inside gets the
+ * share of them inside their interval.
  */
 static double conformal(const struct data *d, const double *pred,
-			double coverage, double *lo, double *hi, double *inside)
+			int skip_missing, double coverage, double *lo,
+			double *hi, double *inside, size_t *nused)
 {
-	size_t n = d->m, in = 0;
-	double *ratio = malloc(n * sizeof(*ratio)), mape = 0, ymin = INFINITY;
+	size_t n = 0, in = 0;
+	double *ratio = malloc(d->m * sizeof(*ratio)), mape = 0,
+	       ymin = INFINITY;
 
 	*lo = *hi = 1;
 	*inside = NAN;
+	*nused = 0;
 	if (!ratio)
 		return NAN;
-	for (size_t r = 0; r < n; r++)
+	for (size_t r = 0; r < d->m; r++)
 		ymin = fmin(ymin, d->y[r]);
-	for (size_t r = 0; r < n; r++) {
+	for (size_t r = 0; r < d->m; r++) {
+		if (skip_missing && !isfinite(pred[r]))
+			continue;
 		/* A prediction below a tenth of the shortest run (or none)
 		 * counts as that: it bounds the ratios. */
 		double p = isfinite(pred[r]) && pred[r] > ymin / 10 ? pred[r]
 								    : ymin / 10;
-		ratio[r] = d->y[r] / p;
-		mape += rel_err(pred[r], d->y[r]) / (double)n;
+		ratio[n++] = d->y[r] / p;
+		mape += rel_err(pred[r], d->y[r]);
 	}
+	*nused = n;
+	if (n == 0) {
+		free(ratio);
+		return NAN;
+	}
+	mape /= (double)n;
 	qsort(ratio, n, sizeof(*ratio), cmp_double);
 	double a = 1 - coverage;
 	long ilo = (long)floor((double)(n + 1) * a / 2),
@@ -1263,7 +1301,7 @@ static int params_path(const struct data *d, const struct cv *cv, int fit,
 		       size_t ti, double *pred)
 {
 	size_t T = cv->nt, w = 1 + cv->tmax;
-	double *pc = malloc((d->nvars + 1) * sizeof(*pc));
+	double *pc = malloc((d->nvars + 2) * sizeof(*pc));
 
 	if (!pc)
 		return MPP_ENOMEM;
@@ -1307,6 +1345,10 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		total += predict_row(d, r, F, t, c);
 	m->intercept = c[0];
 	for (size_t i = 0; i < t; i++) {
+		/* A term the final fit zeroed (NNLS) is not worth asking for.
+		 */
+		if (c[1 + i] == 0)
+			continue;
 		mpp_term *term = &m->terms[m->nterms++];
 		size_t j = F[i];
 		double mean = 0, ss = 0, contrib = 0;
@@ -1320,7 +1362,7 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		}
 		term->center = mean;
 		term->scale = sqrt(ss / (double)d->m);
-		share[i] = total > 0 ? 100 * contrib / total : NAN;
+		share[m->nterms - 1] = total > 0 ? 100 * contrib / total : NAN;
 		for (size_t l = 0; l < d->k; l++)
 			if (l != j && p->rep[l] == j)
 				term->naliases++;
@@ -1334,7 +1376,7 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 				return MPP_ENOMEM;
 		/* Its power law on every run, and how well that predicts. */
 		mpp_param_model *pm = &term->pm;
-		double *pc = malloc((d->nvars + 1) * sizeof(*pc));
+		double *pc = malloc((d->nvars + 2) * sizeof(*pc));
 		if (!pc)
 			return MPP_ENOMEM;
 		pm->cv_mape = power_cv(d, j);
@@ -1342,6 +1384,7 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 				  pm->cv_mape <= PM_MAX_MAPE &&
 				  power_fit(d, d->K, j, pc) == MPP_OK;
 		pm->log_c = pm->predictable ? pc[0] : 0;
+		pm->zero_serial = pm->predictable && pc[d->nvars + 1] != 0;
 		if (pm->predictable) {
 			pm->nvars = d->nvars;
 			pm->vars = calloc(d->nvars + 1, sizeof(char *));
@@ -1461,9 +1504,10 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		rc = MPP_ENOMEM;
 		goto out;
 	}
+	size_t nused;
 	m->cv_mape =
-	    conformal(d, cv.pred + (fit * cv.nt + ti) * d->m, o->coverage,
-		      &m->rel_lo, &m->rel_hi, &rep->cv_coverage);
+	    conformal(d, cv.pred + (fit * cv.nt + ti) * d->m, 0, o->coverage,
+		      &m->rel_lo, &m->rel_hi, &rep->cv_coverage, &nused);
 	/* The model: the same steps on every run (the path ran with the
 	 * folds). */
 	const size_t *F;
@@ -1497,18 +1541,30 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 			rc = MPP_ENOMEM;
 			goto out;
 		}
+		/* Folds whose kept terms cannot all be predicted from
+		 * parameters give no prediction; the error is over the rest,
+		 * if that is at least half the runs. */
 		rc = params_path(d, &cv, fit, ti, pp);
-		if (rc == MPP_OK)
-			m->cv_mape_params =
-			    conformal(d, pp, o->coverage, &m->prel_lo,
-				      &m->prel_hi, &inside);
+		if (rc == MPP_OK) {
+			double e =
+			    conformal(d, pp, 1, o->coverage, &m->prel_lo,
+				      &m->prel_hi, &inside, &rep->nparams_cv);
+			if (2 * rep->nparams_cv >= d->m)
+				m->cv_mape_params = e;
+		}
 		free(pp);
 		if (rc)
 			goto out;
 	}
+	/* Without a cross-validated interval from parameters, the one from
+	 * features is the narrowest honest one. */
+	if (!isfinite(m->cv_mape_params)) {
+		m->prel_lo = m->rel_lo;
+		m->prel_hi = m->rel_hi;
+	}
 	rep->nruns = d->m;
 	rep->nfeatures_in = rs->nfeatures;
-	rep->target = t;
+	rep->target = m->nterms;
 	rep->target_by_cv = o->target == 0;
 	for (size_t j = 0; !d->seed_method && j < d->k; j++) {
 		rep->nconstant += p.rep[j] == (size_t)-1;

@@ -53,6 +53,8 @@ typedef struct mpp_train_report {
 	double cv_mape_nnls;  /* CV MAPE (percent) of each final fit at its   */
 	double cv_mape_ridge; /* chosen target, NAN when not tried            */
 	double cv_coverage; /* fraction of CV predictions inside the interval */
+	size_t nparams_cv;  /* runs whose CV prediction from parameters
+			       exists (their fold's terms all predictable) */
 	double *share;      /* per term: share of the predicted run time over
 			       the training runs, percent                   */
 } mpp_train_report;

@@ -116,17 +116,18 @@ static json_t *to_json(const struct app_result *a)
 		json_array_append_new(
 		    terms,
 		    json_pack("{s:s, s:f, s:o, s:o, s:f, s:f, s:{s:b, s:o, "
-			      "s:f, s:o}}",
+			      "s:f, s:o, s:b}}",
 			      "feature", t->feature, "coef", t->coef,
 			      "share_pct", jnum(r->share[i]), "aliases",
 			      aliases, "center", t->center, "scale", t->scale,
 			      "param_model", "predictable", t->pm.predictable,
 			      "cv_mape_pct", jnum(t->pm.cv_mape), "log_c",
-			      t->pm.log_c, "exponents", expo));
+			      t->pm.log_c, "exponents", expo,
+			      "zero_on_one_rank", t->pm.zero_serial));
 	}
 	return json_pack(
 	    "{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:[f, f], "
+	    "s:I, s:b, s:f, s:o, s:o, s:o, s:I, s:o, s:o, s:{s:f, s:[f, f], "
 	    "s:[f, f], s:o}}",
 	    "app", m->app, "model", "id", (json_int_t)m->id, "version",
 	    m->version, "build_id", m->build_id, "method", m->method, "fit",
@@ -136,10 +137,12 @@ static json_t *to_json(const struct app_result *a)
 	    (json_int_t)r->nduplicate, "kept", (json_int_t)m->nterms,
 	    "target_by_cv", r->target_by_cv, "intercept", m->intercept, "terms",
 	    terms, "cv_mape_pct", jnum(m->cv_mape), "cv_mape_params_pct",
-	    jnum(m->cv_mape_params), "cv_mape_nnls_pct", jnum(r->cv_mape_nnls),
-	    "cv_mape_ridge_pct", jnum(r->cv_mape_ridge), "interval", "coverage",
-	    m->coverage, "features", m->rel_lo, m->rel_hi, "parameters",
-	    m->prel_lo, m->prel_hi, "cv_coverage", jnum(r->cv_coverage));
+	    jnum(m->cv_mape_params), "cv_params_runs",
+	    (json_int_t)r->nparams_cv, "cv_mape_nnls_pct",
+	    jnum(r->cv_mape_nnls), "cv_mape_ridge_pct", jnum(r->cv_mape_ridge),
+	    "interval", "coverage", m->coverage, "features", m->rel_lo,
+	    m->rel_hi, "parameters", m->prel_lo, m->prel_hi, "cv_coverage",
+	    jnum(r->cv_coverage));
 }
 
 static void print_summary(const struct app_result *a)
@@ -175,11 +178,14 @@ static void print_summary(const struct app_result *a)
 		printf("\n                           ~ %.3g", exp(t->pm.log_c));
 		for (size_t v = 0; v < t->pm.nvars; v++)
 			printf(" * %s^%.3f", t->pm.vars[v], t->pm.expo[v]);
-		printf("  (CV error %.1f %%)\n", t->pm.cv_mape);
+		printf("%s  (CV error %.1f %%)\n",
+		       t->pm.zero_serial ? ", 0 on one rank" : "",
+		       t->pm.cv_mape);
 	}
 	printf("CV MAPE: %.2f %% from features, ", m->cv_mape);
 	if (isfinite(m->cv_mape_params))
-		printf("%.2f %% from parameters\n", m->cv_mape_params);
+		printf("%.2f %% from parameters (%zu of %zu runs)\n",
+		       m->cv_mape_params, r->nparams_cv, m->ntrain);
 	else
 		printf("none from parameters\n");
 	printf("interval (%.0f %%): x[%.3f, %.3f] from features",

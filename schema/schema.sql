@@ -1,8 +1,8 @@
--- schema.sql: mpipredict's SQLite store, version 1 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 2 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
--- transaction; a later version adds a migration step in store.c and bumps
--- user_version here. It holds models (versioned, one active per app), the
+-- transaction; an older database is brought forward by the migration steps
+-- in store.c (version 1 -> 2: param_models.zero_serial). It holds models (versioned, one active per app), the
 -- ingested run rows in long format, and the audit of answered predictions.
 -- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
 -- cannot run inside a transaction).
@@ -63,6 +63,7 @@ CREATE TABLE param_models (
 	log_c REAL NOT NULL,
 	cv_mape REAL,
 	predictable INTEGER NOT NULL,
+	zero_serial INTEGER NOT NULL DEFAULT 0, -- x = 0 when nprocs = 1
 	PRIMARY KEY (model_id, idx)
 ) WITHOUT ROWID;
 
@@ -118,4 +119,4 @@ CREATE TABLE predictions (
 );
 CREATE INDEX predictions_app_at ON predictions(app, at);
 
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;

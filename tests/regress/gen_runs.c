@@ -14,8 +14,9 @@
  * thing). Columns come in a shuffled order fixed by the seed.
  *
  * usage: gen-runs [--runs N] [--features K] [--seed S] [--noise F]
- *                 [--app A] [--build B] [--first I]
+ *                 [--app A] [--build B] [--first I] [--zero-serial 1]
  * --first numbers the run ids from I, so two calls make disjoint sets.
+ * --zero-serial 1 makes the Allreduce count 0 on one rank (no peers).
  */
 #include <math.h>
 #include <stdint.h>
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
 	unsigned long seed = 1;
 	double noise = 0.01;
 	const char *app = "stencil", *build = "b1";
+	int zero_serial = 0;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--runs"))
@@ -73,6 +75,8 @@ int main(int argc, char **argv)
 			app = argv[i + 1];
 		else if (!strcmp(argv[i], "--build"))
 			build = argv[i + 1];
+		else if (!strcmp(argv[i], "--zero-serial"))
+			zero_serial = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--first"))
 			first = strtoul(argv[i + 1], NULL, 10);
 		else {
@@ -149,7 +153,7 @@ int main(int argc, char **argv)
 				x[j] = 8 * n * n * it;
 				break;
 			case TRUE3:
-				x[j] = it * p;
+				x[j] = zero_serial && p == 1 ? 0 : it * p;
 				break;
 			case NOISE:
 				x[j] = round(c[j].scale * exp(0.5 * normal()) *

@@ -7,7 +7,8 @@ set -u
 q() { sqlite3 t.db "$1"; }
 [ "$(q 'PRAGMA integrity_check')" = ok ] || { echo "expected integrity ok"; exit 1; }
 [ "$(q 'PRAGMA journal_mode')" = wal ] || { echo "expected journal_mode wal, got $(q 'PRAGMA journal_mode')"; exit 1; }
-[ "$(q 'PRAGMA user_version')" = 1 ] || { echo "expected user_version 1"; exit 1; }
+[ "$(q 'PRAGMA user_version')" = 2 ] || { echo "expected user_version 2, got $(q 'PRAGMA user_version')"; exit 1; }
+q "SELECT zero_serial FROM param_models LIMIT 1" >/dev/null || { echo "expected param_models.zero_serial after the migration"; exit 1; }
 got=$(q "SELECT group_concat(version || ':' || active) FROM (SELECT version, active FROM models m JOIN apps a ON a.id=m.app_id WHERE a.name='jacobi' ORDER BY version)")
 [ "$got" = "1:0,2:1" ] || { echo "expected versions 1:0,2:1, got $got"; exit 1; }
 got=$(q "SELECT count(*) FROM runs"),$(q "SELECT count(*) FROM run_values")

@@ -2,8 +2,8 @@
  * t-store: the store keeps what it is given. A saved model loads back
  * field by field; a second save is version 2 and the active one; another
  * handle sees the change through mpp_store_changed(); ingesting a run id
- * twice fails and writes nothing; prediction records are counted; a store
- * of a newer schema version is refused.
+ * twice fails and writes nothing; prediction records are counted; a
+ * version 1 store is migrated, one of a newer version refused.
  */
 #include <math.h>
 #include <stdio.h>
@@ -174,11 +174,28 @@ int main(void)
 	mpp_store_close(r);
 	mpp_store_close(s);
 
-	/* A store from a newer program is refused, not rewritten. */
 	sqlite3 *db;
+	/* A version 1 store (before param_models.zero_serial) is migrated
+	 * on open and its models still load. */
+	if (sqlite3_open("t.db", &db) != SQLITE_OK ||
+	    sqlite3_exec(db,
+			 "ALTER TABLE param_models DROP COLUMN zero_serial; "
+			 "PRAGMA user_version = 1",
+			 NULL, NULL, NULL) != SQLITE_OK)
+		FAIL("cannot turn t.db into version 1: %s", sqlite3_errmsg(db));
+	sqlite3_close(db);
+	if (mpp_store_open("t.db", MPP_STORE_CREATE, &s, err, sizeof(err)))
+		FAIL("open version 1: %s", err);
+	if (mpp_store_load_active(s, "jacobi", &got, err, sizeof(err)) ||
+	    got->nterms != 2 || got->terms[0].pm.zero_serial)
+		FAIL("expected the migrated model to load");
+	mpp_model_free(got);
+	mpp_store_close(s);
+
+	/* A store from a newer program is refused, not rewritten. */
 	if (sqlite3_open("newer.db", &db) != SQLITE_OK ||
 	    sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) !=
-		    SQLITE_OK)
+		SQLITE_OK)
 		FAIL("cannot make newer.db");
 	sqlite3_close(db);
 	if (mpp_store_open("newer.db", MPP_STORE_CREATE, &s, err,
