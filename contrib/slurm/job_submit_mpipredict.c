@@ -67,6 +67,7 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define MAX_LIST   64
 #define MAX_ANSWER 65536
 #define MAX_ARGS   256
+#define MAX_SCRIPT 262144 /* longer scripts are not sent, only their args */
 
 enum mode { MODE_ANNOTATE, MODE_TIME_MIN, MODE_FILL };
 
@@ -638,7 +639,8 @@ static char *build_request(const job_desc_msg_t *job,
 		if (job->argv[i])
 			json_array_append_new(argv, json_string(job->argv[i]));
 	json_object_set(o, "argv", argv);
-	put_str(o, "script", job->script);
+	if (job->script && strlen(job->script) <= MAX_SCRIPT)
+		put_str(o, "script", job->script);
 	put_str(o, "submit_line", job->submit_line);
 	put_str(o, "job_name", job->name);
 	put_str(o, "work_dir", job->work_dir);
@@ -728,7 +730,10 @@ out:
 	return ok;
 }
 
-enum outcome { ASK_OK, ASK_NO_MODEL, ASK_FAILED };
+/* ASK_REFUSED: the daemon works but will not predict this job (404: no
+ * model for the app; another 4xx: it rejects the request). Only
+ * ASK_FAILED counts towards the circuit breaker. */
+enum outcome { ASK_OK, ASK_REFUSED, ASK_FAILED };
 
 /* POST the body to each url in turn until one answers, all of them within
  * timeout_ms. A refused connection moves on to the next url at once. */
@@ -743,8 +748,7 @@ static enum outcome ask(const char *body, struct prediction *p, char *why,
 
 	snprintf(why, whylen, "no url tried");
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
-	/* Without this, curl waits up to 1 s for "100 Continue" on big bodies.
-	 */
+	/* Else curl waits up to 1 s for "100 Continue" on big bodies. */
 	hdr = hdr ? curl_slist_append(hdr, "Expect:") : NULL;
 	if (!a || !c || !hdr) {
 		snprintf(why, whylen, "out of memory");
@@ -781,9 +785,15 @@ static enum outcome ask(const char *body, struct prediction *p, char *why,
 			continue;
 		}
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		if (status == 404) {
-			snprintf(why, whylen, "%s: no model", cfg.urls[i]);
-			res = ASK_NO_MODEL;
+		if (status >= 400 && status < 500) {
+			if (status == 404)
+				snprintf(why, whylen, "%s: no model",
+					 cfg.urls[i]);
+			else
+				snprintf(why, whylen,
+					 "%s: request refused, HTTP status %ld",
+					 cfg.urls[i], status);
+			res = ASK_REFUSED;
 			break;
 		}
 		if (status != 200) {

@@ -27,9 +27,12 @@ requests() {
 	wc -l <"$1.requests"
 }
 
-# conf SETTINGS...: write plugin.conf, one setting per argument.
+# conf SETTINGS...: write plugin.conf, one setting per argument. Unless
+# they set timeout_ms, it is 5 s: on a loaded machine an answer can take
+# longer than the default 200 ms, and these tests are not about speed.
 conf() {
 	printf '%s\n' "$@" >plugin.conf
+	case "$*" in *timeout_ms*) ;; *) echo 'timeout_ms = 5000' >>plugin.conf ;; esac
 }
 
 # script LINES...: write job.sh.

@@ -30,9 +30,14 @@ h0=$(requests hang)
 run --jobs 4 --interval-ms 700
 expect "breaker reopens after breaker_seconds: 2 calls for 4 jobs" $((h0 + 2)) "$(requests hang)"
 
-# 404s do not open it.
+# 404s and 400s do not open it: the daemon works, it just will not
+# predict those jobs.
+start_fake refuse refuse
 script 'srun ./other-app 1'
 conf "url = $url_okd" mode=fill max_minutes=600 breaker_failures=2 breaker_seconds=600
 run --jobs 4
 expect "404 is not a failure: every job asks" 4 "$(requests okd)"
+conf "url = $url_refuse" mode=fill max_minutes=600 breaker_failures=2 breaker_seconds=600
+run --jobs 4
+expect "400 is not a failure: every job asks" 4 "$(requests refuse)"
 exit $((fails > 0))

@@ -60,10 +60,13 @@ requests() {
 }
 
 # conf NAME SETTINGS...: write $work/NAME.conf, one setting per argument.
+# Unless they set timeout_ms, it is 5 s: a loaded machine can take longer
+# than the default 200 ms to answer, and only the hang cases are about time.
 conf() {
 	local name=$1
 	shift
 	printf '%s\n' "$@" >"$work/$name.conf"
+	case "$*" in *timeout_ms*) ;; *) echo 'timeout_ms = 5000' >>"$work/$name.conf" ;; esac
 }
 
 use_conf() {

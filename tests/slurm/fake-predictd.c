@@ -11,6 +11,7 @@
  *   hang      accepts, reads the request, and never answers
  *   garbage   200 with a body that is not JSON
  *   error     500
+ *   refuse    400 (the daemon rejects the request)
  * Each request's body is appended to --log as one line, so a test can count
  * calls and check what the plugin sent. Runs until SIGTERM or SIGINT.
  *
@@ -28,7 +29,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
-enum mode { OK, HANG, GARBAGE, ERROR };
+enum mode { OK, HANG, GARBAGE, ERROR, REFUSE };
 
 static enum mode mode;
 static FILE *logf;
@@ -121,6 +122,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		return reply(conn, 200, "<html>this is not json {");
 	case ERROR:
 		return reply(conn, 500, "{\"error\":\"injected\"}");
+	case REFUSE:
+		return reply(conn, 400, "{\"error\":\"ntasks: injected\"}");
 	case OK:
 		break;
 	}
@@ -143,7 +146,7 @@ static void done(void *cls, struct MHD_Connection *conn, void **state,
 
 static int usage(FILE *f, int rc)
 {
-	fprintf(f, "usage: fake-predictd --mode ok|hang|garbage|error "
+	fprintf(f, "usage: fake-predictd --mode ok|hang|garbage|error|refuse "
 		   "--port-file FILE [--log FILE] [--answer R,L,U]\n");
 	return rc;
 }
@@ -200,6 +203,8 @@ int main(int argc, char **argv)
 		mode = GARBAGE;
 	else if (!strcmp(modes, "error"))
 		mode = ERROR;
+	else if (!strcmp(modes, "refuse"))
+		mode = REFUSE;
 	else
 		return usage(stderr, 1);
 	if (!port_file || optind != argc)
