@@ -8,6 +8,8 @@
 # client's measured features (30 of them).
 # 1. Throughput: wrk -t1 -c16 for DURATION s, REPS times each, alternating;
 #    medians and spread (min-max), ratio daemon/bare. Goal >= 0.7.
+#    Also the CPU time per request of each process (all its threads, from
+#    /proc/PID/stat), which other load on the machine disturbs less.
 # 2. Tail latency at 80 % of the maximum rate: wrk has no rate control (and
 #    wrk2 is not in Debian), so the load is set by the number of closed-loop
 #    connections instead: c = 1, 2, 4, 8 connections each give a rate and a
@@ -65,37 +67,53 @@ for b in features script; do
 	[ "$st" = 200 ] || { echo "bench-server: the daemon answered $st to $b.json: $(cat check.json)" >&2; exit 1; }
 done
 
-# wrk CONNECTIONS SECONDS PORT BODY -> "RATE P99_MS"
+dpid=${pids[0]}
+bpid=${pids[1]}
+hz=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# wrk CONNECTIONS SECONDS PORT BODY PID -> "RATE P99_MS CPU_US_PER_REQUEST"
+# (CPU of every thread of PID, from /proc, divided by the requests served:
+# less sensitive than the rate to other load on the machine.)
 run() {
-	wrk -t1 -c"$1" -d"$2"s --latency -s "$4.lua" "http://127.0.0.1:$3/v1/predict" |
-		awk '/Requests\/sec/ { rate = $2 }
-		     $1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
-		                   p = (u == "us") ? v / 1000 : (u == "s") ? v * 1000 : v }
-		     END { printf "%.0f %.3f\n", rate, p }'
+	local c0 c1 out
+	c0=$(cpu_ticks "$5")
+	out=$(wrk -t1 -c"$1" -d"$2"s --latency -s "$4.lua" "http://127.0.0.1:$3/v1/predict")
+	c1=$(cpu_ticks "$5")
+	echo "$out" | awk -v ticks=$((c1 - c0)) -v hz="$hz" '
+		/Requests\/sec/ { rate = $2 }
+		/ requests in / { n = $1 }
+		$1 == "99%" { v = $2; u = v; sub(/[0-9.]+/, "", u); sub(/[a-z]+$/, "", v)
+		              p = (u == "us") ? v / 1000 : (u == "s") ? v * 1000 : v }
+		END { printf "%.0f %.3f %.1f\n", rate, p, n ? ticks / hz * 1e6 / n : 0 }'
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 spread() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
 
 echo "bench-server: $threads event-loop thread(s), wrk -t1, $reps x ${duration}s each, interleaved"
 for body in script features; do
-	: >daemon.rates
-	: >bare.rates
+	: >daemon.runs
+	: >bare.runs
 	for _ in $(seq "$reps"); do
-		run 16 "$duration" "$bport" "$body" | awk '{print $1}' >>bare.rates
-		run 16 "$duration" "$dport" "$body" | awk '{print $1}' >>daemon.rates
+		run 16 "$duration" "$bport" "$body" "$bpid" >>bare.runs
+		run 16 "$duration" "$dport" "$body" "$dpid" >>daemon.runs
 	done
-	bare=$(median <bare.rates)
-	daemon=$(median <daemon.rates)
+	bare=$(awk '{print $1}' bare.runs | median)
+	daemon=$(awk '{print $1}' daemon.runs | median)
+	bcpu=$(awk '{print $3}' bare.runs | median)
+	dcpu=$(awk '{print $3}' daemon.runs | median)
 	echo "$body request ($(wc -c <"$body.json") bytes):"
 	printf '  throughput, 16 connections: mpipredictd %s req/s (%s), bare %s req/s (%s)\n' \
-		"$daemon" "$(spread <daemon.rates)" "$bare" "$(spread <bare.rates)"
+		"$daemon" "$(awk '{print $1}' daemon.runs | spread)" "$bare" "$(awk '{print $1}' bare.runs | spread)"
 	awk -v d="$daemon" -v b="$bare" 'BEGIN { printf "  ratio mpipredictd/bare: %.2f (goal >= 0.70)\n", d / b }'
+	printf '  CPU per request (all threads): mpipredictd %s us, bare %s us; ratio bare/mpipredictd %s\n' \
+		"$dcpu" "$bcpu" "$(awk -v d="$dcpu" -v b="$bcpu" 'BEGIN { printf "%.2f", b / d }')"
 
 	target=$(awk -v d="$daemon" 'BEGIN { printf "%.0f", 0.8 * d }')
 	chosen=""
 	for c in 1 2 4 8; do
-		read -r rate p99 < <(run "$c" "$duration" "$dport" "$body")
-		read -r brate bp99 < <(run "$c" "$duration" "$bport" "$body")
+		read -r rate p99 _ < <(run "$c" "$duration" "$dport" "$body" "$dpid")
+		read -r brate bp99 _ < <(run "$c" "$duration" "$bport" "$body" "$bpid")
 		printf '  %d connection(s): mpipredictd %s req/s p99 %s ms; bare %s req/s p99 %s ms\n' \
 			"$c" "$rate" "$p99" "$brate" "$bp99"
 		[ "$rate" -le "$target" ] && chosen="$c $rate $p99"

@@ -128,6 +128,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .audit_interval = 100,
 	    .audit_batch = 512,
 	    .audit_queue = 100000,
+	    .reload_interval = 50,
 	    .log_level = MPP_LOG_WARN,
 	};
 	opterr = 0;

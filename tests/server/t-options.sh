@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpipredictd's command line: usage errors exit 1 naming the option, bad
-# files exit 2 naming the file, a taken port exits 2, and SIGINT stops it
-# cleanly like SIGTERM.
+# files exit 2 naming the file, a taken port exits 2, an idle daemon does
+# not spin, and SIGINT stops it cleanly like SIGTERM.
 . "$MPP_SRC/tests/server/lib.sh"
 
 check() { # WANT-RC WANT-IN-STDERR ARGS...
@@ -27,6 +27,15 @@ check 2 "empty-token" --db "$DB" --token-file empty-token --listen 127.0.0.1:0
 
 start_daemon
 check 2 "127.0.0.1:$PORT" --db "$DB" --listen "127.0.0.1:$PORT"
+# Idle, with the default intervals, the daemon sleeps: a background thread
+# that spins (as when an interval defaulted to 0) burns a whole core.
+ticks() { awk '{ print $14 + $15 }' "/proc/$PID/stat"; }
+t0=$(ticks)
+sleep 2
+used=$(($(ticks) - t0))
+hz=$(getconf CLK_TCK)
+[ "$used" -lt $((hz * 3 / 10)) ] ||
+	fail "expected an idle daemon to use under 0.3 s of CPU in 2 s, got $used ticks of 1/$hz s"
 kill -INT "$PID"
 wait "$PID"
 rc=$?
