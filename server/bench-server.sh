@@ -87,6 +87,15 @@ run() {
 		              p = (u == "us") ? v / 1000 : (u == "s") ? v * 1000 : v }
 		END { printf "%.0f %.3f %.1f\n", rate, p, n ? ticks / hz * 1e6 / n : 0 }'
 }
+# Each mpipredictd thread's share of the CPU so far (the store thread
+# writes the audit; MHD threads answer).
+threads_cpu() {
+	local t out=""
+	for t in /proc/"$dpid"/task/*; do
+		out="$out $(cat "$t/comm")=$(awk -v hz="$hz" '{ printf "%.1fs", ($14 + $15) / hz }' "$t/stat")"
+	done
+	echo "  mpipredictd CPU by thread so far:$out"
+}
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 spread() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s-%s", lo, hi }'; }
 
@@ -108,6 +117,7 @@ for body in script features; do
 	awk -v d="$daemon" -v b="$bare" 'BEGIN { printf "  ratio mpipredictd/bare: %.2f (goal >= 0.70)\n", d / b }'
 	printf '  CPU per request (all threads): mpipredictd %s us, bare %s us; ratio bare/mpipredictd %s\n' \
 		"$dcpu" "$bcpu" "$(awk -v d="$dcpu" -v b="$bcpu" 'BEGIN { printf "%.2f", b / d }')"
+	threads_cpu
 
 	target=$(awk -v d="$daemon" 'BEGIN { printf "%.0f", 0.8 * d }')
 	chosen=""

@@ -536,6 +536,7 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 		mpp_http_stop(h);
 		return MPP_ENOMEM;
 	}
+	pthread_setname_np(h->reaper, "mpp-reaper");
 	*out = h;
 	return 0;
 }
