@@ -50,8 +50,15 @@ $(SERVER_TESTS)/mkmodel: $(OBJ)/tests/server/mkmodel.o $(SERVER_DEPLIBS)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/tests/server/mkmodel.o \
 	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
 
+# Test helper: mutated request bodies through the predict handler.
+$(SERVER_TESTS)/fuzz-predict: $(OBJ)/tests/server/fuzz-predict.o $(SERVER_DEPLIBS)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ)/tests/server/fuzz-predict.o \
+	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
+
 SERVER_TEST_BINS := $(SERVER_TESTS)/t-script $(SERVER_TESTS)/httpc \
-	$(SERVER_TESTS)/bare-httpd $(SERVER_TESTS)/mkmodel
+	$(SERVER_TESTS)/bare-httpd $(SERVER_TESTS)/mkmodel \
+	$(SERVER_TESTS)/fuzz-predict
 
 PROGRAMS += $(BUILD)/bin/mpipredictd
 TEST_BINS += $(SERVER_TEST_BINS)
