@@ -72,5 +72,5 @@ server: $(BUILD)/bin/mpipredictd $(SERVER_TEST_BINS) \
 	$(BUILD)/tests/regress/gen-runs
 
 bench-server: $(BUILD)/bin/mpipredictd $(SERVER_TESTS)/bare-httpd \
-	$(BUILD)/bin/mpipredict-train
+	$(BUILD)/bin/mpipredict-train $(BUILD)/tests/regress/gen-runs
 	@MPP_BUILD=$(abspath $(BUILD)) server/bench-server.sh
