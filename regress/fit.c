@@ -320,24 +320,41 @@ int mpp_fit_ridge_gcv(const gsl_matrix *A, const gsl_vector *b, gsl_vector *x,
 {
 	size_t n = A->size1, p = A->size2;
 	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, p);
-	gsl_vector *reg = gsl_vector_alloc(60), *G = gsl_vector_alloc(60);
-	double Gl, rnorm, snorm;
+	gsl_vector *reg = gsl_vector_alloc(60), *UTy = gsl_vector_alloc(p);
+	double delta0, rnorm, snorm, best = INFINITY;
 	int rc = MPP_OK;
 
-	if (!w || !reg || !G) {
+	if (!w || !reg || !UTy) {
 		rc = MPP_ENOMEM;
 		goto out;
 	}
 	if (gsl_multifit_linear_svd(A, w) != GSL_SUCCESS ||
-	    gsl_multifit_linear_gcv(b, reg, G, lambda, &Gl, w) != GSL_SUCCESS ||
-	    gsl_multifit_linear_solve(*lambda, A, b, x, &rnorm, &snorm, w) !=
-		GSL_SUCCESS)
+	    gsl_multifit_linear_gcv_init(b, reg, UTy, &delta0, w) !=
+		GSL_SUCCESS) {
+		rc = MPP_EINVAL;
+		goto out;
+	}
+	/* GSL's own grid stops at the smallest singular value, which
+	 * shrinks a well-posed fit for nothing; search from the largest down
+	 * to 1e-9 of it, and zero (least squares). */
+	double smax = gsl_vector_get(w->S, 0);
+	*lambda = 0;
+	for (int k = 0; k <= 60; k++) {
+		double l = k == 60 ? 0 : smax * pow(10, -9.0 * k / 59);
+		double g = gsl_multifit_linear_gcv_calc(l, UTy, delta0, w);
+		if (g < best) {
+			best = g;
+			*lambda = l;
+		}
+	}
+	if (gsl_multifit_linear_solve(*lambda, A, b, x, &rnorm, &snorm, w) !=
+	    GSL_SUCCESS)
 		rc = MPP_EINVAL;
 out:
 	if (w)
 		gsl_multifit_linear_free(w);
 	gsl_vector_free(reg);
-	gsl_vector_free(G);
+	gsl_vector_free(UTy);
 	return rc;
 }
 

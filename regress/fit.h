@@ -42,7 +42,8 @@ int mpp_fit_nnls(const gsl_matrix *A, const gsl_vector *b, size_t nfree,
 		 gsl_vector *x);
 
 /* Ridge regression of b on A (rows >= columns), the penalty chosen by GCV
- * (gsl_multifit_linear_gcv); *lambda gets the penalty. */
+ * (gsl_multifit_linear_gcv_calc over a grid down to least squares);
+ * *lambda gets the penalty. */
 int mpp_fit_ridge_gcv(const gsl_matrix *A, const gsl_vector *b, gsl_vector *x,
 		      double *lambda);
 
