@@ -38,7 +38,7 @@ static const char *const fit_names[NFITS] = {"nnls", "ridge", "ols"};
 struct data {
 	size_t m, k;       /* runs (in fold order), usable feature columns */
 	size_t *col;       /* column -> feature index in the run set       */
-	double *X;         /* raw values, m x k, row-major                 */
+	const double **rv; /* per position: the run's values (NAN: absent)   */
 	double *y;         /* run times                                    */
 	size_t *row;       /* position -> index in the run set             */
 	gsl_matrix *Zt;    /* k x m, each column standardised over all runs */
@@ -64,7 +64,9 @@ static size_t ntrain(const struct data *d, size_t f)
 
 static double xval(const struct data *d, size_t r, size_t j)
 {
-	return d->X[r * d->k + j];
+	/* Absent in a build that has the column: zero (usable_features()). */
+	double v = d->rv[r][d->col[j]];
+	return isnan(v) ? 0 : v;
 }
 
 /* A deterministic pseudo-random sequence (splitmix64). */
@@ -168,7 +170,7 @@ static int choose_vars(struct data *d)
 static void data_free(struct data *d)
 {
 	free(d->col);
-	free(d->X);
+	free(d->rv);
 	free(d->y);
 	free(d->row);
 	gsl_matrix_free(d->Zt);
@@ -260,12 +262,12 @@ static int load(struct data *d, const mpp_runs *rs, const size_t *rows,
 	d->m = nrows;
 	d->k = nuse;
 	d->col = malloc(nuse * sizeof(*d->col));
-	d->X = malloc(nrows * nuse * sizeof(*d->X));
+	d->rv = malloc(nrows * sizeof(*d->rv));
 	d->y = malloc(nrows * sizeof(*d->y));
 	d->row = malloc(nrows * sizeof(*d->row));
 	d->params = calloc(nrows, sizeof(*d->params));
 	d->Zt = gsl_matrix_alloc(nuse, nrows);
-	if (!d->col || !d->X || !d->y || !d->row || !d->params || !d->Zt) {
+	if (!d->col || !d->rv || !d->y || !d->row || !d->params || !d->Zt) {
 		free(use);
 		return MPP_ENOMEM;
 	}
@@ -284,10 +286,7 @@ static int load(struct data *d, const mpp_runs *rs, const size_t *rows,
 	for (size_t r = 0; r < nrows; r++) {
 		const mpp_run *run = &rs->runs[d->row[r]];
 		d->y[r] = run->runtime_s;
-		for (size_t j = 0; j < nuse; j++) {
-			double v = run->values[d->col[j]];
-			d->X[r * nuse + j] = isnan(v) ? 0 : v;
-		}
+		d->rv[r] = run->values;
 		if (mpp_params_from_string(run->args, run->nprocs, run->nnodes,
 					   &d->params[r]))
 			return MPP_ENOMEM;
