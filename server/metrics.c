@@ -41,11 +41,6 @@ static counter errors[MPP_ERR_COUNT];
 static counter models_loaded;
 static counter reloads;
 
-const char *mpp_endpoint_name(int ep)
-{
-	return endpoint_names[ep];
-}
-
 const char *mpp_basis_name(int basis)
 {
 	return basis_names[basis];

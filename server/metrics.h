@@ -33,8 +33,7 @@ enum mpp_error_kind {
 	MPP_ERR_COUNT
 };
 
-/* Names as they appear in labels ("predict", "features", "audit_write"). */
-const char *mpp_endpoint_name(int ep);
+/* A basis as it appears in labels and answers ("features"). */
 const char *mpp_basis_name(int basis);
 
 void mpp_metrics_request(int ep, int status, double seconds);
