@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make bench-train: one training on 10,000 runs x 1,000 features (synthetic,
-# gen-runs), three times, interleaved with a baseline of the same size: 
+# gen-runs), three times, interleaved with a baseline of the same size:
 # mpipredict-predict over the same file (reading and parsing the CSV and
 # applying a model, the floor any training pays). Prints medians and spread
 # of wall time, CPU time and peak RSS (/usr/bin/time -v), the ratio to the
@@ -43,3 +43,5 @@ awk '
 		ok = med(w, "train") < 10 && med(r, "train") < 1024
 		printf "goal (< 10 s wall, < 1 GiB): %s\n", ok ? "met" : "NOT met"
 	}' results.txt
+load=$(cut -d' ' -f1 /proc/loadavg)
+awk -v l="$load" -v n="$(nproc)" 'BEGIN { if (l > n) printf "note: load %s on %d CPUs inflates wall times; CPU time and the ratio are the steadier figures\n", l, n }'
