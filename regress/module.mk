@@ -19,12 +19,12 @@ $(REGRESS_LIB): $(REGRESS_SRC:%.c=$(OBJ)/%.o)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/bin/mpipredict-train: $(OBJ)/regress/train_main.o $(REGRESS_LIB) $(STORE_LIB)
+$(BUILD)/bin/mpipredict-train: $(OBJ)/regress/train_main.o $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
 	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
 
-$(BUILD)/bin/mpipredict-predict: $(OBJ)/regress/predict_main.o $(REGRESS_LIB) $(STORE_LIB)
+$(BUILD)/bin/mpipredict-predict: $(OBJ)/regress/predict_main.o $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
 	  $(REGRESS_LDLIBS)
