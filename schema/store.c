@@ -89,10 +89,19 @@ static int migrate(mpp_store *s, const char *path, char *err, size_t errlen)
 			 path, version, SCHEMA_VERSION);
 		return MPP_EINVAL;
 	}
-	if (s->readonly) {
+	if (s->readonly && version == 0) {
 		snprintf(err, errlen, "%s: not an mpipredict database yet",
 			 path);
 		return MPP_ENOTFOUND;
+	}
+	if (s->readonly) {
+		snprintf(
+		    err, errlen,
+		    "%s: schema version %d is older than this program's "
+		    "(%d); open it for writing once (e.g. mpipredict-train) "
+		    "to migrate",
+		    path, version, SCHEMA_VERSION);
+		return MPP_EINVAL;
 	}
 	rc = exec(s, "BEGIN IMMEDIATE", err, errlen);
 	if (rc)
