@@ -49,7 +49,8 @@ static int cmp_edit(const void *pa, const void *pb)
 int mpp_edits_apply(struct mpp_edits *e, const char *text, size_t len,
 		    char **out, size_t *outlen)
 {
-	qsort(e->v, e->n, sizeof(*e->v), cmp_edit);
+	if (e->n > 1)
+		qsort(e->v, e->n, sizeof(*e->v), cmp_edit);
 	size_t total = len;
 	for (size_t i = 0; i < e->n; i++)
 		total += strlen(e->v[i].text);

@@ -113,7 +113,9 @@ static int read_skipped(struct mpp_tu *t, struct mpp_source *src)
 			src->skipped[src->nskipped++] = (struct mpp_range){b, e};
 	}
 	clang_disposeSourceRangeList(l);
-	qsort(src->skipped, src->nskipped, sizeof(*src->skipped), cmp_range);
+	if (src->nskipped > 1)
+		qsort(src->skipped, src->nskipped, sizeof(*src->skipped),
+		      cmp_range);
 	return 0;
 }
 
@@ -149,7 +151,8 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src,
 		snprintf(err, errlen, "%s: out of memory", src_path);
 		return -1;
 	}
-	qsort(t->macros, t->nmacros, sizeof(*t->macros), cmp_macro);
+	if (t->nmacros > 1)
+		qsort(t->macros, t->nmacros, sizeof(*t->macros), cmp_macro);
 	return 0;
 }
 

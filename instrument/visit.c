@@ -536,29 +536,63 @@ static size_t start_or(struct ctx *x, CXCursor c, size_t dflt)
 	return o;
 }
 
-static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit)
+/* How many loops below the one at kw must stay perfectly nested: N - 1
+ * when a `#pragma omp ... collapse(N)` (or OpenACC's) sits right before
+ * it. A counter between two collapsed loops does not compile. */
+static unsigned collapse_levels(const struct ctx *x, size_t kw)
+{
+	size_t open = mpp_source_directives_before(x->src, kw);
+	if (open >= kw)
+		return 0;
+	const char *t = x->src->text;
+	const char *p = memmem(t + open, kw - open, "collapse", 8);
+	if (!p)
+		return 0;
+	p += 8;
+	while (*p == ' ' || *p == '\t' || *p == '(')
+		p++;
+	long levels = strtol(p, NULL, 10);
+	return levels > 1 && levels < 64 ? (unsigned)levels - 1 : 0;
+}
+
+/* `nest`: how many more loop levels, this one included, belong to a
+ * collapsed nest whose bodies must not be touched. */
+static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
+		 unsigned nest)
 {
 	if (x->oom)
 		return;
 	enum CXCursorKind k = clang_getCursorKind(c);
 	size_t at = x->nstack, n = push_children(x, c);
-	size_t kw = 0, then_limit = limit;
+	size_t kw = 0, then_limit = limit, body = n;
+	unsigned inner = 0;
 	int have_kw = exp_off(x, clang_getCursorLocation(c), &kw) == 0;
 
 	switch (k) {
 	case CXCursor_ForStmt:
 	case CXCursor_WhileStmt:
-	case CXCursor_DoStmt:
-		if (n > 0 && have_kw)
-			count_body(x, kw,
-				   x->stack[k == CXCursor_DoStmt ? at :
-								   at + n - 1],
-				   MPP_LOOP,
-				   k == CXCursor_ForStmt     ? "for" :
+	case CXCursor_DoStmt: {
+		const char *stmt = k == CXCursor_ForStmt     ? "for" :
 				   k == CXCursor_WhileStmt ? "while" :
-							     "do",
-				   depth, limit);
+							     "do";
+		if (n == 0 || !have_kw)
+			break;
+		body = k == CXCursor_DoStmt ? at : at + n - 1;
+		unsigned levels = collapse_levels(x, kw);
+		if (nest > levels)
+			levels = nest;
+		if (levels > 0) {
+			add_note(x, kw, "loop body of %s in a collapsed loop "
+				 "nest, which must stay perfectly nested",
+				 stmt);
+			inner = levels - 1;
+		} else {
+			count_body(x, kw, x->stack[body], MPP_LOOP, stmt, depth,
+				   limit);
+		}
+		body -= at;
 		break;
+	}
 	case CXCursor_IfStmt:
 		if (n < 2 || !have_kw)
 			break;
@@ -596,7 +630,9 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit)
 					  rbrace;
 		else if (k == CXCursor_IfStmt && i == 1)
 			lim = then_limit;
-		walk(x, x->stack[at + i], depth + 1, lim);
+		unsigned child_nest = i == body ? inner :
+				      k == CXCursor_CompoundStmt ? nest : 0;
+		walk(x, x->stack[at + i], depth + 1, lim, child_nest);
 	}
 	x->nstack = at;
 }
@@ -619,7 +655,7 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 		x->oom = 1;
 		return CXChildVisit_Break;
 	}
-	walk(x, c, 0, x->src->len);
+	walk(x, c, 0, x->src->len, 0);
 	free(x->func);
 	x->func = NULL;
 	return x->oom ? CXChildVisit_Break : CXChildVisit_Continue;

@@ -9,7 +9,9 @@ command -v csmith >/dev/null || fail "csmith is not installed (make deps)"
 [ -f /usr/include/csmith/csmith.h ] || fail "libcsmith-dev is not installed (make deps)"
 n=50
 [ "${MPP_LONG:-0}" = 1 ] && n=300
-testrt_obj gcc >/dev/null
+# The programs are built without sanitizers (MPP_TEST_CFLAGS): what is
+# under test here is the rewriter, which runs as built.
+gcc -std=c11 -I"$MPP_SRC" -c "$TESTRT" -o testrt.plain.o || fail "cannot compile testrt.c"
 
 one() {
 	local s=$1 p=p$1
@@ -22,9 +24,9 @@ one() {
 		echo "$s rewrite-failed"
 		return
 	fi
-	gcc -O1 -w -I/usr/include/csmith "$p.d/$p.c" testrt.gcc.o -o "$p.inst" 2>>"$p.log" ||
+	gcc -O1 -w -I/usr/include/csmith "$p.d/$p.c" testrt.plain.o -o "$p.inst" 2>>"$p.log" ||
 		{ echo "$s inst-build-failed"; return; }
-	MPP_TESTRT_OUT=$p.counts timeout 20 ./"$p.inst" >"$p.got" 2>/dev/null ||
+	MPP_TESTRT_OUT=$p.counts timeout 15 ./"$p.inst" >"$p.got" 2>/dev/null ||
 		{ echo "$s inst-run-failed"; return; }
 	if cmp -s "$p.want" "$p.got"; then
 		echo "$s same"

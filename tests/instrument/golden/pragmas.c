@@ -24,10 +24,16 @@ int main(void)
 #pragma omp parallel
 #pragma omp single
 		s += 5;
+	/* collapse(2): the outer body must stay the inner loop itself. */
+	long m = 0;
+#pragma omp parallel for collapse(2) reduction(+ : m)
+	for (i = 0; i < 3; i++)
+		for (k = 0; k < 4; k++)
+			m += i * k;
 #ifdef _OPENMP
-	printf("%ld openmp\n", s);
+	printf("%ld %ld openmp\n", s, m);
 #else
-	printf("%ld\n", s);
+	printf("%ld %ld\n", s, m);
 #endif
 	return 0;
 }
