@@ -94,7 +94,8 @@ if [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 		# A fresh order each round, the same on every machine.
 		while IFS= read -r s; do
 			set -- $s
-			MPIPREDICT_RUNS=$out/runs/ mpirun -np "$2" "$out/bin/$1" "${@:3}" \
+			MPIPREDICT_RUNS=$out/runs/ timeout -k 5 300 \
+				mpirun -np "$2" "$out/bin/$1" "${@:3}" \
 				</dev/null >/dev/null 2>>"$out/runs.err"
 			printf '%s\t%s\t%s\t%s\t%s\n' "$r" "$1" "$2" "${*:3}" "$?" >>"$out/runlog.tsv"
 			k=$((k + 1))
