@@ -225,8 +225,9 @@ static int opt_count(json_t *root, const char *key, double *out, mpp_reply *r)
 	if (v == NULL || json_is_null(v))
 		return 0;
 	double d = json_number_value(v);
-	if (!json_is_number(v) || !isfinite(d) || d < 1 || d != floor(d)) {
-		mpp_api_error(r, 400, "%s: expected a positive integer", key);
+	if (!json_is_number(v) || !(d >= 1 && d <= 1e9) || d != floor(d)) {
+		mpp_api_error(r, 400,
+			      "%s: expected a positive integer up to 1e9", key);
 		return -1;
 	}
 	*out = d;
@@ -415,10 +416,13 @@ static int run_model(const mpp_api *api, const mpp_model *m,
 		mpp_api_error(r, 400, "%s", err[0] ? err : "cannot predict");
 		return -1;
 	}
+	/* Values far outside what the model saw (a feature of 1e300, an
+	 * argument of 1e300) can overflow: the request's doing, not a fault. */
 	if (!isfinite(out->runtime_s) || !isfinite(out->lower_s) ||
 	    !isfinite(out->upper_s)) {
-		mpp_api_error(r, 500, "model %lld gave a non-finite prediction",
-			      (long long)m->id);
+		mpp_api_error(
+		    r, 400, "%s: the prediction overflows for these values",
+		    *basis == MPP_BASIS_FEATURES ? "features" : "parameters");
 		return -1;
 	}
 	return 0;

@@ -42,6 +42,8 @@ done <<TABLE
 400|POST|/v1/predict|{"app":"heat","ntasks":"4"}|ntasks
 400|POST|/v1/predict|{"app":"heat","ntasks":2.5}|ntasks
 400|POST|/v1/predict|{"app":"heat","nodes":-1}|nodes
+400|POST|/v1/predict|{"app":"heat","ntasks":1e300}|ntasks
+400|POST|/v1/predict|{"app":"heat","features":{"loop:h.c:3:1.mean":1e308}}|overflows
 400|POST|/v1/predict|{"app":"heat","args":5}|args
 400|POST|/v1/predict|{"app":"heat","args":["-n",4]}|args[1]
 400|POST|/v1/predict|{"app":"heat","script":7}|script
