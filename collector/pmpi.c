@@ -246,6 +246,11 @@ static void p2p(struct call *c, MPI_Comm comm, int peer,
 	if (peer == MPI_PROC_NULL)
 		return;
 	c->bytes += bytes;
+	if (comm == MPI_COMM_WORLD) {
+		/* The common case: no attribute lookup, no reference. */
+		level(c->site, world, peer, bytes);
+		return;
+	}
 	ns = nodes_get(comm);
 	if (!ns)
 		return;

@@ -9,7 +9,8 @@
 # Each program times its own loop (MPI_Wtime, after a warm-up), so start-up
 # does not blur the figure. Prints, per loop, the median time of each build,
 # the ratio of the medians, the spread ((max-min)/median) of each, and the
-# ratio of the minima. Goal: ratio <= 1.05. REPS (default 9) and ITERS
+# ratio of the minima, then callgrind's instruction counts per call (load
+# does not change those). Goal: ratio <= 1.05. REPS (default 9) and ITERS
 # (default 200000) change the effort.
 set -u
 : "${MPP_SRC:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -46,5 +47,18 @@ for spec in pingpong:2 allreduce:2 allreduce:1; do
 		printf "%-11s plain %.3f us (spread %.0f%%)  instrumented %.3f us (spread %.0f%%)  ratio of medians %.3f, of minima %.3f, difference %.0f ns\n",
 			l, pm, 100 * (pmax - pmin) / pm, im, 100 * (imax - imin) / im, im / pm, imin / pmin, 1000 * (im - pm) }'
 done
+# Instructions are immune to the host's load: callgrind counts those of the
+# 1-rank Allreduce loop (warm-up + timed, 1.1 x N calls) in each build.
+if command -v valgrind >/dev/null; then
+	n=20000
+	for b in plain inst; do
+		valgrind --tool=callgrind --toggle-collect=loop \
+			--callgrind-out-file="$dir/cg.$b" "$dir/$b" allreduce $n >/dev/null 2>&1 ||
+			{ echo "bench-collector: callgrind $b failed"; exit 1; }
+	done
+	awk -v n=$n '/^totals:/ { v[FILENAME ~ /inst$/] = $2 }
+		END { c = 1.1 * n; printf "allreduce/1 instructions per call: plain %.0f, instrumented %.0f (+%.0f)\n", v[0] / c, v[1] / c, (v[1] - v[0]) / c }' \
+		"$dir/cg.plain" "$dir/cg.inst"
+fi
 rows=$(grep -c . "$dir/runs/inst.csv" 2>/dev/null)
-echo "bench-collector: the instrumented runs wrote $((rows - 1)) rows (expected $((3 * reps)))"
+echo "bench-collector: the instrumented runs wrote $((rows - 1)) rows (expected $((3 * reps + 1)))"
