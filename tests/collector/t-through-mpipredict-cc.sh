@@ -27,10 +27,11 @@ for m in $MPIS; do
 	fi || { fail "$m: mpipredict-cc failed"; continue; }
 	MPIPREDICT_RUNS=runs/ run $n ./e2e || { fail "$m: e2e exited with $?"; continue; }
 	file=runs/e2e.csv
-	s=$(line SEND) r=$(line RECV) a=$(line ALLREDUCE)
-	c=$(col "loop:e2e\.c:$((s - 2)):[0-9]*\.mean") && want "$c" '5 * (r / 2 + 1)'
-	c=$(col "then:e2e\.c:$((s - 1)):[0-9]*\.mean") && want "$c" '(r % 2 == 0) * 5 * (r / 2 + 1)'
-	c=$(col "else:e2e\.c:$((s - 1)):[0-9]*\.mean") && want "$c" '(r % 2) * 5 * (r / 2 + 1)'
+	l=$(line LOOP) b=$(line IF)
+	s=$(($(line SEND) + 1)) r=$(($(line RECV) + 1)) a=$(($(line ALLREDUCE) + 1))
+	c=$(col "loop:e2e\.c:$l:[0-9]*\.mean") && want "$c" '5 * (r / 2 + 1)'
+	c=$(col "then:e2e\.c:$b:[0-9]*\.mean") && want "$c" '(r % 2 == 0) * 5 * (r / 2 + 1)'
+	c=$(col "else:e2e\.c:$b:[0-9]*\.mean") && want "$c" '(r % 2) * 5 * (r / 2 + 1)'
 	c=$(col "call:e2e\.c:$s:[0-9]*:MPI_Send\.mean") && want "$c" '(r % 2 == 0) * 5 * (r / 2 + 1)'
 	c=$(col "bytes:e2e\.c:$s:[0-9]*:MPI_Send\.mean") && want "$c" '(r % 2 == 0) * 5 * (r / 2 + 1) * (r / 2 + 1) * 4'
 	c=$(col "bytes:e2e\.c:$r:[0-9]*:MPI_Recv\.mean") && want "$c" '(r % 2) * 5 * (r / 2 + 1) * (r / 2 + 1) * 4'

@@ -364,7 +364,7 @@ static void dtype(void)
 		AT(S_DT_SEND, MPI_Send)(buf, 3, five, peer, 30, MPI_COMM_WORLD);
 	else
 		AT(S_DT_RECV, MPI_Recv)
-		(buf, 10, five, peer, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	(buf, 10, five, peer, 30, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	AT(S_DT_BCAST, MPI_Bcast)(buf, 2, five, 0, MPI_COMM_WORLD);
 	MPI_Type_free(&five);
 }
@@ -383,7 +383,7 @@ static void split_send(int send_site, int recv_site, int n)
 		AT(send_site, MPI_Send)(buf, n, MPI_CHAR, 1, 40, rev);
 	else if (sr == 1)
 		AT(recv_site, MPI_Recv)
-		(buf, n, MPI_CHAR, 0, 40, rev, MPI_STATUS_IGNORE);
+	(buf, n, MPI_CHAR, 0, 40, rev, MPI_STATUS_IGNORE);
 	MPI_Comm_free(&rev);
 }
 
@@ -411,8 +411,8 @@ static void loops(void)
 	}
 	for (i = 0; i <= rank; i++)
 		AT(S_LOOP_SR, MPI_Sendrecv)
-		(&v, 1, MPI_INT, rank, 50, &w, 1, MPI_INT, rank, 50,
-		 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	(&v, 1, MPI_INT, rank, 50, &w, 1, MPI_INT, rank, 50, MPI_COMM_WORLD,
+	 MPI_STATUS_IGNORE);
 }
 
 static void levels(void)
@@ -426,10 +426,9 @@ static void levels(void)
 	 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	if (rank % 2 == 0)
 		AT(S_LV_PAIR_SEND, MPI_Send)
-		(out, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD);
-	else
-		AT(S_LV_PAIR_RECV, MPI_Recv)
-		(in, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	(out, 10, MPI_BYTE, peer, 61, MPI_COMM_WORLD);
+	else AT(S_LV_PAIR_RECV, MPI_Recv)(in, 10, MPI_BYTE, peer, 61,
+					  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	AT(S_LV_FAR, MPI_Sendrecv)
 	(out, 50, MPI_BYTE, (rank + 2) % size, 62, in, 50, MPI_BYTE,
 	 (rank + size - 2) % size, 62, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
