@@ -30,26 +30,46 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: mpipredict-cc <compiler> [compiler args...]\n"
-	      "Compile and link like <compiler>, instrumenting every C source\n"
-	      "for mpipredict and linking the runtime (-lmpipredict). Use it as\n"
-	      "CC=\"mpipredict-cc mpicc\" in a Makefile.\n"
-	      "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
-	      "<this program's dir>/../lib), MPIPREDICT_DISABLE=1 (run the\n"
-	      "compiler untouched).\n"
-	      "Exit status: the compiler's; 1 on a usage error.\n",
-	      f);
+	fputs(
+	    "usage: mpipredict-cc <compiler> [compiler args...]\n"
+	    "Compile and link like <compiler>, instrumenting every C source\n"
+	    "for mpipredict and linking the runtime (-lmpipredict). Use it as\n"
+	    "CC=\"mpipredict-cc mpicc\" in a Makefile.\n"
+	    "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
+	    "<this program's dir>/../lib), MPIPREDICT_DISABLE=1 (run the\n"
+	    "compiler untouched).\n"
+	    "Exit status: the compiler's; 1 on a usage error.\n",
+	    f);
 }
 
 /* Options whose value is the next argument. */
 static int takes_value(const char *a)
 {
 	static const char *const v[] = {
-		"-o",	     "-MF",	   "-MT",	  "-MQ",      "-I",
-		"-D",	     "-U",	   "-include",	  "-imacros", "-isystem",
-		"-iquote",   "-idirafter", "-x",	  "-L",	      "-l",
-		"-Xlinker",  "-Xpreprocessor", "-Xassembler", "-T", "-u",
-		"-z",	     "-aux-info",  "-isysroot",	  "-e",
+	    "-o",
+	    "-MF",
+	    "-MT",
+	    "-MQ",
+	    "-I",
+	    "-D",
+	    "-U",
+	    "-include",
+	    "-imacros",
+	    "-isystem",
+	    "-iquote",
+	    "-idirafter",
+	    "-x",
+	    "-L",
+	    "-l",
+	    "-Xlinker",
+	    "-Xpreprocessor",
+	    "-Xassembler",
+	    "-T",
+	    "-u",
+	    "-z",
+	    "-aux-info",
+	    "-isysroot",
+	    "-e",
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++)
 		if (strcmp(a, v[i]) == 0)
@@ -125,8 +145,8 @@ static void replace_in_file(const char *path, const char *from, const char *to)
 static char *with_suffix(const char *path, const char *suffix)
 {
 	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path) :
-						       strlen(path);
+	size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - path)
+						     : strlen(path);
 	char *s;
 	return asprintf(&s, "%.*s%s", (int)stem, path, suffix) < 0 ? NULL : s;
 }
@@ -143,10 +163,12 @@ static void fix_deps(const char *mf, const char *o, const char *orig,
 		cand[n++] = strdup(mf);
 	if (o) {
 		cand[n++] = with_suffix(o, ".d");
-		char *src_d = with_suffix(strrchr(orig, '/') ? strrchr(orig, '/') + 1 : orig, "");
+		char *src_d = with_suffix(
+		    strrchr(orig, '/') ? strrchr(orig, '/') + 1 : orig, "");
 		char *o_stem = with_suffix(o, "");
 		char *s;
-		if (src_d && o_stem && asprintf(&s, "%s-%s.d", o_stem, src_d) >= 0)
+		if (src_d && o_stem &&
+		    asprintf(&s, "%s-%s.d", o_stem, src_d) >= 0)
 			cand[n++] = s;
 		free(src_d);
 		free(o_stem);
@@ -184,7 +206,8 @@ static char *lib_dir(void)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "mpipredict-cc: no compiler given (see --help)\n");
+		fprintf(stderr,
+			"mpipredict-cc: no compiler given (see --help)\n");
 		return 1;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -196,8 +219,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "mpipredict-cc: unknown option '%s' (the first "
-			"argument is the compiler; see --help)\n", argv[1]);
+		fprintf(stderr,
+			"mpipredict-cc: unknown option '%s' (the first "
+			"argument is the compiler; see --help)\n",
+			argv[1]);
 		return 1;
 	}
 	const char *disable = getenv("MPIPREDICT_DISABLE");
@@ -243,9 +268,10 @@ int main(int argc, char **argv)
 		}
 		if (!is_c_source(args[i]))
 			continue;
-		if (!clang.v && (mpp_flags_mpi(&clang, argv[1]) < 0 ||
-				 mpp_flags_filter(&clang, args, nargs, NULL) < 0 ||
-				 mpp_argv_push(&clang, "-Wno-everything") < 0))
+		if (!clang.v &&
+		    (mpp_flags_mpi(&clang, argv[1]) < 0 ||
+		     mpp_flags_filter(&clang, args, nargs, NULL) < 0 ||
+		     mpp_argv_push(&clang, "-Wno-everything") < 0))
 			return 1;
 		if (!tmpdir[0]) {
 			const char *t = getenv("TMPDIR");
@@ -267,12 +293,16 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < rw.nnotes; k++)
 			fprintf(stderr, "%s\n", rw.notes[k]);
 		if (r == 1)
-			fprintf(stderr, "%smpipredict-cc: %s: not instrumented: "
-				"clang cannot parse it; compiling it unchanged\n",
-				rw.diag ? rw.diag : "", args[i]);
+			fprintf(
+			    stderr,
+			    "%smpipredict-cc: %s: not instrumented: "
+			    "clang cannot parse it; compiling it unchanged\n",
+			    rw.diag ? rw.diag : "", args[i]);
 		else if (r < 0)
-			fprintf(stderr, "mpipredict-cc: %s; compiling it "
-				"unchanged\n", err);
+			fprintf(stderr,
+				"mpipredict-cc: %s; compiling it "
+				"unchanged\n",
+				err);
 		if (r == 0) {
 			const char *b = strrchr(args[i], '/');
 			char dir[PATH_MAX], path[2 * PATH_MAX];
@@ -287,12 +317,15 @@ int main(int argc, char **argv)
 					tmp_of[i] = strdup(path);
 			}
 			if (!tmp_of[i])
-				fprintf(stderr, "mpipredict-cc: %s: cannot write "
+				fprintf(stderr,
+					"mpipredict-cc: %s: cannot write "
 					"its instrumented copy; compiling it "
-					"unchanged\n", path);
+					"unchanged\n",
+					path);
 			char *sd = strdup(args[i]);
-			if (tmp_of[i] && sd && (mpp_argv_push(&quote, "-iquote") < 0 ||
-						mpp_argv_push(&quote, dirname(sd)) < 0))
+			if (tmp_of[i] && sd &&
+			    (mpp_argv_push(&quote, "-iquote") < 0 ||
+			     mpp_argv_push(&quote, dirname(sd)) < 0))
 				return 1;
 			free(sd);
 		}

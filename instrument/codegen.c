@@ -13,7 +13,7 @@
 #include "collector/mpp_abi.h"
 
 const char mpp_features_header[] =
-	"name\tkind\tfile\tline\tcol\tfunction\tdetail\n";
+    "name\tkind\tfile\tline\tcol\tfunction\tdetail\n";
 
 char *mpp_quote_c(const char *s)
 {
@@ -93,10 +93,11 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	 * and flagged by -Wsequence-point; function calls are only
 	 * indeterminately sequenced. It inlines to the same store. */
 	if (ns)
-		fprintf(out,
-			" static __inline__ void __mpp_tag_%s(struct __mpp_site "
-			"*__mpp_p) { __mpp_cur_site = __mpp_p; }",
-			id);
+		fprintf(
+		    out,
+		    " static __inline__ void __mpp_tag_%s(struct __mpp_site "
+		    "*__mpp_p) { __mpp_cur_site = __mpp_p; }",
+		    id);
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
@@ -108,8 +109,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	for (size_t i = 0; i < nc; i++) {
 		const struct mpp_counter_info *c = &plan->counters[i];
 		char name[4096];
-		snprintf(name, sizeof(name), "%s:%s:%u:%u",
-			 kind_name(c->kind), display, c->line, c->col);
+		snprintf(name, sizeof(name), "%s:%s:%u:%u", kind_name(c->kind),
+			 display, c->line, c->col);
 		if (put_quoted(out, name) < 0)
 			goto oom;
 		fputs(", ", out);

@@ -39,15 +39,15 @@ static const struct {
 	const char *name;
 	int is_path;
 } valued[] = {
-	{"-I", 1},	  {"-D", 0},	     {"-U", 0},
-	{"-isystem", 1},  {"-iquote", 1},    {"-idirafter", 1},
-	{"-include", 1},  {"-imacros", 1},   {"-isysroot", 1},
+    {"-I", 1},       {"-D", 0},       {"-U", 0},
+    {"-isystem", 1}, {"-iquote", 1},  {"-idirafter", 1},
+    {"-include", 1}, {"-imacros", 1}, {"-isysroot", 1},
 };
 
 /* Flags kept as they are (exact or, ending in '=', as a prefix). */
 static const char *const plain[] = {
-	"-std=", "-ansi", "-m32", "-m64", "-funsigned-char", "-fsigned-char",
-	"-nostdinc", "-pthread", "--sysroot=",
+    "-std=",         "-ansi",     "-m32",     "-m64",       "-funsigned-char",
+    "-fsigned-char", "-nostdinc", "-pthread", "--sysroot=",
 };
 
 static int push_path(struct mpp_argv *out, const char *flag, const char *val,
@@ -92,7 +92,8 @@ int mpp_flags_filter(struct mpp_argv *out, char *const *args, int nargs,
 		}
 		if (done)
 			continue;
-		if (strcmp(a, "-fopenmp") == 0 || strncmp(a, "-fopenmp=", 9) == 0) {
+		if (strcmp(a, "-fopenmp") == 0 ||
+		    strncmp(a, "-fopenmp=", 9) == 0) {
 			if (mpp_argv_push(out, "-D_OPENMP=201511") < 0)
 				return -1;
 			continue;
@@ -100,8 +101,8 @@ int mpp_flags_filter(struct mpp_argv *out, char *const *args, int nargs,
 		for (size_t k = 0; k < sizeof(plain) / sizeof(*plain); k++) {
 			size_t l = strlen(plain[k]);
 			int prefix = plain[k][l - 1] == '=';
-			if (prefix ? strncmp(a, plain[k], l) == 0 :
-				     strcmp(a, plain[k]) == 0) {
+			if (prefix ? strncmp(a, plain[k], l) == 0
+				   : strcmp(a, plain[k]) == 0) {
 				if (mpp_argv_push(out, a) < 0)
 					return -1;
 				break;
@@ -220,17 +221,18 @@ int mpp_flags_compdb(struct mpp_argv *out, const char *build_dir,
 {
 	CXCompilationDatabase_Error e;
 	CXCompilationDatabase db =
-		clang_CompilationDatabase_fromDirectory(build_dir, &e);
+	    clang_CompilationDatabase_fromDirectory(build_dir, &e);
 	if (e != CXCompilationDatabase_NoError || !db) {
-		snprintf(err, errlen, "%s/compile_commands.json: cannot be read",
-			 build_dir);
+		snprintf(err, errlen,
+			 "%s/compile_commands.json: cannot be read", build_dir);
 		return -1;
 	}
 	CXCompileCommands cmds =
-		clang_CompilationDatabase_getCompileCommands(db, abs_src);
+	    clang_CompilationDatabase_getCompileCommands(db, abs_src);
 	int r = 1;
 	if (cmds && clang_CompileCommands_getSize(cmds) > 0) {
-		CXCompileCommand cmd = clang_CompileCommands_getCommand(cmds, 0);
+		CXCompileCommand cmd =
+		    clang_CompileCommands_getCommand(cmds, 0);
 		struct mpp_argv words = {0};
 		unsigned n = clang_CompileCommand_getNumArgs(cmd);
 		r = 0;

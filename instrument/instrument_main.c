@@ -22,21 +22,22 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: mpipredict-instrument [-o DIR] [-p BUILD_DIR] [--app NAME]"
-	      " FILE.c... [-- CFLAGS...]\n"
-	      "Rewrite C sources so that every run counts loop iterations,\n"
-	      "branches taken and MPI calls per call site (link the result\n"
-	      "with -lmpipredict).\n"
-	      "  -o DIR        write rewritten files and features.tsv here\n"
-	      "                (default: mpipredict-instrumented)\n"
-	      "  -p BUILD_DIR  take each file's flags from\n"
-	      "                BUILD_DIR/compile_commands.json\n"
-	      "  --app NAME    record the application name in features.tsv\n"
-	      "  -- CFLAGS     compiler flags (-I, -D, -std=, -fopenmp ...)\n"
-	      "The MPI include flags come from $MPICC (default mpicc).\n"
-	      "Exit status: 0 done, 1 usage error, 2 a file could not be read\n"
-	      "or does not parse cleanly (nothing is written then).\n",
-	      f);
+	fputs(
+	    "usage: mpipredict-instrument [-o DIR] [-p BUILD_DIR] [--app NAME]"
+	    " FILE.c... [-- CFLAGS...]\n"
+	    "Rewrite C sources so that every run counts loop iterations,\n"
+	    "branches taken and MPI calls per call site (link the result\n"
+	    "with -lmpipredict).\n"
+	    "  -o DIR        write rewritten files and features.tsv here\n"
+	    "                (default: mpipredict-instrumented)\n"
+	    "  -p BUILD_DIR  take each file's flags from\n"
+	    "                BUILD_DIR/compile_commands.json\n"
+	    "  --app NAME    record the application name in features.tsv\n"
+	    "  -- CFLAGS     compiler flags (-I, -D, -std=, -fopenmp ...)\n"
+	    "The MPI include flags come from $MPICC (default mpicc).\n"
+	    "Exit status: 0 done, 1 usage error, 2 a file could not be read\n"
+	    "or does not parse cleanly (nothing is written then).\n",
+	    f);
 }
 
 /* Writes `len` bytes to `path` through a temporary file and rename. */
@@ -93,8 +94,10 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "-o") == 0 || strcmp(a, "-p") == 0 ||
 			   strcmp(a, "--app") == 0) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "mpipredict-instrument: %s needs "
-					"a value\n", a);
+				fprintf(stderr,
+					"mpipredict-instrument: %s needs "
+					"a value\n",
+					a);
 				return 1;
 			}
 			const char *v = argv[++i];
@@ -105,8 +108,10 @@ int main(int argc, char **argv)
 			else
 				app = v;
 		} else if (a[0] == '-') {
-			fprintf(stderr, "mpipredict-instrument: unknown option "
-				"'%s' (see --help)\n", a);
+			fprintf(stderr,
+				"mpipredict-instrument: unknown option "
+				"'%s' (see --help)\n",
+				a);
 			return 1;
 		} else {
 			files[nfiles++] = argv[i];
@@ -114,13 +119,15 @@ int main(int argc, char **argv)
 	}
 	if (nfiles == 0) {
 		fprintf(stderr, "mpipredict-instrument: no input file (see "
-			"--help)\n");
+				"--help)\n");
 		return 1;
 	}
 	for (int i = 0; i < nfiles; i++)
 		for (int j = 0; j < i; j++)
-			if (strcmp(base_name(files[i]), base_name(files[j])) == 0) {
-				fprintf(stderr, "mpipredict-instrument: %s and %s"
+			if (strcmp(base_name(files[i]), base_name(files[j])) ==
+			    0) {
+				fprintf(stderr,
+					"mpipredict-instrument: %s and %s"
 					" would both be written to %s/%s\n",
 					files[j], files[i], outdir,
 					base_name(files[i]));
@@ -145,7 +152,8 @@ int main(int argc, char **argv)
 		if (builddir) {
 			char abs[PATH_MAX];
 			if (!realpath(files[i], abs)) {
-				fprintf(stderr, "mpipredict-instrument: %s: %s\n",
+				fprintf(stderr,
+					"mpipredict-instrument: %s: %s\n",
 					files[i], strerror(errno));
 				status = 2;
 				break;
@@ -153,14 +161,16 @@ int main(int argc, char **argv)
 			int r = mpp_flags_compdb(&args, builddir, abs, err,
 						 sizeof(err));
 			if (r < 0) {
-				fprintf(stderr, "mpipredict-instrument: %s\n", err);
+				fprintf(stderr, "mpipredict-instrument: %s\n",
+					err);
 				status = 2;
 				break;
 			}
 			if (r == 0)
 				use = &args;
 			else
-				fprintf(stderr, "mpipredict-instrument: %s: not "
+				fprintf(stderr,
+					"mpipredict-instrument: %s: not "
 					"in %s/compile_commands.json; using "
 					"the command-line flags\n",
 					files[i], builddir);
@@ -171,8 +181,10 @@ int main(int argc, char **argv)
 		mpp_argv_free(&args);
 		if (r == 1) {
 			fputs(out[i].diag ? out[i].diag : "", stderr);
-			fprintf(stderr, "mpipredict-instrument: %s: does not "
-				"parse cleanly; nothing written\n", files[i]);
+			fprintf(stderr,
+				"mpipredict-instrument: %s: does not "
+				"parse cleanly; nothing written\n",
+				files[i]);
 			status = 2;
 		} else if (r < 0) {
 			fprintf(stderr, "mpipredict-instrument: %s\n", err);
@@ -204,8 +216,10 @@ int main(int argc, char **argv)
 			 base_name(files[i]));
 		if (realpath(path, a) && realpath(files[i], b) &&
 		    strcmp(a, b) == 0) {
-			fprintf(stderr, "mpipredict-instrument: %s: would "
-				"overwrite the original\n", files[i]);
+			fprintf(stderr,
+				"mpipredict-instrument: %s: would "
+				"overwrite the original\n",
+				files[i]);
 			status = 2;
 		} else if (write_file(path, out[i].text, out[i].len) < 0) {
 			fprintf(stderr, "mpipredict-instrument: %s: %s\n", path,
@@ -217,8 +231,10 @@ int main(int argc, char **argv)
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/features.tsv", outdir);
 		if (!tsv || write_file(path, tsv, tsvlen) < 0) {
-			fprintf(stderr, "mpipredict-instrument: %s: cannot "
-				"write\n", path);
+			fprintf(stderr,
+				"mpipredict-instrument: %s: cannot "
+				"write\n",
+				path);
 			status = 2;
 		}
 	}

@@ -20,7 +20,8 @@ $(BUILD)/bin/mpipredict-cc: $(OBJ)/instrument/cc_main.o $(INSTRUMENT_LIB_OBJ)
 	$(CC) $(LDFLAGS) $^ -o $@ $(INSTRUMENT_LDLIBS)
 
 PROGRAMS += $(INSTRUMENT_BINS)
-FORMAT_SRC += $(wildcard instrument/*.c instrument/*.h)
+FORMAT_SRC += $(wildcard instrument/*.c instrument/*.h) tests/instrument/testrt.c \
+	tests/instrument/bench/kernels.c
 
 .PHONY: instrument
 instrument: $(INSTRUMENT_BINS)

@@ -16,8 +16,8 @@
 #include "instrument/visit.h"
 
 int mpp_rewrite_file(const char *path, const char *display,
-		     const char *const *args, int nargs, struct mpp_rewrite *out,
-		     char *err, size_t errlen)
+		     const char *const *args, int nargs,
+		     struct mpp_rewrite *out, char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	struct mpp_source src;
@@ -28,8 +28,8 @@ int mpp_rewrite_file(const char *path, const char *display,
 	char *body = NULL;
 	size_t bodylen = 0;
 	FILE *f;
-	int rc = mpp_tu_parse(&tu, &src, path, args, nargs, &out->diag, err,
-			      errlen);
+	int rc =
+	    mpp_tu_parse(&tu, &src, path, args, nargs, &out->diag, err, errlen);
 	if (rc != 0)
 		goto done;
 	rc = -1;
@@ -37,13 +37,15 @@ int mpp_rewrite_file(const char *path, const char *display,
 	char abs[PATH_MAX], id[17];
 	mpp_unit_id(realpath(path, abs) ? abs : path, id);
 	if (mpp_visit(&tu, &src, id, display, &plan) < 0 ||
-	    mpp_edits_apply(&plan.edits, src.text, src.len, &body, &bodylen) < 0)
+	    mpp_edits_apply(&plan.edits, src.text, src.len, &body, &bodylen) <
+		0)
 		goto oom;
 	if (!(f = open_memstream(&out->text, &out->len)))
 		goto oom;
 	int w = mpp_codegen_write(f, &plan, id, display, body, bodylen);
 	int c = fclose(f);
-	if (w < 0 || c != 0 || !(f = open_memstream(&out->features, &out->flen)))
+	if (w < 0 || c != 0 ||
+	    !(f = open_memstream(&out->features, &out->flen)))
 		goto oom;
 	w = mpp_codegen_features(f, &plan, display);
 	c = fclose(f);

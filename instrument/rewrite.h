@@ -10,13 +10,13 @@
 #include <stddef.h>
 
 struct mpp_rewrite {
-	char *text;	/* the complete rewritten file */
+	char *text; /* the complete rewritten file */
 	size_t len;
 	char *features; /* its features.tsv rows (no header) */
 	size_t flen;
-	char **notes;	/* "file:line: not instrumented: why" */
+	char **notes; /* "file:line: not instrumented: why" */
 	size_t nnotes;
-	char *diag;	/* clang's error diagnostics when refused */
+	char *diag; /* clang's error diagnostics when refused */
 	size_t ncounters, nsites;
 };
 
@@ -26,8 +26,8 @@ struct mpp_rewrite {
  * error, with a message in err. The caller frees out with
  * mpp_rewrite_free in every case. */
 int mpp_rewrite_file(const char *path, const char *display,
-		     const char *const *args, int nargs, struct mpp_rewrite *out,
-		     char *err, size_t errlen);
+		     const char *const *args, int nargs,
+		     struct mpp_rewrite *out, char *err, size_t errlen);
 void mpp_rewrite_free(struct mpp_rewrite *r);
 
 #endif

@@ -112,7 +112,8 @@ static int at_line_start(const struct mpp_source *src, size_t off)
 		char c = src->text[off - 1];
 		if (c == '\n')
 			return 1;
-		if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v')
+		if (c != ' ' && c != '\t' && c != '\r' && c != '\f' &&
+		    c != '\v')
 			return 0;
 		off--;
 	}

@@ -42,7 +42,7 @@ static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 		cl->cap = cap;
 	}
 	t->macros[t->nmacros++] =
-		(struct mpp_macro){b, e, k == CXCursor_MacroDefinition};
+	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition};
 	return CXChildVisit_Continue;
 }
 
@@ -71,7 +71,7 @@ static char *error_text(CXTranslationUnit tu)
 		CXDiagnostic d = clang_getDiagnostic(tu, i);
 		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
 			CXString s = clang_formatDiagnostic(
-				d, clang_defaultDiagnosticDisplayOptions());
+			    d, clang_defaultDiagnosticDisplayOptions());
 			fprintf(f, "%s\n", clang_getCString(s));
 			clang_disposeString(s);
 		}
@@ -110,7 +110,8 @@ static int read_skipped(struct mpp_tu *t, struct mpp_source *src)
 		clang_getFileLocation(clang_getRangeEnd(l->ranges[i]), NULL,
 				      NULL, NULL, &e);
 		if (e > b)
-			src->skipped[src->nskipped++] = (struct mpp_range){b, e};
+			src->skipped[src->nskipped++] =
+			    (struct mpp_range){b, e};
 	}
 	clang_disposeSourceRangeList(l);
 	if (src->nskipped > 1)
@@ -119,9 +120,9 @@ static int read_skipped(struct mpp_tu *t, struct mpp_source *src)
 	return 0;
 }
 
-int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src,
-		 const char *src_path, const char *const *args, int nargs,
-		 char **diag, char *err, size_t errlen)
+int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
+		 const char *const *args, int nargs, char **diag, char *err,
+		 size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	*diag = NULL;
@@ -129,10 +130,11 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src,
 	unsigned opts = CXTranslationUnit_DetailedPreprocessingRecord |
 			CXTranslationUnit_KeepGoing;
 	enum CXErrorCode ec = clang_parseTranslationUnit2(
-		t->index, src_path, args, nargs, NULL, 0, opts, &t->tu);
+	    t->index, src_path, args, nargs, NULL, 0, opts, &t->tu);
 	if (ec != CXError_Success || !t->tu) {
-		snprintf(err, errlen, "%s: libclang could not parse it (code %d)",
-			 src_path, (int)ec);
+		snprintf(err, errlen,
+			 "%s: libclang could not parse it (code %d)", src_path,
+			 (int)ec);
 		return -1;
 	}
 	if (has_errors(t->tu)) {
@@ -145,8 +147,8 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src,
 		return -1;
 	}
 	struct collect cl = {t, 0, 0};
-	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), collect_macro,
-			    &cl);
+	clang_visitChildren(clang_getTranslationUnitCursor(t->tu),
+			    collect_macro, &cl);
 	if (cl.oom || read_skipped(t, src) < 0) {
 		snprintf(err, errlen, "%s: out of memory", src_path);
 		return -1;
@@ -183,7 +185,8 @@ static long last_at_or_before(const struct mpp_tu *t, size_t off)
 long mpp_tu_macro_inside(const struct mpp_tu *t, size_t off)
 {
 	/* Ranges may nest (an expansion inside a definition's body is not
-	 * recorded, but be safe): look back over the few that could hold off. */
+	 * recorded, but be safe): look back over the few that could hold off.
+	 */
 	for (long i = last_at_or_before(t, off); i >= 0; i--) {
 		const struct mpp_macro *m = &t->macros[i];
 		if (m->begin < off && off < m->end)

@@ -32,9 +32,9 @@ struct mpp_tu {
  * Returns 0; 1 if the parse has errors, with clang's diagnostics, one per
  * line, in *diag (malloc'd, caller frees); -1 if libclang failed, with a
  * message in err. */
-int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src,
-		 const char *src_path, const char *const *args, int nargs,
-		 char **diag, char *err, size_t errlen);
+int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
+		 const char *const *args, int nargs, char **diag, char *err,
+		 size_t errlen);
 void mpp_tu_free(struct mpp_tu *t);
 
 /* Index of the macro range r with r.begin < off < r.end, or -1. */

@@ -75,7 +75,8 @@ static int keyset_add(struct keyset *s, uint64_t key)
 		for (size_t i = 0; i < s->cap; i++) {
 			if (!s->v[i])
 				continue;
-			size_t j = (s->v[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
+			size_t j =
+			    (s->v[i] * 0x9E3779B97F4A7C15ull) & (cap - 1);
 			while (v[j])
 				j = (j + 1) & (cap - 1);
 			v[j] = s->v[i];
@@ -205,8 +206,8 @@ static void add_note(struct ctx *x, size_t off, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	char *s;
-	if (asprintf(&s, "%s:%u: not instrumented: %s", x->display, line,
-		     why) < 0) {
+	if (asprintf(&s, "%s:%u: not instrumented: %s", x->display, line, why) <
+	    0) {
 		x->oom = 1;
 		return;
 	}
@@ -244,7 +245,8 @@ static int stmt_end(struct ctx *x, CXCursor s, size_t *end)
 	size_t e;
 	switch (k) {
 	case CXCursor_CompoundStmt:
-		if (end_off(x, s, &e) < 0 || e == 0 || x->src->text[e - 1] != '}')
+		if (end_off(x, s, &e) < 0 || e == 0 ||
+		    x->src->text[e - 1] != '}')
 			return -1;
 		*end = e;
 		return 0;
@@ -312,7 +314,7 @@ static long new_counter(struct ctx *x, enum mpp_counter_kind kind, size_t kw,
 	if (p->ncounters == p->capcounters) {
 		size_t cap = p->capcounters ? p->capcounters * 2 : 64;
 		struct mpp_counter_info *v =
-			realloc(p->counters, cap * sizeof(*v));
+		    realloc(p->counters, cap * sizeof(*v));
 		if (!v) {
 			x->oom = 1;
 			return -1;
@@ -334,8 +336,9 @@ static long new_counter(struct ctx *x, enum mpp_counter_kind kind, size_t kw,
 
 static const char *kind_word(enum mpp_counter_kind k)
 {
-	return k == MPP_LOOP ? "loop body" : k == MPP_THEN ? "then-branch" :
-							       "else-branch";
+	return k == MPP_LOOP   ? "loop body"
+	       : k == MPP_THEN ? "then-branch"
+			       : "else-branch";
 }
 
 /* Where the counter goes in a { } body: after `{` and after the block's
@@ -377,7 +380,8 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 	if (clang_getCursorKind(body) == CXCursor_CompoundStmt) {
 		if (block_insert_point(x, body, &s) < 0 || s <= kw) {
 			macro_name(x, kw, mac, sizeof(mac));
-			add_note(x, kw, "%s of %s: its braces or first "
+			add_note(x, kw,
+				 "%s of %s: its braces or first "
 				 "declarations come from macro %s",
 				 kind_word(kind), stmt, mac);
 			return;
@@ -396,13 +400,17 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 		return;
 	}
 	if (stmt_end(x, body, &e) < 0 || mpp_tu_macro_inside(x->t, e) >= 0) {
-		add_note(x, s, "%s of %s: cannot find where it ends outside "
-			 "a macro", kind_word(kind), stmt);
+		add_note(x, s,
+			 "%s of %s: cannot find where it ends outside "
+			 "a macro",
+			 kind_word(kind), stmt);
 		return;
 	}
 	if (e > limit) {
-		add_note(x, s, "%s of %s is a macro that expands to several "
-			 "statements", kind_word(kind), stmt);
+		add_note(x, s,
+			 "%s of %s is a macro that expands to several "
+			 "statements",
+			 kind_word(kind), stmt);
 		return;
 	}
 	long k = new_counter(x, kind, kw, stmt);
@@ -572,9 +580,9 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_ForStmt:
 	case CXCursor_WhileStmt:
 	case CXCursor_DoStmt: {
-		const char *stmt = k == CXCursor_ForStmt     ? "for" :
-				   k == CXCursor_WhileStmt ? "while" :
-							     "do";
+		const char *stmt = k == CXCursor_ForStmt     ? "for"
+				   : k == CXCursor_WhileStmt ? "while"
+							     : "do";
 		if (n == 0 || !have_kw)
 			break;
 		body = k == CXCursor_DoStmt ? at : at + n - 1;
@@ -582,7 +590,8 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		if (nest > levels)
 			levels = nest;
 		if (levels > 0) {
-			add_note(x, kw, "loop body of %s in a collapsed loop "
+			add_note(x, kw,
+				 "loop body of %s in a collapsed loop "
 				 "nest, which must stay perfectly nested",
 				 stmt);
 			inner = levels - 1;
@@ -597,8 +606,8 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		if (n < 2 || !have_kw)
 			break;
 		if (n >= 3)
-			then_limit = min_size(limit,
-					      start_or(x, x->stack[at + 2], limit));
+			then_limit = min_size(
+			    limit, start_or(x, x->stack[at + 2], limit));
 		count_body(x, kw, x->stack[at + 1], MPP_THEN, "if", depth,
 			   then_limit);
 		if (n >= 3) {
@@ -626,12 +635,14 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		size_t lim = limit;
 		if (k == CXCursor_CompoundStmt)
-			lim = i + 1 < n ? start_or(x, x->stack[at + i + 1], rbrace) :
-					  rbrace;
+			lim = i + 1 < n
+				  ? start_or(x, x->stack[at + i + 1], rbrace)
+				  : rbrace;
 		else if (k == CXCursor_IfStmt && i == 1)
 			lim = then_limit;
-		unsigned child_nest = i == body ? inner :
-				      k == CXCursor_CompoundStmt ? nest : 0;
+		unsigned child_nest = i == body                    ? inner
+				      : k == CXCursor_CompoundStmt ? nest
+								   : 0;
 		walk(x, x->stack[at + i], depth + 1, lim, child_nest);
 	}
 	x->nstack = at;
@@ -664,8 +675,8 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	      const char *id, const char *display, struct mpp_plan *plan)
 {
-	struct ctx x = {.t = t, .src = src, .id = id, .display = display,
-			.plan = plan};
+	struct ctx x = {
+	    .t = t, .src = src, .id = id, .display = display, .plan = plan};
 	x.line_name = mpp_quote_c(display);
 	if (!x.line_name)
 		return -1;

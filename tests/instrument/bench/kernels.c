@@ -39,8 +39,10 @@ static double stencil(double *u, double *w, int n, int sweeps)
 	for (int s = 0; s < sweeps; s++) {
 		for (int i = 1; i < n - 1; i++)
 			for (int j = 1; j < n - 1; j++)
-				w[i * n + j] = 0.25 * (u[(i - 1) * n + j] + u[(i + 1) * n + j] +
-						       u[i * n + j - 1] + u[i * n + j + 1]);
+				w[i * n + j] =
+				    0.25 *
+				    (u[(i - 1) * n + j] + u[(i + 1) * n + j] +
+				     u[i * n + j - 1] + u[i * n + j + 1]);
 		double *t = u;
 		u = w;
 		w = t;
