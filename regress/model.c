@@ -43,6 +43,7 @@ void mpp_model_free(mpp_model *m)
 		param_model_free(&t->pm);
 	}
 	free(m->terms);
+	free(m->pcoef);
 	free(m->app);
 	free(m->build_id);
 	free(m->method);
@@ -117,11 +118,14 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			     mpp_prediction *out, char *err, size_t errlen)
 {
-	double y = m->intercept;
+	double y = m->pcoef ? m->pintercept : m->intercept;
 
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
+		double coef = m->pcoef ? m->pcoef[i] : t->coef;
 		double logx = t->pm.log_c;
+		if (coef == 0)
+			continue;
 		if (!t->pm.predictable) {
 			if (err)
 				snprintf(err, errlen,
@@ -158,7 +162,7 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			}
 			logx += t->pm.expo[j] * log(*v);
 		}
-		y += t->coef * exp(logx);
+		y += coef * exp(logx);
 	}
 	finish(y, m->prel_lo, m->prel_hi, out);
 	return MPP_OK;

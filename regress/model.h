@@ -6,7 +6,10 @@
  * over its kept terms, from measured features (basis "features"), or, before
  * a run, from a job's parameters (basis "parameters"): each term's
  * parameter model estimates x[i] first, as a power law of what a submission
- * shows (see params.h), then the same sum applies.
+ * shows (see params.h), then the sum applies. When some kept terms cannot be
+ * predicted from parameters, the parameters path has coefficients of its
+ * own (pintercept, pcoef), refitted on the terms that can; without them it
+ * uses intercept and coef and needs every term predictable.
  * The interval is relative: lower_s = runtime_s * rel_lo, upper_s =
  * runtime_s * rel_hi, from cross-validated relative residuals (split-conformal)
  * for each basis.
@@ -40,8 +43,8 @@ enum mpp_status {
  *   log(x) = log_c + sum_j expo[j] * log(param[vars[j]])
  * except that x = 0 on one rank (nprocs == 1) when zero_serial is set
  * (communication counters). predictable == 0 when cross-validation showed
- * it cannot be (the term then makes parameter predictions fail with
- * MPP_EINVAL naming it). */
+ * it cannot be: the parameters path then leaves the term out (pcoef[i] ==
+ * 0), or, in a model without pcoef, fails with MPP_EINVAL naming it. */
 typedef struct mpp_param_model {
 	double log_c;
 	size_t nvars;
@@ -82,6 +85,12 @@ typedef struct mpp_model {
 	double rel_lo, rel_hi; /* interval factors, basis features   */
 	double prel_lo, prel_hi; /* interval factors, basis parameters */
 	double coverage;         /* the interval's target coverage, e.g. 0.9 */
+
+	/* The parameters path's own fit, or NULL when it uses intercept and
+	 * coef: pcoef[i] is term i's coefficient there (0: left out, as not
+	 * predictable), malloc'ed, nterms long. */
+	double pintercept;
+	double *pcoef;
 } mpp_model;
 
 typedef struct mpp_prediction {
@@ -107,7 +116,8 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 			       mpp_prediction *out, char *err, size_t errlen);
 
 /* From a job's parameters (params.h). MPP_EINVAL names a parameter the
- * model needs and p lacks, or a term that is not predictable. */
+ * model needs and p lacks, or a term that is not predictable (only in a
+ * model without pcoef). */
 int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			     mpp_prediction *out, char *err, size_t errlen);
 

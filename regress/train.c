@@ -926,14 +926,21 @@ static int serial(const struct data *d, size_t r)
 	return np && *np == 1;
 }
 
+/* Run r is outside folds f and g (either may be K: no fold). */
+static int in_train2(const struct data *d, size_t f, size_t g, size_t r)
+{
+	return in_train(d, f, r) && in_train(d, g, r);
+}
+
 /*
- * log x[j] = c0 + sum e_v log(param v), fitted on the training runs of fold
- * f (truncated SVD); coef gets c0, the exponents, and last a flag: 1 when x
- * is zero exactly on the one-rank runs (communication counters), which are
- * then left out of the fit. MPP_EINVAL when x is not positive on the runs
- * to fit, or there are too few of them.
+ * log x[j] = c0 + sum e_v log(param v), fitted on the runs outside folds f
+ * and g (K: no fold; truncated SVD); coef gets c0, the exponents, and last
+ * a flag: 1 when x is zero exactly on the one-rank runs (communication
+ * counters), which are then left out of the fit. MPP_EINVAL when x is not
+ * positive on the runs to fit, or there are too few of them.
  */
-static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
+static int power_fit(const struct data *d, size_t f, size_t g, size_t j,
+		     double *coef)
 {
 	size_t nt = 0, p = d->nvars + 1, nzero = 0;
 	gsl_matrix *A;
@@ -941,7 +948,7 @@ static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 	int rc;
 
 	for (size_t r = 0; r < d->m; r++) {
-		if (!in_train(d, f, r))
+		if (!in_train2(d, f, g, r))
 			continue;
 		double v = xval(d, r, j);
 		if (v > 0)
@@ -953,7 +960,7 @@ static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 	}
 	/* Zeros count only when every one-rank run is zero. */
 	for (size_t r = 0; nzero && r < d->m; r++)
-		if (in_train(d, f, r) && serial(d, r) && xval(d, r, j) != 0)
+		if (in_train2(d, f, g, r) && serial(d, r) && xval(d, r, j) != 0)
 			return MPP_EINVAL;
 	if (nt < p + 1)
 		return MPP_EINVAL;
@@ -965,7 +972,7 @@ static int power_fit(const struct data *d, size_t f, size_t j, double *coef)
 		goto out;
 	}
 	for (size_t r = 0, row = 0; r < d->m; r++) {
-		if (!in_train(d, f, r) || !(xval(d, r, j) > 0))
+		if (!in_train2(d, f, g, r) || !(xval(d, r, j) > 0))
 			continue;
 		gsl_matrix_set(A, row, 0, 1);
 		for (size_t v = 0; v < d->nvars; v++)
@@ -998,20 +1005,23 @@ static double power_eval(const struct data *d, size_t r, const double *coef)
 }
 
 /* Cross-validated MAPE (percent) of column j's power law over the runs
- * where it is not zero, NAN if it cannot be fitted. */
-static double power_cv(const struct data *d, size_t j)
+ * outside fold f (K: all runs) where it is not zero, NAN if it cannot be
+ * fitted. With f < K it is nested inside the training runs of fold f. */
+static double power_cv(const struct data *d, size_t f, size_t j)
 {
 	double *coef = malloc((d->nvars + 2) * sizeof(*coef)), sum = 0;
 	size_t n = 0;
 
 	if (!coef)
 		return NAN;
-	for (size_t f = 0; f < d->K; f++) {
-		if (power_fit(d, f, j, coef)) {
+	for (size_t g = 0; g < d->K; g++) {
+		if (g == f)
+			continue;
+		if (power_fit(d, f, g, j, coef)) {
 			free(coef);
 			return NAN;
 		}
-		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++) {
+		for (size_t r = d->bstart[g]; r < d->bstart[g + 1]; r++) {
 			double x = xval(d, r, j), e = power_eval(d, r, coef);
 			if (x > 0) {
 				sum += fabs(e - x) / x;
@@ -1301,35 +1311,65 @@ static double conformal(const struct data *d, const double *pred,
 	return mape;
 }
 
-/* Held-out predictions from job parameters: each fold's kept columns
- * predicted by power laws fitted on that fold's training runs. */
+/* Column j's power law on the runs outside fold f, if it predicts well
+ * enough (nested cross-validation inside those runs); coef as power_fit. */
+static int predictable(const struct data *d, size_t f, size_t j, double *coef)
+{
+	double e = power_cv(d, f, j);
+
+	return isfinite(e) && e <= PM_MAX_MAPE &&
+	       power_fit(d, f, d->K, j, coef) == MPP_OK;
+}
+
+/*
+ * Held-out predictions from job parameters, as the model makes them: in
+ * each fold, the kept columns whose power laws (fitted on the fold's
+ * training runs) predict well; when some do not, the final fit is redone
+ * on the others. A fold where none do gives no prediction (NAN).
+ */
 static int params_path(const struct data *d, const struct cv *cv, int fit,
 		       size_t ti, double *pred)
 {
-	size_t T = cv->nt, w = 1 + cv->tmax;
-	double *pc = malloc((d->nvars + 2) * sizeof(*pc));
+	size_t T = cv->nt, w = 1 + cv->tmax, np = d->nvars + 2;
+	double *pc = malloc(cv->tmax * np * sizeof(*pc)),
+	       *c2 = malloc(w * sizeof(*c2));
+	size_t *P = malloc(cv->tmax * sizeof(*P)),
+	       *Pi = malloc(cv->tmax * sizeof(*Pi));
+	int rc = MPP_OK;
 
-	if (!pc)
-		return MPP_ENOMEM;
+	if (!pc || !c2 || !P || !Pi) {
+		rc = MPP_ENOMEM;
+		goto out;
+	}
 	for (size_t r = 0; r < d->m; r++)
 		pred[r] = NAN;
 	for (size_t f = 0; f < d->K; f++) {
 		const size_t *F = cv->kept + (f * T + ti) * cv->tmax;
-		size_t t = cv->nkept[f * T + ti];
+		size_t t = cv->nkept[f * T + ti], np_ok = 0;
 		const double *c = cv->coef + ((f * NFITS + fit) * T + ti) * w;
-		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
+		for (size_t i = 0; i < t; i++)
+			if (predictable(d, f, F[i], pc + i * np)) {
+				P[np_ok] = F[i];
+				Pi[np_ok++] = i;
+			}
+		if (np_ok < t) {
+			if (np_ok == 0 || final_fit(d, f, P, np_ok, fit, c2))
+				continue;
+			c = c2;
+		}
+		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++) {
 			pred[r] = c[0];
-		for (size_t i = 0; i < t; i++) {
-			int ok = power_fit(d, f, F[i], pc) == MPP_OK;
-			for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
-				pred[r] =
-				    ok ? pred[r] +
-					     c[1 + i] * power_eval(d, r, pc)
-				       : NAN;
+			for (size_t i = 0; i < np_ok; i++)
+				pred[r] += c[1 + i] *
+					   power_eval(d, r, pc + Pi[i] * np);
 		}
 	}
+out:
 	free(pc);
-	return MPP_OK;
+	free(c2);
+	free(P);
+	free(Pi);
+	return rc;
 }
 
 static char *dupstr(const char *s)
@@ -1337,10 +1377,12 @@ static char *dupstr(const char *s)
 	return strdup(s ? s : "");
 }
 
-/* Fill the model's terms from the kept columns F and coefficients c. */
+/* Fill the model's terms from the kept columns F and coefficients c;
+ * tcol[i] gets the column of term i. */
 static int build_terms(const struct data *d, const mpp_runs *rs,
 		       const struct path *p, const size_t *F, size_t t,
-		       const double *c, mpp_model *m, double *share)
+		       const double *c, mpp_model *m, double *share,
+		       size_t *tcol)
 {
 	double total = 0;
 
@@ -1357,6 +1399,7 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 			continue;
 		mpp_term *term = &m->terms[m->nterms++];
 		size_t j = F[i];
+		tcol[m->nterms - 1] = j;
 		double mean = 0, ss = 0, contrib = 0;
 		term->feature = dupstr(rs->features[d->col[j]]);
 		term->coef = c[1 + i];
@@ -1385,10 +1428,8 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		double *pc = malloc((d->nvars + 2) * sizeof(*pc));
 		if (!pc)
 			return MPP_ENOMEM;
-		pm->cv_mape = power_cv(d, j);
-		pm->predictable = isfinite(pm->cv_mape) &&
-				  pm->cv_mape <= PM_MAX_MAPE &&
-				  power_fit(d, d->K, j, pc) == MPP_OK;
+		pm->cv_mape = power_cv(d, d->K, j);
+		pm->predictable = predictable(d, d->K, j, pc);
 		pm->log_c = pm->predictable ? pc[0] : 0;
 		pm->zero_serial = pm->predictable && pc[d->nvars + 1] != 0;
 		if (pm->predictable) {
@@ -1410,6 +1451,51 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		free(pc);
 	}
 	return MPP_OK;
+}
+
+/*
+ * The parameters path: when some kept terms are not predictable from the
+ * job parameters, the final fit is redone on the others (the same fit, on
+ * every run), so that the others take up what they can of the left-out
+ * terms' share; those get pcoef 0. With no predictable term left there is
+ * no parameters path (pcoef stays NULL and predictions from parameters
+ * refuse, naming an unpredictable term).
+ */
+static int params_fit(const struct data *d, int fit, const size_t *tcol,
+		      mpp_model *m, mpp_train_report *rep)
+{
+	size_t n = 0, *P;
+	double *c;
+	int rc = MPP_OK;
+
+	for (size_t i = 0; i < m->nterms; i++)
+		rep->nparams_left_out += !m->terms[i].pm.predictable;
+	if (rep->nparams_left_out == 0 || rep->nparams_left_out == m->nterms)
+		return MPP_OK;
+	P = malloc(m->nterms * sizeof(*P));
+	c = calloc(m->nterms + 1, sizeof(*c));
+	m->pcoef = calloc(m->nterms, sizeof(*m->pcoef));
+	if (!P || !c || !m->pcoef) {
+		rc = MPP_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m->nterms; i++)
+		if (m->terms[i].pm.predictable)
+			P[n++] = tcol[i];
+	if (final_fit(d, d->K, P, n, fit, c)) {
+		/* Too few runs for the refit: no parameters path. */
+		free(m->pcoef);
+		m->pcoef = NULL;
+		goto out;
+	}
+	m->pintercept = c[0];
+	for (size_t i = 0, k = 0; i < m->nterms; i++)
+		if (m->terms[i].pm.predictable)
+			m->pcoef[i] = c[1 + k++];
+out:
+	free(P);
+	free(c);
+	return rc;
 }
 
 void mpp_train_opts_init(mpp_train_opts *o)
@@ -1532,24 +1618,25 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		free(c);
 		goto out;
 	}
-	rc = build_terms(d, rs, &p, F, t, c, m, rep->share);
+	size_t *tcol = malloc((t ? t : 1) * sizeof(*tcol));
+	rc = tcol ? build_terms(d, rs, &p, F, t, c, m, rep->share, tcol)
+		  : MPP_ENOMEM;
+	if (rc == MPP_OK)
+		rc = params_fit(d, fit, tcol, m, rep);
+	free(tcol);
 	free(c);
 	if (rc)
 		goto out;
-	/* Predictions from parameters: only when every kept term has a
-	 * parameter model (else mpp_model_predict_params refuses). */
-	int all_predictable = 1;
-	for (size_t i = 0; i < m->nterms; i++)
-		all_predictable &= m->terms[i].pm.predictable;
-	if (all_predictable) {
+	/* Predictions from parameters, cross-validated the same way. Folds
+	 * whose kept terms cannot be predicted from parameters give no
+	 * prediction; the error is over the rest, if that is at least half
+	 * the runs. */
+	if (m->pcoef || rep->nparams_left_out == 0) {
 		double *pp = malloc(d->m * sizeof(*pp)), inside;
 		if (!pp) {
 			rc = MPP_ENOMEM;
 			goto out;
 		}
-		/* Folds whose kept terms cannot all be predicted from
-		 * parameters give no prediction; the error is over the rest,
-		 * if that is at least half the runs. */
 		rc = params_path(d, &cv, fit, ti, pp);
 		if (rc == MPP_OK) {
 			double e =

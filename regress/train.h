@@ -12,7 +12,9 @@
  * inside each training fold, and the final fit minimises relative error
  * with a free intercept, non-negative least squares or ridge, whichever
  * cross-validates better. Both methods store split-conformal interval
- * factors and a power-law parameter model per kept term.
+ * factors and a power-law parameter model per kept term; when some kept
+ * terms are not predictable from job parameters, the parameters path gets
+ * its own fit without them (model.h pcoef), cross-validated the same way.
  *
  * Used by mpipredict-train. The model is the caller's (mpp_model_free); the
  * report's arrays are freed with mpp_train_report_free(). Errors: MPP_EINVAL
@@ -54,9 +56,12 @@ typedef struct mpp_train_report {
 	double cv_mape_ridge; /* chosen target, NAN when not tried            */
 	double cv_coverage; /* fraction of CV predictions inside the interval */
 	size_t nparams_cv;  /* runs whose CV prediction from parameters
-			       exists (their fold's terms all predictable) */
-	double *share;      /* per term: share of the predicted run time over
-			       the training runs, percent                   */
+			       exists (their fold kept a predictable term) */
+	size_t nparams_left_out; /* kept terms not predictable from the
+				    parameters: the parameters path is
+				    refitted without them (model pcoef) */
+	double *share; /* per term: share of the predicted run time over
+			  the training runs, percent                   */
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

@@ -115,19 +115,23 @@ static json_t *to_json(const struct app_result *a)
 					    json_real(t->pm.expo[v]));
 		json_array_append_new(
 		    terms,
-		    json_pack("{s:s, s:f, s:o, s:o, s:f, s:f, s:{s:b, s:o, "
-			      "s:f, s:o, s:b}}",
-			      "feature", t->feature, "coef", t->coef,
-			      "share_pct", jnum(r->share[i]), "aliases",
-			      aliases, "center", t->center, "scale", t->scale,
-			      "param_model", "predictable", t->pm.predictable,
-			      "cv_mape_pct", jnum(t->pm.cv_mape), "log_c",
-			      t->pm.log_c, "exponents", expo,
-			      "zero_on_one_rank", t->pm.zero_serial));
+		    json_pack(
+			"{s:s, s:f, s:f, s:o, s:o, s:f, s:f, s:{s:b, "
+			"s:o, s:f, s:o, s:b}}",
+			"feature", t->feature, "coef", t->coef, "params_coef",
+			m->pcoef            ? m->pcoef[i]
+			: t->pm.predictable ? t->coef
+					    : 0.0,
+			"share_pct", jnum(r->share[i]), "aliases", aliases,
+			"center", t->center, "scale", t->scale, "param_model",
+			"predictable", t->pm.predictable, "cv_mape_pct",
+			jnum(t->pm.cv_mape), "log_c", t->pm.log_c, "exponents",
+			expo, "zero_on_one_rank", t->pm.zero_serial));
 	}
 	return json_pack(
 	    "{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:b, s:f, s:o, s:o, s:o, s:I, s:o, s:o, s:{s:f, s:[f, f], "
+	    "s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:{s:f, "
+	    "s:[f, f], "
 	    "s:[f, f], s:o}}",
 	    "app", m->app, "model", "id", (json_int_t)m->id, "version",
 	    m->version, "build_id", m->build_id, "method", m->method, "fit",
@@ -135,9 +139,13 @@ static json_t *to_json(const struct app_result *a)
 	    (json_int_t)r->nfeatures_in, "absent", (json_int_t)r->nabsent,
 	    "constant", (json_int_t)r->nconstant, "duplicates",
 	    (json_int_t)r->nduplicate, "kept", (json_int_t)m->nterms,
-	    "target_by_cv", r->target_by_cv, "intercept", m->intercept, "terms",
-	    terms, "cv_mape_pct", jnum(m->cv_mape), "cv_mape_params_pct",
-	    jnum(m->cv_mape_params), "cv_params_runs",
+	    "target_by_cv", r->target_by_cv, "intercept", m->intercept,
+	    "params_intercept",
+	    jnum(m->pcoef                   ? m->pintercept
+		 : r->nparams_left_out == 0 ? m->intercept
+					    : NAN),
+	    "terms", terms, "cv_mape_pct", jnum(m->cv_mape),
+	    "cv_mape_params_pct", jnum(m->cv_mape_params), "cv_params_runs",
 	    (json_int_t)r->nparams_cv, "cv_mape_nnls_pct",
 	    jnum(r->cv_mape_nnls), "cv_mape_ridge_pct", jnum(r->cv_mape_ridge),
 	    "interval", "coverage", m->coverage, "features", m->rel_lo,
@@ -172,15 +180,30 @@ static void print_summary(const struct app_result *a)
 			       t->naliases > 1 ? "es" : "");
 		if (!t->pm.predictable) {
 			printf("\n                           not predictable "
-			       "from the job parameters\n");
+			       "from the job parameters%s\n",
+			       m->pcoef ? " (left out of that path)" : "");
 			continue;
 		}
 		printf("\n                           ~ %.3g", exp(t->pm.log_c));
+		/* Exponents that print as 0.000 say nothing: left out. */
 		for (size_t v = 0; v < t->pm.nvars; v++)
-			printf(" * %s^%.3f", t->pm.vars[v], t->pm.expo[v]);
+			if (fabs(t->pm.expo[v]) >= 5e-4)
+				printf(" * %s^%.3f", t->pm.vars[v],
+				       t->pm.expo[v]);
 		printf("%s  (CV error %.1f %%)\n",
 		       t->pm.zero_serial ? ", 0 on one rank" : "",
 		       t->pm.cv_mape);
+	}
+	if (m->pcoef) {
+		printf(
+		    "parameters path: refitted without the %zu unpredictable "
+		    "term%s: intercept %.6g s, coefficients",
+		    r->nparams_left_out, r->nparams_left_out > 1 ? "s" : "",
+		    m->pintercept);
+		for (size_t i = 0; i < m->nterms; i++)
+			if (m->terms[i].pm.predictable)
+				printf(" %.6g", m->pcoef[i]);
+		printf("\n");
 	}
 	printf("CV MAPE: %.2f %% from features, ", m->cv_mape);
 	if (isfinite(m->cv_mape_params))

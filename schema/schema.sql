@@ -1,8 +1,9 @@
--- schema.sql: mpipredict's SQLite store, version 2 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 3 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
--- in store.c (version 1 -> 2: param_models.zero_serial). It holds models (versioned, one active per app), the
+-- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
+-- and model_terms.pcoef). It holds models (versioned, one active per app), the
 -- ingested run rows in long format, and the audit of answered predictions.
 -- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
 -- cannot run inside a transaction).
@@ -33,6 +34,10 @@ CREATE TABLE models (
 	prel_lo REAL NOT NULL,
 	prel_hi REAL NOT NULL,
 	coverage REAL NOT NULL,
+	-- The parameters path's own intercept when it was refitted without
+	-- the kept terms that job parameters cannot predict; NULL: it uses
+	-- intercept and the terms' coef.
+	pintercept REAL,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -45,6 +50,7 @@ CREATE TABLE model_terms (
 	coef REAL NOT NULL,
 	center REAL NOT NULL,
 	scale REAL NOT NULL,
+	pcoef REAL, -- coefficient in the parameters path (models.pintercept)
 	PRIMARY KEY (model_id, idx)
 ) WITHOUT ROWID;
 
@@ -119,4 +125,4 @@ CREATE TABLE predictions (
 );
 CREATE INDEX predictions_app_at ON predictions(app, at);
 
-PRAGMA user_version = 2;
+PRAGMA user_version = 3;

@@ -8,6 +8,11 @@
  *   bytes:halo.c:88:9:MPI_Sendrecv.mean     = 8 n^2 i
  *   call:solver.c:97:3:MPI_Allreduce.mean   = i p
  * and run time 0.35 + 1e-8 x1 + 4e-8 x2 + 1e-3 x3 seconds, times (1 + noise).
+ * With --step 1 a fourth true feature is a step, not a power law, of the
+ * job parameters (messages past a size threshold, as a histogram bucket
+ * counts them):
+ *   comm:intra:size:65536-1048575:msgs.mean = i when n >= 128, else 0
+ * and adds 4e-3 x4 seconds.
  * The other columns are distractors unrelated to the run time, each with
  * its own scale from 1 to 1e9, a few constant, plus exact and near-exact
  * copies of true and distractor columns (nested loops counting the same
@@ -15,6 +20,7 @@
  *
  * usage: gen-runs [--runs N] [--features K] [--seed S] [--noise F]
  *                 [--app A] [--build B] [--first I] [--zero-serial 1]
+ *                 [--step 1]
  * --first numbers the run ids from I, so two calls make disjoint sets.
  * --zero-serial 1 makes the Allreduce count 0 on one rank (no peers).
  */
@@ -44,7 +50,7 @@ static double normal(void)
 	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
 }
 
-enum kind { TRUE1, TRUE2, TRUE3, NOISE, CONSTANT, COPY };
+enum kind { TRUE1, TRUE2, TRUE3, STEP, NOISE, CONSTANT, COPY };
 
 struct column {
 	char name[64];
@@ -60,7 +66,7 @@ int main(int argc, char **argv)
 	unsigned long seed = 1;
 	double noise = 0.01;
 	const char *app = "stencil", *build = "b1";
-	int zero_serial = 0;
+	int zero_serial = 0, step = 0;
 
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--runs"))
@@ -77,6 +83,8 @@ int main(int argc, char **argv)
 			build = argv[i + 1];
 		else if (!strcmp(argv[i], "--zero-serial"))
 			zero_serial = atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--step"))
+			step = atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--first"))
 			first = strtoul(argv[i + 1], NULL, 10);
 		else {
@@ -105,6 +113,12 @@ int main(int argc, char **argv)
 	c[5] = (struct column){"loop:halo.c:80:5.mean", COPY, 0.125, 1, 1e-12};
 	for (size_t j = 6; j < k; j++) {
 		double u = uniform();
+		if (j == 6 && step) {
+			c[j] = (struct column){
+			    "comm:intra:size:65536-1048575:msgs.mean", STEP, 1,
+			    0, 0};
+			continue;
+		}
 		if (j % 10 == 9) {
 			size_t of = 6 + (size_t)(uniform() * (double)(j - 6));
 			c[j] = (struct column){"", COPY, 1 + 9 * uniform(), of,
@@ -155,6 +169,9 @@ int main(int argc, char **argv)
 			case TRUE3:
 				x[j] = zero_serial && p == 1 ? 0 : it * p;
 				break;
+			case STEP:
+				x[j] = n >= 128 ? it : 0;
+				break;
 			case NOISE:
 				x[j] = round(c[j].scale * exp(0.5 * normal()) *
 					     100) /
@@ -169,7 +186,8 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		double y = 0.35 + 1e-8 * x[0] + 4e-8 * x[1] + 1e-3 * x[2];
+		double y = 0.35 + 1e-8 * x[0] + 4e-8 * x[1] + 1e-3 * x[2] +
+			   (step ? 4e-3 * x[6] : 0);
 		y *= 1 + noise * normal();
 		printf("r%zu,%s,%s,2026-11-22T04:00:00Z,,%g,1,%.6f,-n %g "
 		       "--iters=%g out.dat",

@@ -7,8 +7,15 @@ set -u
 q() { sqlite3 t.db "$1"; }
 [ "$(q 'PRAGMA integrity_check')" = ok ] || { echo "expected integrity ok"; exit 1; }
 [ "$(q 'PRAGMA journal_mode')" = wal ] || { echo "expected journal_mode wal, got $(q 'PRAGMA journal_mode')"; exit 1; }
-[ "$(q 'PRAGMA user_version')" = 2 ] || { echo "expected user_version 2, got $(q 'PRAGMA user_version')"; exit 1; }
-q "SELECT zero_serial FROM param_models LIMIT 1" >/dev/null || { echo "expected param_models.zero_serial after the migration"; exit 1; }
+[ "$(q 'PRAGMA user_version')" = 3 ] || { echo "expected user_version 3, got $(q 'PRAGMA user_version')"; exit 1; }
+for db in v1.db v2.db; do
+	[ "$(sqlite3 $db 'PRAGMA user_version')" = 3 ] || { echo "$db: expected user_version 3 after the migration"; exit 1; }
+	sqlite3 $db "SELECT p.zero_serial, t.pcoef, m.pintercept FROM param_models p, model_terms t, models m LIMIT 1" >/dev/null ||
+		{ echo "$db: expected param_models.zero_serial, model_terms.pcoef, models.pintercept after the migration"; exit 1; }
+	[ "$(sqlite3 $db 'PRAGMA integrity_check')" = ok ] || { echo "$db: expected integrity ok"; exit 1; }
+done
+got=$(q "SELECT m.pintercept || ':' || group_concat(t.pcoef, ':') FROM models m JOIN model_terms t ON t.model_id = m.id WHERE m.version = 2 AND m.app_id = (SELECT id FROM apps WHERE name = 'jacobi') ORDER BY t.idx")
+[ "$got" = "0.4:3.0e-06:0.0" ] || { echo "expected version 2's parameters path 0.4:3.0e-06:0.0, got $got"; exit 1; }
 got=$(q "SELECT group_concat(version || ':' || active) FROM (SELECT version, active FROM models m JOIN apps a ON a.id=m.app_id WHERE a.name='jacobi' ORDER BY version)")
 [ "$got" = "1:0,2:1" ] || { echo "expected versions 1:0,2:1, got $got"; exit 1; }
 got=$(q "SELECT count(*) FROM runs"),$(q "SELECT count(*) FROM run_values")

@@ -1,9 +1,11 @@
 /*
  * t-store: the store keeps what it is given. A saved model loads back
  * field by field; a second save is version 2 and the active one; another
- * handle sees the change through mpp_store_changed(); ingesting a run id
- * twice fails and writes nothing; prediction records are counted; a
- * version 1 store is migrated, one of a newer version refused.
+ * handle sees the change through mpp_store_changed(); a parameters path
+ * with its own fit (pintercept, pcoef) loads back and predicts without the
+ * left-out term, one without refuses naming it; ingesting a run id twice
+ * fails and writes nothing; prediction records are counted; version 1 and
+ * 2 stores are migrated, one of a newer version refused.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "regress/params.h"
 #include "schema/store.h"
 
 #define FAIL(...)                                                              \
@@ -113,13 +116,40 @@ int main(void)
 		FAIL("expected the alias to find term 0");
 	mpp_model_free(got);
 
+	/* Without a parameters path of its own, the unpredictable term makes
+	 * predictions from parameters fail, naming it. */
+	mpp_params p = {0};
+	mpp_prediction pred;
+	if (mpp_params_from_string("-n 10", 2, 1, &p))
+		FAIL("params: out of memory");
+	if (mpp_model_predict_params(m, &p, &pred, err, sizeof(err)) !=
+		MPP_EINVAL ||
+	    !strstr(err, "call:a.c:9:3.max"))
+		FAIL("expected predict_params to name the unpredictable term, "
+		     "got '%s'",
+		     err);
+
 	mpp_model_free(m);
 	m = sample_model(0.5);
+	m->pintercept = 0.4;
+	m->pcoef = calloc(2, sizeof(double));
+	m->pcoef[0] = 3e-6;
 	if (mpp_store_save_model(s, m, err, sizeof(err)) || m->version != 2)
 		FAIL("expected a second save to be version 2");
 	if (mpp_store_load_active(r, "jacobi", &got, err, sizeof(err)) ||
 	    got->version != 2 || got->intercept != 0.5)
 		FAIL("expected version 2 active");
+	if (!got->pcoef || got->pintercept != 0.4 || got->pcoef[0] != 3e-6 ||
+	    got->pcoef[1] != 0)
+		FAIL("expected the parameters path's fit to load back");
+	/* 0.4 + 3e-6 * e^0.5 * 10^3 / 2, the left-out term ignored. */
+	double want = 0.4 + 3e-6 * exp(0.5) * 1000 / 2;
+	if (mpp_model_predict_params(got, &p, &pred, err, sizeof(err)) ||
+	    fabs(pred.runtime_s - want) > 1e-12 ||
+	    fabs(pred.upper_s - want * 1.4) > 1e-12)
+		FAIL("expected %.9g s from parameters, got %.9g (%s)", want,
+		     pred.runtime_s, err);
+	mpp_params_free(&p);
 	mpp_model_free(got);
 	mpp_model_free(m);
 	m = sample_model(1);
@@ -175,22 +205,43 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* A version 1 store (before param_models.zero_serial) is migrated
-	 * on open and its models still load. */
-	if (sqlite3_open("t.db", &db) != SQLITE_OK ||
-	    sqlite3_exec(db,
-			 "ALTER TABLE param_models DROP COLUMN zero_serial; "
-			 "PRAGMA user_version = 1",
-			 NULL, NULL, NULL) != SQLITE_OK)
-		FAIL("cannot turn t.db into version 1: %s", sqlite3_errmsg(db));
-	sqlite3_close(db);
-	if (mpp_store_open("t.db", MPP_STORE_CREATE, &s, err, sizeof(err)))
-		FAIL("open version 1: %s", err);
-	if (mpp_store_load_active(s, "jacobi", &got, err, sizeof(err)) ||
-	    got->nterms != 2 || got->terms[0].pm.zero_serial)
-		FAIL("expected the migrated model to load");
-	mpp_model_free(got);
-	mpp_store_close(s);
+	/* Version 2 (before the parameters path's own fit) and version 1
+	 * (before param_models.zero_serial) stores are migrated on open and
+	 * their models load, without a parameters-path fit. */
+	static const char *const older[][2] = {
+	    {"v2.db", "ALTER TABLE models DROP COLUMN pintercept; "
+		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
+		      "PRAGMA user_version = 2"},
+	    {"v1.db", "ALTER TABLE models DROP COLUMN pintercept; "
+		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
+		      "ALTER TABLE param_models DROP COLUMN zero_serial; "
+		      "PRAGMA user_version = 1"},
+	};
+	for (int v = 0; v < 2; v++) {
+		char copy[64];
+		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
+		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
+		    sqlite3_exec(db, copy, NULL, NULL, NULL) != SQLITE_OK)
+			FAIL("cannot copy t.db: %s", sqlite3_errmsg(db));
+		sqlite3_close(db);
+		if (sqlite3_open(older[v][0], &db) != SQLITE_OK ||
+		    sqlite3_exec(db, older[v][1], NULL, NULL, NULL) !=
+			SQLITE_OK)
+			FAIL("cannot make %s: %s", older[v][0],
+			     sqlite3_errmsg(db));
+		sqlite3_close(db);
+		if (mpp_store_open(older[v][0], MPP_STORE_CREATE, &s, err,
+				   sizeof(err)))
+			FAIL("open %s: %s", older[v][0], err);
+		if (mpp_store_load_active(s, "jacobi", &got, err,
+					  sizeof(err)) ||
+		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
+		    got->pcoef || got->intercept != 0.5)
+			FAIL("expected the model of %s to load, migrated",
+			     older[v][0]);
+		mpp_model_free(got);
+		mpp_store_close(s);
+	}
 
 	/* A store from a newer program is refused, not rewritten. */
 	if (sqlite3_open("newer.db", &db) != SQLITE_OK ||
