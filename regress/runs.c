@@ -189,7 +189,8 @@ static int cmp_key_index(const void *key, const void *elem)
 /* Add the header's feature columns to the union; colmap[c] is the feature
  * index of header column NFIXED + c. */
 static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
-		       const char *name, char *err, size_t errlen)
+		       const char *name, size_t hline, char *err,
+		       size_t errlen)
 {
 	size_t nold = rs->nfeatures, ncols = hdr->nfields - NFIXED;
 	size_t *sorted = malloc((nold + 1) * sizeof(*sorted));
@@ -200,7 +201,10 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 	for (size_t i = 0; i < nold; i++)
 		sorted[i] = i;
 	qsort_r(sorted, nold, sizeof(*sorted), cmp_name_index, rs->features);
-	features = realloc(rs->features, (nold + ncols) * sizeof(*features));
+	/* + 1: files with no feature column at all must not realloc to 0
+	 * bytes (glibc frees the block and returns NULL). */
+	features =
+	    realloc(rs->features, (nold + ncols + 1) * sizeof(*features));
 	if (!features) {
 		free(sorted);
 		return MPP_ENOMEM;
@@ -212,8 +216,8 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 		size_t *hit =
 		    bsearch(&key, sorted, nold, sizeof(*sorted), cmp_key_index);
 		if (!*col) {
-			snprintf(err, errlen, "%s:1: column %zu has no name",
-				 name, NFIXED + c + 1);
+			snprintf(err, errlen, "%s:%zu: column %zu has no name",
+				 name, hline, NFIXED + c + 1);
 			free(sorted);
 			return MPP_EINVAL;
 		}
@@ -224,8 +228,8 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 		for (size_t f = nold; f < rs->nfeatures; f++) {
 			if (strcmp(rs->features[f], col) == 0) {
 				snprintf(err, errlen,
-					 "%s:1: column %s appears twice", name,
-					 col);
+					 "%s:%zu: column %s appears twice",
+					 name, hline, col);
 				free(sorted);
 				return MPP_EINVAL;
 			}
@@ -384,14 +388,20 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 	size_t pos = 0, line = 1, start, nold = rs->nfeatures,
 	       first = rs->nruns;
 	size_t cap = rs->nruns, nbad = 0, ncols, *colmap = NULL, *lines = NULL;
-	size_t nlines = 0;
+	size_t nlines = 0, hline;
 	const char *why = NULL;
 	int rc, r;
 
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
 		pos = 3;
-	while (pos < len && (text[pos] == '\n' || text[pos] == '\r'))
+	/* Leading blank lines (LF, CRLF or CR) still count as lines. */
+	while (pos < len && (text[pos] == '\n' || text[pos] == '\r')) {
+		if (text[pos] == '\n' ||
+		    !(pos + 1 < len && text[pos + 1] == '\n'))
+			line++;
 		pos++;
+	}
+	hline = line;
 	if (pos >= len) {
 		snprintf(err, errlen, "%s: empty file", name);
 		return MPP_EINVAL;
@@ -402,7 +412,7 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 		goto out;
 	}
 	if (r == REC_BAD) {
-		snprintf(err, errlen, "%s:1: header: %s", name, why);
+		snprintf(err, errlen, "%s:%zu: header: %s", name, hline, why);
 		rc = MPP_EINVAL;
 		goto out;
 	}
@@ -411,8 +421,8 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 		    strcmp(rec_get(&rec, c), fixed_cols[c])) {
 			snprintf(
 			    err, errlen,
-			    "%s:1: header column %zu must be %s, got '%.40s'",
-			    name, c + 1, fixed_cols[c],
+			    "%s:%zu: header column %zu must be %s, got '%.40s'",
+			    name, hline, c + 1, fixed_cols[c],
 			    c < rec.nfields ? rec_get(&rec, c) : "");
 			rc = MPP_EINVAL;
 			goto out;
@@ -424,7 +434,7 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 		rc = MPP_ENOMEM;
 		goto out;
 	}
-	rc = map_columns(rs, &rec, colmap, name, err, errlen);
+	rc = map_columns(rs, &rec, colmap, name, hline, err, errlen);
 	if (rc == MPP_OK)
 		rc = widen_runs(rs, rs->nruns, nold);
 	while (rc == MPP_OK) {

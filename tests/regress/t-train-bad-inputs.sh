@@ -40,6 +40,14 @@ expect_error "duplicate run ids" "dup.csv:10: duplicate run_id 'r5' (first at li
 expect_error "mixed builds" "app app1: runs of build_id 'b1' and 'b2'" b1.csv b2.csv
 expect_error "missing file" 'nosuch.csv: No such file' nosuch.csv
 expect_error "unknown app" "no runs of app 'other'" --app other b1.csv
+printf '\n\r\n\nrun_id,app,xx\n' >late.csv
+expect_error "header after blank lines" 'late.csv:4: header column 3 must be build_id' late.csv
+# Files without any feature column: a clear error, not a crash (glibc's
+# realloc to 0 bytes freed the column list once).
+fixed='run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args'
+{ echo "$fixed"; echo "r1,app1,b1,t,,1,1,1.5,"; } >nofeat1.csv
+{ echo "$fixed"; echo "r2,app1,b1,t,,1,1,1.5,"; } >nofeat2.csv
+expect_error "no feature columns" 'app app1: 2 runs, at least 5 needed' nofeat1.csv nofeat2.csv
 { echo "$hdr"; good 1 3 b1; } >few.csv
 expect_error "too few runs" 'at least 5 needed' few.csv
 
