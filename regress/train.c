@@ -1377,6 +1377,37 @@ static char *dupstr(const char *s)
 	return strdup(s ? s : "");
 }
 
+/* The build the rows come from, or, when they mix builds (the caller
+ * allowed it), every build id, sorted and joined by '+'. */
+static char *build_ids(const mpp_runs *rs, const size_t *rows, size_t nrows)
+{
+	const char **ids = malloc(nrows * sizeof(*ids));
+	size_t n = 0, len = 1;
+	char *out = NULL;
+
+	if (!ids)
+		return NULL;
+	for (size_t i = 0; i < nrows; i++)
+		ids[i] = rs->runs[rows[i]].build_id;
+	qsort(ids, nrows, sizeof(*ids), cmp_str);
+	for (size_t i = 0; i < nrows; i++)
+		if (i == 0 || strcmp(ids[i], ids[n - 1])) {
+			ids[n++] = ids[i];
+			len += strlen(ids[i]) + 1;
+		}
+	out = malloc(len);
+	if (out) {
+		out[0] = '\0';
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				strcat(out, "+");
+			strcat(out, ids[i]);
+		}
+	}
+	free(ids);
+	return out;
+}
+
 /* Fill the model's terms from the kept columns F and coefficients c;
  * tcol[i] gets the column of term i. */
 static int build_terms(const struct data *d, const mpp_runs *rs,
@@ -1587,7 +1618,7 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	m->method = dupstr(d->seed_method ? "seed" : "default");
 	m->fit = dupstr(fit_names[fit]);
 	m->app = dupstr(rs->runs[rows[0]].app);
-	m->build_id = dupstr(rs->runs[rows[0]].build_id);
+	m->build_id = build_ids(rs, rows, nrows);
 	m->created_at = (double)time(NULL);
 	m->ntrain = d->m;
 	m->nfeatures_in = rs->nfeatures;

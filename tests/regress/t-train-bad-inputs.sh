@@ -61,6 +61,8 @@ grep -q 'app app1: 8 runs' out.txt || { echo "one bad row: expected 8 runs used,
 rm -f m.db
 mpipredict-train --db m.db --allow-mixed-builds b1.csv b2.csv >out.txt 2>err.txt || { echo "--allow-mixed-builds: expected success, got $(cat err.txt)"; fail=1; }
 [ "$(models)" = 1 ] || { echo "--allow-mixed-builds: expected one model"; fail=1; }
+got=$(sqlite3 m.db 'SELECT build_id FROM models')
+[ "$got" = "b1+b2" ] || { echo "--allow-mixed-builds: expected the model's build_id b1+b2 (both builds), got '$got'"; fail=1; }
 mpipredict-train --db m.db --no-such b1.csv >/dev/null 2>err.txt
 [ $? = 1 ] && grep -q -- '--no-such' err.txt || { echo "expected exit 1 naming --no-such"; fail=1; }
 exit $fail
