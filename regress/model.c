@@ -51,6 +51,20 @@ void mpp_model_free(mpp_model *m)
 	free(m);
 }
 
+int mpp_model_has_build(const mpp_model *m, const char *build)
+{
+	size_t n = strlen(build);
+
+	for (const char *b = m->build_id; b && *b;) {
+		const char *end = strchr(b, '+');
+		size_t len = end ? (size_t)(end - b) : strlen(b);
+		if (len == n && strncmp(b, build, n) == 0)
+			return 1;
+		b += len + (end != NULL);
+	}
+	return 0;
+}
+
 long mpp_model_find_term(const mpp_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nterms; i++) {

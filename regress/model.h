@@ -69,7 +69,7 @@ typedef struct mpp_model {
 	int64_t id;  /* set by the store */
 	int version; /* per app, 1, 2, ...; set by the store */
 	char *app;
-	char *build_id;
+	char *build_id;    /* one id, or several joined by '+' */
 	char *method;      /* "default" or "seed" */
 	char *fit;         /* final fit chosen: "nnls", "ridge", "ols" */
 	double created_at; /* unix time */
@@ -105,6 +105,10 @@ typedef struct mpp_kv {
 
 mpp_model *mpp_model_new(void);
 void mpp_model_free(mpp_model *m);
+
+/* 1 when the model was trained on runs of `build` (build_id is one id, or
+ * several joined by '+' for a model of mixed builds), else 0. */
+int mpp_model_has_build(const mpp_model *m, const char *build);
 
 /* Index of the term whose feature (or one of its aliases) is `name`, or -1. */
 long mpp_model_find_term(const mpp_model *m, const char *name);

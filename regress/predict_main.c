@@ -104,7 +104,7 @@ static int from_features(const mpp_model *m, const char *path)
 			fprintf(stderr, "mpipredict-predict: %s: run %s: %s\n",
 				path, run->run_id, err);
 			rc = 2;
-		} else if (strcmp(run->build_id, m->build_id)) {
+		} else if (!mpp_model_has_build(m, run->build_id)) {
 			fprintf(stderr,
 				"mpipredict-predict: %s: run %s: build %s, the "
 				"model was trained on build %s\n",
