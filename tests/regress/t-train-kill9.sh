@@ -3,7 +3,10 @@
 # kill, PRAGMA integrity_check is ok, exactly one model of the app is
 # active, and it is the old version 1 unless the new one was committed
 # whole (then version 2 with all its terms). Kills land at spread delays
-# over the run (reading, cross-validation, saving).
+# over the run (reading, cross-validation, saving), and, under gdb, at
+# chosen points inside the save itself: when the new model's row is written
+# and the old one deactivated but its terms are not (save_terms), and a few
+# statements into the terms. A save split over two transactions fails there.
 set -u
 gen=$MPP_BUILD/tests/regress/gen-runs
 "$gen" --runs 40 --features 100 --seed 2 >small.csv || exit 1
@@ -30,5 +33,20 @@ for delay in 0.05 0.2 0.4 0.6 0.8 1.0 1.3 1.6 2.0 2.5; do
 	*) echo "after kill at ${delay}s: expected '$v1' or version 2 with terms active, got '$now'"; fail=1 ;;
 	esac
 	[ "$now" = "$v1" ] || break
+done
+command -v gdb >/dev/null || { echo "gdb is missing (make deps)"; exit 1; }
+for steps in 0 3; do
+	more=()
+	[ "$steps" = 0 ] || more=(-ex 'break sqlite3_step' -ex "continue $steps")
+	before=$(state)
+	gdb -q -batch -ex 'set breakpoint pending on' -ex 'break save_terms' -ex run \
+		"${more[@]}" -ex 'signal SIGKILL' \
+		--args "$MPP_BUILD/bin/mpipredict-train" --db m.db small.csv >gdb.out 2>&1
+	grep -q 'hit Breakpoint 1, .*save_terms' gdb.out && grep -q 'terminated with signal SIGKILL' gdb.out ||
+		{ echo "kill inside the save ($steps steps in): gdb did not stop and kill it there: $(tail -5 gdb.out)"; fail=1; continue; }
+	ic=$(sqlite3 m.db 'PRAGMA integrity_check')
+	[ "$ic" = ok ] || { echo "after a kill inside the save: expected integrity ok, got '$ic'"; fail=1; }
+	now=$(state)
+	[ "$now" = "$before" ] || { echo "after a kill inside the save ($steps steps in): expected '$before' still active, got '$now'"; fail=1; }
 done
 exit $fail
