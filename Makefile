@@ -61,14 +61,22 @@ FORMAT_SRC :=   # files `make format` may rewrite
 all:
 
 # One place that lists every Debian package the project uses (Debian 12).
-# DEPS: build and `make check`; DEPS_SLURM: `make check-slurm`;
-# DEPS_BENCH: `make bench`.
+# DEPS: build, `make check` and `make demo`; DEPS_SLURM: `make check-slurm`;
+# DEPS_BENCH: `make bench`; DEPS_DEV: `make format`, `make compdb`.
+# Beyond the libraries DESIGN.md names: clang-14 (the rewriter's output is
+# also compiled with clang in tests), csmith + libcsmith-dev (differential
+# tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
+# (tests read the store, call the daemon, read JSON), gdb (kills a training
+# inside its save), bsdextrautils (`column` in the demo); for benchmarks
+# hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
+# and gnuplot-nox (bench-accuracy's tables and plots).
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
-        libslurm-dev curl jq
+        libslurm-dev curl jq xxd gdb bsdextrautils
 DEPS_SLURM := slurmctld slurmd slurm-client munge
-DEPS_BENCH := hyperfine wrk valgrind
+DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
+DEPS_DEV   := clang-format bear
 
 # Install the missing ones when root; otherwise print the apt-get line.
 # Quiet when everything is there.
@@ -89,13 +97,15 @@ define install_debs
 	fi
 endef
 
-.PHONY: deps deps-slurm deps-bench
+.PHONY: deps deps-slurm deps-bench deps-dev
 deps:
 	$(call install_debs,$(DEPS))
 deps-slurm:
 	$(call install_debs,$(DEPS_SLURM))
 deps-bench:
 	$(call install_debs,$(DEPS_BENCH))
+deps-dev:
+	$(call install_debs,$(DEPS_DEV))
 
 # Generic compile rule: per-part flags come from target-specific variables
 # set in each module.mk (e.g. `$(OBJ)/server/%.o: CPPFLAGS += ...`).
@@ -118,6 +128,9 @@ include contrib/module.mk
 include tests/module.mk
 
 all: $(PROGRAMS) $(LIBRARIES)
+
+# Every benchmark installs what benchmarks use first (`make bench-x` alone).
+$(BENCHES): deps deps-bench
 
 -include $(shell find $(OBJ) -name '*.d' 2>/dev/null)
 
@@ -153,12 +166,12 @@ install: all
 
 # compile_commands.json for clangd/clang-tidy, recorded by bear.
 .PHONY: compdb
-compdb:
+compdb: deps-dev
 	bear --output $(abspath $(BUILD))/compile_commands.json -- $(MAKE) -B all
 	ln -sf $(BUILD)/compile_commands.json compile_commands.json
 
 .PHONY: format
-format:
+format: deps-dev
 	clang-format -i $(FORMAT_SRC)
 
 .PHONY: clean

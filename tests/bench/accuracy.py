@@ -257,6 +257,8 @@ def fmt(x):
 
 def plot(opt, app, preds):
     if not shutil.which("gnuplot"):
+        sys.stderr.write("bench-accuracy: gnuplot is missing (make deps-bench):"
+                         " no plot for %s\n" % app)
         return False
     dat = os.path.join(opt.out, app + ".dat")
     methods = ["default/features", "default/params", "seed/features",
