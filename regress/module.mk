@@ -47,7 +47,8 @@ REGRESS_PROGS := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 REGRESS_TESTS := $(BUILD)/tests/regress/gen-runs $(BUILD)/tests/regress/t-params
 
 PROGRAMS += $(REGRESS_PROGS)
-HEADERS += regress/model.h regress/params.h regress/runs.h
+# The model, params and runs headers are internal (libregress.a is not
+# installed): the daemon and the trainer are the programs that use them.
 TEST_BINS += $(REGRESS_TESTS)
 FORMAT_SRC += $(wildcard regress/*.c regress/*.h tests/regress/*.c)
 

@@ -38,7 +38,7 @@ $(REGRESS_PROGS): $(STORE_LIB)
 
 SCHEMA_TESTS := $(BUILD)/tests/schema/t-store
 
-HEADERS += schema/store.h
+# store.h is internal, as libstore.a is not installed.
 SHARE += schema/schema.sql
 TEST_BINS += $(SCHEMA_TESTS)
 FORMAT_SRC += $(wildcard schema/*.c schema/*.h tests/schema/*.c)
