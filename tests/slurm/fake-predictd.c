@@ -16,8 +16,10 @@
  *   refuse    400 (the daemon rejects the request)
  * The app is found as mpipredictd finds it: the request's "app", else what
  * the daemon's own batch-script reader (server/script.c, linked in) finds in
- * "script", else, for a job without a script (srun, salloc), the basename
- * of argv[0] (the contract for "argv").
+ * "script". For a job without a script (srun, salloc) it is what the same
+ * reader finds in "submit_line" (Slurm 22.05 gives job_submit only argv[0]
+ * of an srun and no argv at all for salloc: the whole command is in the
+ * submit line), else the basename of argv[0].
  * Each request's body is appended to --log as one line, so a test can count
  * calls and check what the plugin sent. Runs until SIGTERM or SIGINT.
  *
@@ -86,6 +88,8 @@ static enum MHD_Result answer_ok(struct MHD_Connection *conn,
 	json_t *argv0 = json_array_get(json_object_get(in, "argv"), 0);
 	const char *app = json_string_value(json_object_get(in, "app"));
 	const char *script = json_string_value(json_object_get(in, "script"));
+	const char *line =
+	    json_string_value(json_object_get(in, "submit_line"));
 	mpp_script_job job = {0};
 	char err[256], name[256] = "";
 	enum MHD_Result ret;
@@ -95,6 +99,9 @@ static enum MHD_Result answer_ok(struct MHD_Connection *conn,
 	if (!app && script &&
 	    !mpp_script_parse(script, strlen(script), &job, err, sizeof(err)))
 		app = job.app ? job.app : job.exe;
+	if (!app && !script && line &&
+	    !mpp_script_parse(line, strlen(line), &job, err, sizeof(err)))
+		app = job.exe;
 	if (!app && !script)
 		app = json_string_value(argv0);
 	if (app)
