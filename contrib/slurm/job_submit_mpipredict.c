@@ -23,7 +23,8 @@
  * fails moves on to the next at once, and one that has not answered after
  * hedge_ms is joined by the next in parallel (first good answer wins), all
  * within timeout_ms. After breaker_failures failures in a row it stops
- * calling for breaker_seconds (circuit breaker).
+ * calling for breaker_seconds (circuit breaker); a url that fails or stays
+ * silent that often is asked last for that long.
  *
  * It runs inside slurmctld, under the controller's locks: it never exits,
  * forks or touches signals (libcurl runs with CURLOPT_NOSIGNAL), it makes no
@@ -110,10 +111,15 @@ static struct {
 	long breaker_seconds;
 } cfg;
 
-/* Circuit breaker, shared by every thread that submits jobs. */
+/* Circuit breaker, shared by every thread that submits jobs, and the same
+ * per url: a url that failed or stayed silent breaker_failures times in a
+ * row is asked last for breaker_seconds, so that a hung first daemon does
+ * not cost every job hedge_ms while a second one answers. */
 static pthread_mutex_t breaker_lock = PTHREAD_MUTEX_INITIALIZER;
 static long breaker_fails;
 static double breaker_open_until; /* monotonic seconds; 0: closed */
+static long url_fails[MAX_URLS];
+static double url_last_until[MAX_URLS]; /* asked last until then */
 
 static double now_s(void)
 {
@@ -582,6 +588,76 @@ out:
 }
 
 /* ---------------------------------------------------------------------- */
+/* Circuit breaker                                                        */
+
+/* True when the daemon may be called now. While open, nothing is called
+ * until breaker_seconds have passed; then one call is let through. */
+static bool breaker_allows(void)
+{
+	bool ok;
+
+	pthread_mutex_lock(&breaker_lock);
+	ok = breaker_open_until == 0 || now_s() >= breaker_open_until;
+	pthread_mutex_unlock(&breaker_lock);
+	return ok;
+}
+
+/* The urls in the order to ask them: config order, those asked last for
+ * now at the end. */
+static void url_order(int *order)
+{
+	double t = now_s();
+	int n = 0;
+
+	pthread_mutex_lock(&breaker_lock);
+	for (int i = 0; i < cfg.nurls; i++)
+		if (url_last_until[i] <= t)
+			order[n++] = i;
+	for (int i = 0; i < cfg.nurls; i++)
+		if (url_last_until[i] > t)
+			order[n++] = i;
+	pthread_mutex_unlock(&breaker_lock);
+}
+
+static void url_record(int u, bool failed)
+{
+	pthread_mutex_lock(&breaker_lock);
+	if (!failed) {
+		url_fails[u] = 0;
+		url_last_until[u] = 0;
+	} else if (cfg.breaker_failures &&
+		   ++url_fails[u] >= cfg.breaker_failures) {
+		if (url_fails[u] == cfg.breaker_failures && cfg.nurls > 1)
+			slurm_info(PFX "%s: %ld failures or silences in a row; "
+				       "asking it last for %ld s",
+				   cfg.urls[u], url_fails[u],
+				   cfg.breaker_seconds);
+		url_last_until[u] = now_s() + cfg.breaker_seconds;
+	}
+	pthread_mutex_unlock(&breaker_lock);
+}
+
+static void breaker_record(bool failed)
+{
+	pthread_mutex_lock(&breaker_lock);
+	if (!failed) {
+		if (breaker_open_until != 0)
+			slurm_info(PFX "daemon answers again; calling it");
+		breaker_fails = 0;
+		breaker_open_until = 0;
+	} else if (cfg.breaker_failures &&
+		   ++breaker_fails >= cfg.breaker_failures) {
+		if (breaker_fails == cfg.breaker_failures ||
+		    breaker_open_until != 0)
+			slurm_info(PFX "%ld failures in a row; not calling the "
+				       "daemon for %ld s",
+				   breaker_fails, cfg.breaker_seconds);
+		breaker_open_until = now_s() + cfg.breaker_seconds;
+	}
+	pthread_mutex_unlock(&breaker_lock);
+}
+
+/* ---------------------------------------------------------------------- */
 /* Asking the daemons                                                     */
 
 struct answer {
@@ -766,11 +842,12 @@ static enum outcome judge(struct attempt *at, const char *url, CURLcode cc,
 	return ASK_OK;
 }
 
-/* POST the body to the urls, all within the deadline. url[0] first; a url
- * that fails (refused, 5xx, garbage) hands over to the next at once, and
- * one that has not answered after hedge_ms is joined by the next in
- * parallel, so that a hung daemon cannot use up the budget of a healthy
- * one. The first answer (a prediction or a refusal) wins. */
+/* POST the body to the urls, all within the deadline. In config order,
+ * those asked last for now after the rest; a url that fails (refused, 5xx,
+ * garbage) hands over to the next at once, and one that has not answered
+ * after hedge_ms is joined by the next in parallel, so that a hung daemon
+ * cannot use up the budget of a healthy one. The first answer (a
+ * prediction or a refusal) wins. at[k] asks url order[k]. */
 static enum outcome ask(const char *body, double deadline, struct prediction *p,
 			char *why, size_t whylen)
 {
@@ -778,8 +855,10 @@ static enum outcome ask(const char *body, double deadline, struct prediction *p,
 	struct curl_slist *hdr = NULL, *h2;
 	enum outcome res = ASK_FAILED;
 	CURLM *m = curl_multi_init();
-	int next = 0, active = 0;
+	int next = 0, active = 0, win = MAX_URLS, order[MAX_URLS];
 	double hedge_at = 0;
+
+	url_order(order);
 
 	why[0] = '\0';
 	hdr = curl_slist_append(NULL, "Content-Type: application/json");
@@ -795,9 +874,9 @@ static enum outcome ask(const char *body, double deadline, struct prediction *p,
 		double t = now_s(), wait;
 
 		if (t >= deadline) {
-			for (int i = 0; i < next; i++)
-				if (at[i].h)
-					why_add(why, whylen, cfg.urls[i],
+			for (int k = 0; k < next; k++)
+				if (at[k].h)
+					why_add(why, whylen, cfg.urls[order[k]],
 						"no answer in time");
 			if (!why[0])
 				snprintf(why, whylen, "no url asked in time");
@@ -806,8 +885,8 @@ static enum outcome ask(const char *body, double deadline, struct prediction *p,
 		/* Ask the next url when nothing is under way, or when the
 		 * last one asked has had hedge_ms, or one has just failed. */
 		if (next < cfg.nurls && (!active || t >= hedge_at)) {
-			if (launch(m, &at[next], next, body, hdr, deadline, why,
-				   whylen))
+			if (launch(m, &at[next], order[next], body, hdr,
+				   deadline, why, whylen))
 				active++;
 			next++;
 			hedge_at = t + cfg.hedge_ms / 1000.0;
@@ -820,20 +899,23 @@ static enum outcome ask(const char *body, double deadline, struct prediction *p,
 			break;
 		}
 		while ((msg = curl_multi_info_read(m, &left))) {
-			int i = 0;
+			int k = 0;
 
 			if (msg->msg != CURLMSG_DONE)
 				continue;
-			while (i < next && at[i].h != msg->easy_handle)
-				i++;
-			if (i == next)
+			while (k < next && at[k].h != msg->easy_handle)
+				k++;
+			if (k == next)
 				continue;
-			res = judge(&at[i], cfg.urls[i], msg->data.result, p,
-				    why, whylen);
-			drop(m, &at[i]);
+			res = judge(&at[k], cfg.urls[order[k]],
+				    msg->data.result, p, why, whylen);
+			drop(m, &at[k]);
 			active--;
-			if (res != ASK_FAILED)
+			url_record(order[k], res == ASK_FAILED);
+			if (res != ASK_FAILED) {
+				win = k;
 				goto out;
+			}
 			hedge_at = 0;
 		}
 		t = now_s();
@@ -845,46 +927,16 @@ static enum outcome ask(const char *body, double deadline, struct prediction *p,
 					NULL);
 	}
 out:
-	for (int i = 0; i < next; i++)
-		drop(m, &at[i]);
+	/* Still silent: a failure if asked before the url that answered
+	 * (it had hedge_ms at least), else not judged. */
+	for (int k = 0; k < next; k++) {
+		if (at[k].h && k < win)
+			url_record(order[k], true);
+		drop(m, &at[k]);
+	}
 	curl_multi_cleanup(m);
 	curl_slist_free_all(hdr);
 	return res;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Circuit breaker                                                        */
-
-/* True when the daemon may be called now. While open, nothing is called
- * until breaker_seconds have passed; then one call is let through. */
-static bool breaker_allows(void)
-{
-	bool ok;
-
-	pthread_mutex_lock(&breaker_lock);
-	ok = breaker_open_until == 0 || now_s() >= breaker_open_until;
-	pthread_mutex_unlock(&breaker_lock);
-	return ok;
-}
-
-static void breaker_record(bool failed)
-{
-	pthread_mutex_lock(&breaker_lock);
-	if (!failed) {
-		if (breaker_open_until != 0)
-			slurm_info(PFX "daemon answers again; calling it");
-		breaker_fails = 0;
-		breaker_open_until = 0;
-	} else if (cfg.breaker_failures &&
-		   ++breaker_fails >= cfg.breaker_failures) {
-		if (breaker_fails == cfg.breaker_failures ||
-		    breaker_open_until != 0)
-			slurm_info(PFX "%ld failures in a row; not calling the "
-				       "daemon for %ld s",
-				   breaker_fails, cfg.breaker_seconds);
-		breaker_open_until = now_s() + cfg.breaker_seconds;
-	}
-	pthread_mutex_unlock(&breaker_lock);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1024,6 +1076,8 @@ int init(void)
 	pthread_mutex_lock(&breaker_lock);
 	breaker_fails = 0;
 	breaker_open_until = 0;
+	memset(url_fails, 0, sizeof(url_fails));
+	memset(url_last_until, 0, sizeof(url_last_until));
 	pthread_mutex_unlock(&breaker_lock);
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		slurm_error(PFX "libcurl did not initialise; disabled, jobs "

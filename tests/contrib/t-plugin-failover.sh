@@ -3,7 +3,9 @@
 # hands over to the next at once; one that has not answered after hedge_ms
 # (default timeout_ms / 4) is joined by the next in parallel, and the first
 # good answer wins, all within timeout_ms. A refusal (4xx) is an answer.
-# Times are the harness's, around the plugin call.
+# A url that fails or stays silent breaker_failures times in a row is
+# asked last for breaker_seconds. Times are the harness's, around the
+# plugin call.
 set -u
 . "$MPP_SRC/tests/contrib/lib.sh"
 start_fake ok okd
@@ -26,6 +28,20 @@ run --jobs 3
 expect "hung first url: the second's prediction, 3 jobs" "3 $predicted" "$(wc -l <<<"$out") $(sort -u <<<"$out")"
 expect "hung first url: both asked for each job" "3 $((n0 + 3))" "$(requests hang) $(requests okd)"
 expect_le "hung first url: longest call in ms (timeout 200)" $((200 + margin_ms)) "$(took)"
+
+# A hung first url that stays hung is asked last after breaker_failures
+# silences in a row: later jobs go to the second url first and do not pay
+# hedge_ms; the first is not asked again while it is demoted.
+conf "url = $url_hang $url_okd" mode=fill max_minutes=600 timeout_ms=2000 breaker_failures=2 \
+	breaker_seconds=600
+h0=$(requests hang)
+run --jobs 6
+expect "hung first url, breaker_failures 2: 6 jobs predicted" "6 $predicted" "$(wc -l <<<"$out") $(sort -u <<<"$out")"
+expect "hung first url, breaker_failures 2: asked twice, then last" $((h0 + 2)) "$(requests hang)"
+expect "hung first url, breaker_failures 2: logged once" 1 \
+	"$(log_lines "$url_hang/v1/predict: 2 failures or silences in a row; asking it last for 600 s")"
+expect_le "hung first url demoted: the last job's call in ms (no hedge_ms 500 wait)" 400 \
+	"$(sed -n 's/^plugin-harness: job_submit took \([0-9.]*\) ms$/\1/p' run.log | tail -n 1)"
 
 # Down, 5xx, garbage: the next url is asked at once, not after hedge_ms
 # (here 2.5 s of a 5 s budget: a call of 2.5 s or more would show it).
