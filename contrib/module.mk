@@ -25,12 +25,14 @@ FORMAT_SRC += contrib/slurm/job_submit_mpipredict.c
 .PHONY: contrib
 contrib: $(SLURM_PLUGIN)
 
-# The failure-injection server for the plugin's tests (tests/slurm/).
+# The failure-injection server for the plugin's tests (tests/slurm/). It
+# finds the app with the daemon's own batch-script reader (server/script.o,
+# which needs nothing else), as mpipredictd does.
 FAKE_PREDICTD := $(BUILD)/tests/slurm/fake-predictd
 $(OBJ)/tests/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags jansson libmicrohttpd)
-$(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o
+$(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o $(OBJ)/server/script.o
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs jansson libmicrohttpd)
+	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs jansson libmicrohttpd) -lm
 
 # The harness that loads the plugin like slurmctld does, for tests/contrib/
 # (plain make check). It links libslurm for Slurm's allocator and logging.

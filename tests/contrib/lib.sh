@@ -11,10 +11,11 @@ fails=0
 fake_pids=()
 trap 'for p in "${fake_pids[@]+"${fake_pids[@]}"}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done' EXIT
 
-# start_fake MODE NAME: sets url_NAME; requests go to NAME.requests.
+# start_fake MODE NAME [fake-predictd options]: sets url_NAME; requests go
+# to NAME.requests.
 start_fake() {
 	local i
-	"$fake" --mode "$1" --port-file "$2.port" --log "$2.requests" &
+	"$fake" --mode "$1" --port-file "$2.port" --log "$2.requests" "${@:3}" &
 	fake_pids+=($!)
 	for i in $(seq 100); do [ -s "$2.port" ] && break; sleep 0.05; done
 	[ -s "$2.port" ] || { echo "fake-predictd $1 did not start"; exit 1; }
@@ -58,3 +59,21 @@ expect() {
 log_lines() {
 	grep -c -- "$1" run.log
 }
+
+# took: the longest job_submit call of the last run, in ms, as the harness
+# measured it around the plugin.
+took() {
+	sed -n 's/^plugin-harness: job_submit took \([0-9.]*\) ms$/\1/p' run.log | sort -n | tail -n 1
+}
+
+# expect_le WHAT LIMIT VALUE: VALUE <= LIMIT (numbers).
+expect_le() {
+	awk -v l="$2" -v v="$3" 'BEGIN { exit !(v != "" && v + 0 <= l + 0) }' && return 0
+	echo "$1: expected at most $2, got '$3'"
+	fails=$((fails + 1))
+}
+
+# The margin over timeout_ms allowed for a call to end: a scheduling delay
+# on a loaded 2-core machine, well under the second budget that asking
+# the urls one after the other would cost.
+margin_ms=100

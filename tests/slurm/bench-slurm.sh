@@ -5,7 +5,7 @@
 #
 # Same cluster, same slurmctld, same script text: "on" submissions ask the
 # daemon, "off" submissions carry a "#MPIPREDICT off" line, so the plugin is
-# loaded and scans the script but calls nobody. The two alternate one by one
+# loaded and finds that line but calls nobody. The two alternate one by one
 # (N of each, default 50; which goes first flips every pair), so drift of this noisy 2-core machine hits both
 # alike; the figure judged is the median of the N paired differences
 # (each "on" minus the "off" right after it). The plugin also logs its own
@@ -87,7 +87,7 @@ series() {
 	printf '%-28s added %.2f ms [%.2f-%.2f] (median of the %d paired differences on - off)\n' \
 		"" "$added" "$lo_d" "$hi_d" "$n"
 	tail -n +"$((l0 + 1))" "$work/log/slurmctld.log" |
-		sed -n 's/.*job_submit\/mpipredict: app .* \(in\|after\) \([0-9.]*\) ms.*/\2/p' >"$work/$name.own"
+		sed -n 's/.*job_submit\/mpipredict: job .* \(in\|after\) \([0-9.]*\) ms.*/\2/p' >"$work/$name.own"
 	if [ -s "$work/$name.own" ]; then
 		read -r m lo hi < <(stats "$work/$name.own")
 		printf '%-28s plugin call itself %.2f ms [%.2f-%.2f] (its own log, %d calls)\n' \

@@ -3,15 +3,23 @@
  * the job_submit plugin's tests and benchmark (failure injection).
  *
  *   fake-predictd --mode MODE --port-file F [--log F] [--answer R,L,U]
+ *                 [--apps A,B,...] [--delay-ms MS]
  *
  * Listens on 127.0.0.1 (a free port, written to --port-file once ready) and
  * answers every POST /v1/predict according to MODE:
- *   ok        200 with runtime R, interval [L,U], model jacobi version 7, for
- *             app "jacobi"; 404 for any other app (like the real daemon)
+ *   ok        after MS milliseconds (default 0), 200 with runtime R,
+ *             interval [L,U], model version 7, for the apps listed (default
+ *             jacobi); 404 for any other app, 400 when none is found
  *   hang      accepts, reads the request, and never answers
  *   garbage   200 with a body that is not JSON
  *   error     500
  *   refuse    400 (the daemon rejects the request)
+ * The app is found as mpipredictd finds it: the request's "app", else what
+ * the daemon's own batch-script reader (server/script.c, linked in) finds in
+ * "script". For a job without a script (srun, salloc) it is what the same
+ * reader finds in "submit_line" (Slurm 22.05 gives job_submit only argv[0]
+ * of an srun and no argv at all for salloc: the whole command is in the
+ * submit line), else the basename of argv[0].
  * Each request's body is appended to --log as one line, so a test can count
  * calls and check what the plugin sent. Runs until SIGTERM or SIGINT.
  *
@@ -29,11 +37,15 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "server/script.h"
+
 enum mode { OK, HANG, GARBAGE, ERROR, REFUSE };
 
 static enum mode mode;
 static FILE *logf;
 static double answer[3] = {300, 280, 330};
+static const char *apps = "jacobi";
+static long delay_ms;
 
 struct request {
 	char *body;
@@ -53,25 +65,57 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
 	return ret;
 }
 
+/* True when app is one of the comma-separated apps. */
+static int known_app(const char *app)
+{
+	size_t n = strlen(app);
+
+	for (const char *p = apps; *p;) {
+		size_t k = strcspn(p, ",");
+
+		if (k == n && !strncmp(p, app, n))
+			return 1;
+		p += k + (p[k] == ',');
+	}
+	return 0;
+}
+
 /* The answer for a well-formed request in mode ok, built with jansson. */
 static enum MHD_Result answer_ok(struct MHD_Connection *conn,
 				 const struct request *rq)
 {
 	json_t *in = json_loadb(rq->body ? rq->body : "", rq->len, 0, NULL);
-	const char *app = NULL;
+	json_t *argv0 = json_array_get(json_object_get(in, "argv"), 0);
+	const char *app = json_string_value(json_object_get(in, "app"));
+	const char *script = json_string_value(json_object_get(in, "script"));
+	const char *line =
+	    json_string_value(json_object_get(in, "submit_line"));
+	mpp_script_job job = {0};
+	char err[256], name[256] = "";
 	enum MHD_Result ret;
 	char *text;
 	json_t *out;
 
-	if (!in || json_unpack(in, "{s:s}", "app", &app)) {
-		json_decref(in);
-		return reply(conn, 400, "{\"error\":\"body: app missing\"}");
-	}
-	if (strcmp(app, "jacobi")) {
-		json_decref(in);
-		return reply(conn, 404, "{\"error\":\"unknown app\"}");
-	}
-	out = json_pack("{s:s, s:{s:i, s:i}, s:f, s:f, s:f, s:s}", "app", app,
+	if (!app && script &&
+	    !mpp_script_parse(script, strlen(script), &job, err, sizeof(err)))
+		app = job.app ? job.app : job.exe;
+	if (!app && !script && line &&
+	    !mpp_script_parse(line, strlen(line), &job, err, sizeof(err)))
+		app = job.exe;
+	if (!app && !script)
+		app = json_string_value(argv0);
+	if (app)
+		snprintf(name, sizeof(name), "%s",
+			 strrchr(app, '/') ? strrchr(app, '/') + 1 : app);
+	mpp_script_job_free(&job);
+	json_decref(in);
+	if (!name[0])
+		return reply(conn, 400, "{\"error\":\"app: missing\"}");
+	if (!known_app(name))
+		return reply(conn, 404, "{\"error\":\"app: no model\"}");
+	if (delay_ms)
+		usleep(delay_ms * 1000);
+	out = json_pack("{s:s, s:{s:i, s:i}, s:f, s:f, s:f, s:s}", "app", name,
 			"model", "id", 1, "version", 7, "runtime_s", answer[0],
 			"lower_s", answer[1], "upper_s", answer[2], "basis",
 			"parameters");
@@ -79,7 +123,6 @@ static enum MHD_Result answer_ok(struct MHD_Connection *conn,
 	ret = reply(conn, 200, text);
 	free(text);
 	json_decref(out);
-	json_decref(in);
 	return ret;
 }
 
@@ -116,8 +159,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		return reply(conn, 404, "{\"error\":\"no such path\"}");
 	switch (mode) {
 	case HANG:
-		MHD_suspend_connection(conn);
-		return MHD_YES;
+		/* This connection's own thread; it ends with the process. */
+		for (;;)
+			sleep(3600);
 	case GARBAGE:
 		return reply(conn, 200, "<html>this is not json {");
 	case ERROR:
@@ -147,7 +191,8 @@ static void done(void *cls, struct MHD_Connection *conn, void **state,
 static int usage(FILE *f, int rc)
 {
 	fprintf(f, "usage: fake-predictd --mode ok|hang|garbage|error|refuse "
-		   "--port-file FILE [--log FILE] [--answer R,L,U]\n");
+		   "--port-file FILE [--log FILE] [--answer R,L,U] "
+		   "[--apps A,B,...] [--delay-ms MS]\n");
 	return rc;
 }
 
@@ -158,6 +203,8 @@ int main(int argc, char **argv)
 	    {"port-file", required_argument, NULL, 'p'},
 	    {"log", required_argument, NULL, 'l'},
 	    {"answer", required_argument, NULL, 'a'},
+	    {"apps", required_argument, NULL, 'A'},
+	    {"delay-ms", required_argument, NULL, 'd'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -189,6 +236,12 @@ int main(int argc, char **argv)
 				   &answer[1], &answer[2]) != 3)
 				return usage(stderr, 1);
 			break;
+		case 'A':
+			apps = optarg;
+			break;
+		case 'd':
+			delay_ms = atol(optarg);
+			break;
 		case 'h':
 			return usage(stdout, 0);
 		default:
@@ -216,7 +269,7 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
-				 MHD_ALLOW_SUSPEND_RESUME,
+				 MHD_USE_THREAD_PER_CONNECTION,
 			     0, NULL, NULL, handle, NULL, MHD_OPTION_SOCK_ADDR,
 			     &sa, MHD_OPTION_NOTIFY_COMPLETED, done, NULL,
 			     MHD_OPTION_CONNECTION_TIMEOUT, 0u, MHD_OPTION_END);
@@ -234,6 +287,6 @@ int main(int argc, char **argv)
 		_exit(2);
 	}
 	sigwait(&set, &sig);
-	/* Suspended connections (mode hang) are dropped with the process. */
+	/* Hung connections' threads (mode hang) end with the process. */
 	_exit(0);
 }
