@@ -111,6 +111,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-interval", required_argument, NULL, O_AUDIT_INTERVAL},
 	    {"audit-batch", required_argument, NULL, O_AUDIT_BATCH},
 	    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
+	    {"reload-interval", required_argument, NULL, O_RELOAD},
 	    {"log-level", required_argument, NULL, O_LOG_LEVEL},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
