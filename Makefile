@@ -64,7 +64,7 @@ all:
 # DEPS: build and `make check`; DEPS_SLURM: `make check-slurm`;
 # DEPS_BENCH: `make bench`.
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
-        libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev \
+        libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq
 DEPS_SLURM := slurmctld slurmd slurm-client munge
