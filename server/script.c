@@ -216,8 +216,9 @@ static const struct opt mpi_opts[] = {
 static const struct opt *find_opt(const struct opt *tab, const char *name,
 				  size_t len)
 {
+	/* The first byte rules out nearly every entry before a strlen. */
 	for (; tab->name != NULL; tab++)
-		if (strlen(tab->name) == len &&
+		if (tab->name[0] == name[0] && strlen(tab->name) == len &&
 		    memcmp(tab->name, name, len) == 0)
 			return tab;
 	return NULL;
@@ -230,17 +231,42 @@ struct buf {
 	size_t n, cap;
 };
 
-static int buf_putc(struct buf *b, char c)
+/* Room for n more bytes and a NUL. */
+static int buf_reserve(struct buf *b, size_t n)
 {
-	if (b->n + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		char *s = realloc(b->s, cap);
-		if (s == NULL)
-			return MPP_ENOMEM;
-		b->s = s;
-		b->cap = cap;
-	}
+	if (b->n + n < b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (b->n + n >= cap)
+		cap *= 2;
+	char *s = realloc(b->s, cap);
+	if (s == NULL)
+		return MPP_ENOMEM;
+	b->s = s;
+	b->cap = cap;
+	return 0;
+}
+
+static inline int buf_putc(struct buf *b, char c)
+{
+	if (b->n + 1 >= b->cap && buf_reserve(b, 1))
+		return MPP_ENOMEM;
 	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
+	return 0;
+}
+
+/* Appends s[0..n), a NUL byte read as a blank (a shell would stop there). */
+static int buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, n))
+		return MPP_ENOMEM;
+	char *d = b->s + b->n;
+	memcpy(d, s, n);
+	for (char *z = memchr(d, '\0', n); z;
+	     z = memchr(z, '\0', n - (size_t)(z - d)))
+		*z = ' ';
+	b->n += n;
 	b->s[b->n] = '\0';
 	return 0;
 }
@@ -618,20 +644,25 @@ int mpp_script_parse(const char *text, size_t len, mpp_script_job *job,
 		}
 		line.n = 0;
 		first_line = lineno + 1;
-		for (; i < len; i++) {
-			if (text[i] == '\n') {
-				lineno++;
-				if (line.n > 0 && line.s[line.n - 1] == '\\' &&
-				    heredoc == NULL) {
-					line.s[--line.n] = '\0';
-					continue;
-				}
-				break;
-			}
-			if (buf_putc(&line, text[i] ? text[i] : ' ')) {
+		while (i < len) {
+			const char *nl = memchr(text + i, '\n', len - i);
+			size_t end = nl ? (size_t)(nl - text) : len;
+			if (buf_put(&line, text + i, end - i)) {
 				rc = MPP_ENOMEM;
 				break;
 			}
+			i = end;
+			if (nl == NULL)
+				break;
+			lineno++;
+			i++;
+			if (line.n > 0 && line.s[line.n - 1] == '\\' &&
+			    heredoc == NULL) {
+				line.s[--line.n] = '\0';
+				continue;
+			}
+			i--;
+			break;
 		}
 		i++;
 		if (rc)
