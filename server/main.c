@@ -370,10 +370,14 @@ out:
 	 * models nobody can use any more. */
 	if (http)
 		mpp_http_stop(http);
-	if (keeper) {
-		mpp_keeper_stop(keeper);
-		mpp_cache_destroy(&cache);
+	if (keeper && mpp_keeper_stop(keeper) != 0) {
+		/* The store thread is stuck in SQLite and still uses the queue
+		 * and the cache: leave them to the exit. */
+		free(token);
+		return status;
 	}
+	if (keeper)
+		mpp_cache_destroy(&cache);
 	mpp_audit_free(audit);
 	free(token);
 	return status;
