@@ -306,9 +306,15 @@ static int open_container(struct decoder *d, int kind)
 	}
 	if (d->depth == 2) {
 		mpp_request *q = d->q;
-		if (d->field == F_FEATURES && kind == K_MAP)
+		if (d->field == F_FEATURES && kind == K_MAP) {
 			q->has_features = 1;
-		else if (d->field == F_ARGS && kind == K_ARRAY)
+			/* Sized for a typical request; it grows. */
+			if (d->names.cap == 0 &&
+			    mpp_strmap_init(&d->names, 32) != 0) {
+				d->nomem = 1;
+				return 0;
+			}
+		} else if (d->field == F_ARGS && kind == K_ARRAY)
 			q->has_args = 1;
 		else if (d->field == F_ARGV && kind == K_ARRAY)
 			q->has_argv = 1;
@@ -442,9 +448,7 @@ int mpp_request_parse(const char *body, size_t len, size_t max_features,
 	};
 	q->strings = malloc(len + 1);
 	yajl_handle h = q->strings ? yajl_alloc(&callbacks, NULL, &d) : NULL;
-	if (h == NULL || mpp_strmap_init(&d.names, 16) != 0) {
-		if (h)
-			yajl_free(h);
+	if (h == NULL) {
 		mpp_request_free(q);
 		return MPP_ENOMEM;
 	}
