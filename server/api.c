@@ -73,10 +73,7 @@ int mpp_api_check_token(const mpp_api *api, const char *authorization)
 
 static yajl_gen gen_new(void)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	if (g != NULL)
-		yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-	return g;
+	return yajl_gen_alloc(NULL);
 }
 
 /* A string, or null for NULL. A string that is not UTF-8 (a model's name
@@ -89,8 +86,10 @@ static void put_str(yajl_gen g, const char *s)
 		return;
 	}
 	size_t n = strlen(s);
-	if (yajl_gen_string(g, (const unsigned char *)s, n) !=
-	    yajl_gen_invalid_string)
+	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
+	yajl_gen_status st = yajl_gen_string(g, (const unsigned char *)s, n);
+	yajl_gen_config(g, yajl_gen_validate_utf8, 0);
+	if (st != yajl_gen_invalid_string)
 		return;
 	unsigned char *c = malloc(n ? n : 1);
 	if (c == NULL) {
@@ -103,6 +102,8 @@ static void put_str(yajl_gen g, const char *s)
 	free(c);
 }
 
+/* A string known to be UTF-8: a literal, or what request.h decoded (yajl
+ * validated it then). */
 static void put_key(yajl_gen g, const char *key)
 {
 	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
@@ -431,11 +432,11 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		put_key(g, "upper_s");
 		put_num(g, p->upper_s);
 		put_key(g, "basis");
-		put_str(g, mpp_basis_name(basis));
+		put_key(g, mpp_basis_name(basis));
 		put_key(g, "ignored_features");
 		yajl_gen_array_open(g);
 		for (size_t i = 0; i < nignored; i++)
-			put_str(g, ignored[i]);
+			put_key(g, ignored[i]);
 		yajl_gen_array_close(g);
 		yajl_gen_map_close(g);
 	}

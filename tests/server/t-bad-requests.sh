@@ -84,6 +84,7 @@ done <<TABLE
 404|POST|/v1/predict|{"script":"srun ./unknown-app 3"}|unknown-app
 404|GET|/v1/models/nope||nope
 404|GET|/nope||/nope
+404|GET|/nope%ff||/nope?
 404|POST|/v1/predict/extra|{}|/v1/predict/extra
 404|GET|/v1/models/a/b||/v1/models/a/b
 405|GET|/v1/predict||GET
