@@ -26,9 +26,12 @@ used=$(($(ticks) - t0))
 hz=$(getconf CLK_TCK)
 [ "$used" -lt $((hz / 2)) ] ||
 	fail "expected the daemon to use under 0.5 s of CPU in 2 s of failing writes, got $used ticks of 1/$hz s"
+# About 8 attempts in those seconds (10 ms doubling): failure lines at
+# the 1st, 2nd, 4th, 8th, a drop line after some; a retry loop would
+# write thousands.
 lines=$(grep -c 'audit:' daemon.log)
-[ "$lines" -ge 1 ] && [ "$lines" -le 8 ] ||
-	fail "expected 1 to 8 audit log lines in 2 s of failures, got $lines: $(grep 'audit:' daemon.log | head -3)"
+[ "$lines" -ge 1 ] && [ "$lines" -le 15 ] ||
+	fail "expected 1 to 15 audit log lines in 2 s of failures, got $lines: $(grep 'audit:' daemon.log | head -3)"
 grep -q 'audit refused by the test' daemon.log || fail "expected the store's error in the log"
 dropped=$(metric 'mpipredictd_errors_total{kind="audit_dropped"}')
 [ "${dropped:-0}" -gt 0 ] || fail "expected records dropped at the queue bound of 20, got ${dropped:-none}"
