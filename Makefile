@@ -71,7 +71,7 @@ all:
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
-        libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libjansson-dev \
+        libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq xxd gdb bsdextrautils
 DEPS_SLURM := slurmctld slurmd slurm-client munge

@@ -1,27 +1,27 @@
 /*
  * api.c: the endpoints of mpipredictd (see api.h and DESIGN.md, "REST
- * API"). JSON goes through jansson; requests are validated field by field
- * before any model is touched, and the audit record is queued only once a
- * prediction is answered.
+ * API"). A prediction request is decoded in one pass (request.h) and
+ * checked field by field before any model is touched; every answer is
+ * written with yajl's generator, no JSON tree in between; the audit record
+ * is queued only once a prediction is answered.
  */
 #include "server/api.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <yajl/yajl_gen.h>
 
 #include "regress/params.h"
 #include "regress/runs.h"
 #include "schema/store.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/request.h"
 #include "server/script.h"
-
-#define JSON_OUT_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(17))
 
 int mpp_api_route(const char *path, int *method)
 {
@@ -68,17 +68,91 @@ int mpp_api_check_token(const mpp_api *api, const char *authorization)
 	return diff == 0 ? 0 : 403;
 }
 
-static void reply_json(mpp_reply *r, int status, json_t *j)
+/* ---- writing JSON --------------------------------------------------------
+ */
+
+static yajl_gen gen_new(void)
 {
+	return yajl_gen_alloc(NULL);
+}
+
+/* A string, or null for NULL. A string that is not UTF-8 (a model's name
+ * from a foreign CSV, a URL's bytes) is written with '?' for its bytes
+ * past ASCII rather than making the answer invalid JSON. */
+static void put_str(yajl_gen g, const char *s)
+{
+	if (s == NULL) {
+		yajl_gen_null(g);
+		return;
+	}
+	size_t n = strlen(s);
+	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
+	yajl_gen_status st = yajl_gen_string(g, (const unsigned char *)s, n);
+	yajl_gen_config(g, yajl_gen_validate_utf8, 0);
+	if (st != yajl_gen_invalid_string)
+		return;
+	unsigned char *c = malloc(n ? n : 1);
+	if (c == NULL) {
+		yajl_gen_null(g);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		c[i] = (unsigned char)s[i] < 0x80 ? (unsigned char)s[i] : '?';
+	yajl_gen_string(g, c, n);
+	free(c);
+}
+
+/* A string known to be UTF-8: a literal, or what request.h decoded (yajl
+ * validated it then). */
+static void put_key(yajl_gen g, const char *key)
+{
+	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
+}
+
+/* A number with 17 significant digits (it reads back as the same double),
+ * always with a fraction or exponent; null when not finite. */
+static void put_num(yajl_gen g, double x)
+{
+	if (!isfinite(x)) {
+		yajl_gen_null(g);
+		return;
+	}
+	char b[40];
+	int n = snprintf(b, sizeof b - 2, "%.17g", x);
+	if (strcspn(b, ".e") == (size_t)n) {
+		b[n++] = '.';
+		b[n++] = '0';
+	}
+	yajl_gen_number(g, b, (size_t)n);
+}
+
+static void put_int(yajl_gen g, long long v)
+{
+	yajl_gen_integer(g, v);
+}
+
+/* Moves what g wrote into the reply and frees g (NULL: out of memory). */
+static void reply_gen(mpp_reply *r, int status, yajl_gen g)
+{
+	const unsigned char *buf;
+	size_t len;
 	r->status = status;
 	r->content_type = "application/json";
-	r->body = j ? json_dumps(j, JSON_OUT_FLAGS) : NULL;
-	json_decref(j);
+	r->body = NULL;
+	if (g != NULL &&
+	    yajl_gen_get_buf(g, &buf, &len) == yajl_gen_status_ok &&
+	    (r->body = malloc(len + 1)) != NULL) {
+		memcpy(r->body, buf, len);
+		r->body[len] = '\0';
+		r->len = len;
+	}
+	if (g != NULL)
+		yajl_gen_free(g);
 	if (r->body == NULL) {
 		r->status = 500;
 		r->body = strdup("{\"error\":\"out of memory\"}");
+		r->len = r->body ? strlen(r->body) : 0;
 	}
-	r->len = r->body ? strlen(r->body) : 0;
 }
 
 void mpp_api_error(mpp_reply *r, int status, const char *fmt, ...)
@@ -88,13 +162,14 @@ void mpp_api_error(mpp_reply *r, int status, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	reply_json(r, status, json_pack("{s:s}", "error", msg));
-}
-
-/* A JSON number for x, or null when x is not finite (jansson refuses NaN). */
-static json_t *num(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
+	yajl_gen g = gen_new();
+	if (g != NULL) {
+		yajl_gen_map_open(g);
+		put_key(g, "error");
+		put_str(g, msg);
+		yajl_gen_map_close(g);
+	}
+	reply_gen(r, status, g);
 }
 
 void mpp_api_healthz(const mpp_api *api, mpp_reply *r)
@@ -102,9 +177,16 @@ void mpp_api_healthz(const mpp_api *api, mpp_reply *r)
 	mpp_snapshot *s = mpp_cache_acquire(api->cache);
 	size_t n = mpp_snapshot_count(s);
 	mpp_snapshot_release(s);
-	reply_json(
-	    r, 200,
-	    json_pack("{s:s,s:I}", "status", "ok", "models", (json_int_t)n));
+	yajl_gen g = gen_new();
+	if (g != NULL) {
+		yajl_gen_map_open(g);
+		put_key(g, "status");
+		put_str(g, "ok");
+		put_key(g, "models");
+		put_int(g, (long long)n);
+		yajl_gen_map_close(g);
+	}
+	reply_gen(r, 200, g);
 }
 
 void mpp_api_metrics(mpp_reply *r)
@@ -120,217 +202,133 @@ void mpp_api_metrics(mpp_reply *r)
 
 /* ---- models ------------------------------------------------------------ */
 
-static json_t *model_summary(const mpp_model *m)
+/* The summary's fields, inside a map the caller opened. */
+static void model_summary(yajl_gen g, const mpp_model *m)
 {
-	return json_pack("{s:s,s:I,s:I,s:s?,s:s?,s:s?,s:o,s:I,s:I,s:o,s:o,s:o}",
-			 "app", m->app, "id", (json_int_t)m->id, "version",
-			 (json_int_t)m->version, "build_id", m->build_id,
-			 "method", m->method, "fit", m->fit, "created_at",
-			 num(m->created_at), "ntrain", (json_int_t)m->ntrain,
-			 "nterms", (json_int_t)m->nterms, "cv_mape",
-			 num(m->cv_mape), "cv_mape_params",
-			 num(m->cv_mape_params), "coverage", num(m->coverage));
+	put_key(g, "app");
+	put_str(g, m->app);
+	put_key(g, "id");
+	put_int(g, (long long)m->id);
+	put_key(g, "version");
+	put_int(g, m->version);
+	put_key(g, "build_id");
+	put_str(g, m->build_id);
+	put_key(g, "method");
+	put_str(g, m->method);
+	put_key(g, "fit");
+	put_str(g, m->fit);
+	put_key(g, "created_at");
+	put_num(g, m->created_at);
+	put_key(g, "ntrain");
+	put_int(g, (long long)m->ntrain);
+	put_key(g, "nterms");
+	put_int(g, (long long)m->nterms);
+	put_key(g, "cv_mape");
+	put_num(g, m->cv_mape);
+	put_key(g, "cv_mape_params");
+	put_num(g, m->cv_mape_params);
+	put_key(g, "coverage");
+	put_num(g, m->coverage);
 }
 
 void mpp_api_models(const mpp_api *api, mpp_reply *r)
 {
 	mpp_snapshot *s = mpp_cache_acquire(api->cache);
-	json_t *arr = json_array();
-	for (size_t i = 0; arr && i < mpp_snapshot_count(s); i++)
-		json_array_append_new(arr,
-				      model_summary(mpp_snapshot_at(s, i)));
+	yajl_gen g = gen_new();
+	if (g != NULL) {
+		yajl_gen_map_open(g);
+		put_key(g, "models");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < mpp_snapshot_count(s); i++) {
+			yajl_gen_map_open(g);
+			model_summary(g, mpp_snapshot_at(s, i));
+			yajl_gen_map_close(g);
+		}
+		yajl_gen_array_close(g);
+		yajl_gen_map_close(g);
+	}
 	mpp_snapshot_release(s);
-	reply_json(r, 200, json_pack("{s:o}", "models", arr));
+	reply_gen(r, 200, g);
 }
 
-static json_t *term_json(const mpp_term *t)
+static void term_json(yajl_gen g, const mpp_term *t)
 {
-	json_t *aliases = json_array();
-	for (size_t i = 0; aliases && i < t->naliases; i++)
-		json_array_append_new(aliases, json_string(t->aliases[i]));
-	json_t *expo = json_object();
-	for (size_t i = 0; expo && i < t->pm.nvars; i++)
-		json_object_set_new(expo, t->pm.vars[i], num(t->pm.expo[i]));
-	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:{s:o,s:o,s:o,s:b}}", "feature",
-			 t->feature, "coef", num(t->coef), "center",
-			 num(t->center), "scale", num(t->scale), "aliases",
-			 aliases, "param_model", "log_c", num(t->pm.log_c),
-			 "exponents", expo, "cv_mape", num(t->pm.cv_mape),
-			 "predictable", t->pm.predictable);
+	yajl_gen_map_open(g);
+	put_key(g, "feature");
+	put_str(g, t->feature);
+	put_key(g, "coef");
+	put_num(g, t->coef);
+	put_key(g, "center");
+	put_num(g, t->center);
+	put_key(g, "scale");
+	put_num(g, t->scale);
+	put_key(g, "aliases");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < t->naliases; i++)
+		put_str(g, t->aliases[i]);
+	yajl_gen_array_close(g);
+	put_key(g, "param_model");
+	yajl_gen_map_open(g);
+	put_key(g, "log_c");
+	put_num(g, t->pm.log_c);
+	put_key(g, "exponents");
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < t->pm.nvars; i++) {
+		put_str(g, t->pm.vars[i]);
+		put_num(g, t->pm.expo[i]);
+	}
+	yajl_gen_map_close(g);
+	put_key(g, "cv_mape");
+	put_num(g, t->pm.cv_mape);
+	put_key(g, "predictable");
+	yajl_gen_bool(g, t->pm.predictable != 0);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+}
+
+static void pair(yajl_gen g, const char *key, double a, double b)
+{
+	put_key(g, key);
+	yajl_gen_array_open(g);
+	put_num(g, a);
+	put_num(g, b);
+	yajl_gen_array_close(g);
 }
 
 void mpp_api_model(const mpp_api *api, const char *app, mpp_reply *r)
 {
 	mpp_snapshot *s = mpp_cache_acquire(api->cache);
-	const mpp_model *m = mpp_snapshot_find(s, app);
+	const mpp_model *m = mpp_snapshot_find(s, app, NULL);
 	if (m == NULL) {
 		mpp_snapshot_release(s);
 		mpp_api_error(r, 404, "app: no model for '%s'", app);
 		return;
 	}
-	json_t *j = model_summary(m);
-	json_t *terms = json_array();
-	for (size_t i = 0; terms && i < m->nterms; i++)
-		json_array_append_new(terms, term_json(&m->terms[i]));
-	if (j) {
-		json_object_set_new(j, "intercept", num(m->intercept));
-		json_object_set_new(j, "nfeatures_in",
-				    json_integer((json_int_t)m->nfeatures_in));
-		json_object_set_new(j, "interval",
-				    json_pack("{s:[o,o],s:[o,o]}", "features",
-					      num(m->rel_lo), num(m->rel_hi),
-					      "parameters", num(m->prel_lo),
-					      num(m->prel_hi)));
-		json_object_set_new(j, "terms", terms);
-	} else {
-		json_decref(terms);
+	yajl_gen g = gen_new();
+	if (g != NULL) {
+		yajl_gen_map_open(g);
+		model_summary(g, m);
+		put_key(g, "intercept");
+		put_num(g, m->intercept);
+		put_key(g, "nfeatures_in");
+		put_int(g, (long long)m->nfeatures_in);
+		put_key(g, "interval");
+		yajl_gen_map_open(g);
+		pair(g, "features", m->rel_lo, m->rel_hi);
+		pair(g, "parameters", m->prel_lo, m->prel_hi);
+		yajl_gen_map_close(g);
+		put_key(g, "terms");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < m->nterms; i++)
+			term_json(g, &m->terms[i]);
+		yajl_gen_array_close(g);
+		yajl_gen_map_close(g);
 	}
 	mpp_snapshot_release(s);
-	reply_json(r, 200, j);
+	reply_gen(r, 200, g);
 }
 
 /* ---- predict ------------------------------------------------------------ */
-
-/* The request's fields after type checks; borrowed from the JSON tree. */
-struct predict_req {
-	const char *app, *user, *partition, *script;
-	char job_id[64];
-	int has_job_id;
-	json_t *features, *args;
-	double ntasks, nodes, per_node;
-};
-
-/* An optional string field; 0 when absent or a string, else -1 with an
- * error reply. */
-static int opt_string(json_t *root, const char *key, const char **out,
-		      mpp_reply *r)
-{
-	json_t *v = json_object_get(root, key);
-	*out = NULL;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	if (!json_is_string(v)) {
-		mpp_api_error(r, 400, "%s: expected a string", key);
-		return -1;
-	}
-	*out = json_string_value(v);
-	return 0;
-}
-
-/* An optional positive count; -1 stays when absent. */
-static int opt_count(json_t *root, const char *key, double *out, mpp_reply *r)
-{
-	json_t *v = json_object_get(root, key);
-	*out = -1;
-	if (v == NULL || json_is_null(v))
-		return 0;
-	double d = json_number_value(v);
-	if (!json_is_number(v) || !(d >= 1 && d <= 1e9) || d != floor(d)) {
-		mpp_api_error(r, 400,
-			      "%s: expected a positive integer up to 1e9", key);
-		return -1;
-	}
-	*out = d;
-	return 0;
-}
-
-static int read_request(json_t *root, struct predict_req *q, mpp_reply *r)
-{
-	memset(q, 0, sizeof *q);
-	if (opt_string(root, "app", &q->app, r) ||
-	    opt_string(root, "user", &q->user, r) ||
-	    opt_string(root, "partition", &q->partition, r) ||
-	    opt_string(root, "script", &q->script, r) ||
-	    opt_count(root, "ntasks", &q->ntasks, r) ||
-	    opt_count(root, "nodes", &q->nodes, r) ||
-	    opt_count(root, "ntasks_per_node", &q->per_node, r))
-		return -1;
-	if (q->app != NULL && q->app[0] == '\0') {
-		mpp_api_error(r, 400, "app: empty");
-		return -1;
-	}
-	json_t *v = json_object_get(root, "job_id");
-	if (json_is_string(v) || json_is_integer(v)) {
-		q->has_job_id = 1;
-		if (json_is_string(v))
-			snprintf(q->job_id, sizeof q->job_id, "%s",
-				 json_string_value(v));
-		else
-			snprintf(q->job_id, sizeof q->job_id, "%lld",
-				 (long long)json_integer_value(v));
-	} else if (v != NULL && !json_is_null(v)) {
-		mpp_api_error(r, 400, "job_id: expected a string or integer");
-		return -1;
-	}
-	v = json_object_get(root, "time_limit_s");
-	if (v != NULL && !json_is_null(v) &&
-	    (!json_is_number(v) || !(json_number_value(v) >= 0))) {
-		mpp_api_error(r, 400, "time_limit_s: expected a number >= 0");
-		return -1;
-	}
-	v = json_object_get(root, "features");
-	if (v != NULL && !json_is_null(v)) {
-		if (!json_is_object(v)) {
-			mpp_api_error(r, 400, "features: expected an object");
-			return -1;
-		}
-		q->features = v;
-	}
-	v = json_object_get(root, "args");
-	if (v != NULL && !json_is_null(v)) {
-		for (size_t i = 0; i < json_array_size(v); i++) {
-			if (!json_is_string(json_array_get(v, i))) {
-				mpp_api_error(
-				    r, 400, "args[%zu]: expected a string", i);
-				return -1;
-			}
-		}
-		if (!json_is_array(v) && !json_is_string(v)) {
-			mpp_api_error(r, 400,
-				      "args: expected an array of strings or "
-				      "a string");
-			return -1;
-		}
-		q->args = v;
-	}
-	return 0;
-}
-
-/* Features as name/value pairs, each checked; the names stay borrowed. */
-static mpp_kv *read_features(const mpp_api *api, json_t *obj, size_t *n,
-			     mpp_reply *r)
-{
-	size_t count = json_object_size(obj);
-	if (count > api->max_features) {
-		mpp_api_error(r, 400,
-			      "features: %zu given, more than the limit of %zu",
-			      count, api->max_features);
-		return NULL;
-	}
-	mpp_kv *kv = malloc((count ? count : 1) * sizeof *kv);
-	if (kv == NULL) {
-		mpp_api_error(r, 500, "out of memory");
-		return NULL;
-	}
-	const char *name;
-	json_t *v;
-	*n = 0;
-	json_object_foreach(obj, name, v)
-	{
-		double d = json_number_value(v);
-		if (!json_is_number(v) || !isfinite(d) || d < 0) {
-			mpp_api_error(r, 400,
-				      "features.%s: expected a finite number "
-				      ">= 0",
-				      name);
-			free(kv);
-			return NULL;
-		}
-		kv[*n].name = name;
-		kv[(*n)++].value = d;
-	}
-	return kv;
-}
 
 /* The basename of an executable path (a pointer into it). */
 static const char *base_name(const char *path)
@@ -346,103 +344,161 @@ static double now_unix(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The job's parameters: the request's fields first, then what its script
- * says. An empty args field does not hide the arguments of the script's
- * launch line (a client may send both). */
-static int job_params(const struct predict_req *q, const mpp_script_job *job,
+/* The job's parameters: the request's counts first, then what its script
+ * says. The arguments: the request's `args`; else the script's launch
+ * line; else, with no script, `argv` after the executable. An empty args
+ * field does not hide the arguments of the script's launch line (a client
+ * may send both). */
+static int job_params(const mpp_request *q, const mpp_script_job *job,
 		      mpp_params *p)
 {
 	double nodes = q->nodes > 0 ? q->nodes : job->nnodes;
 	double ntasks = q->ntasks > 0 ? q->ntasks : job->ntasks;
 	if (ntasks <= 0 && nodes > 0 && q->per_node > 0)
 		ntasks = nodes * q->per_node;
-	const char *s = json_string_value(q->args);
-	int empty =
-	    s ? s[strspn(s, " \t")] == '\0' : json_array_size(q->args) == 0;
-	if (q->args == NULL || (empty && job->exe != NULL))
-		return mpp_params_from_argv((const char *const *)job->argv,
-					    job->argc, ntasks, nodes, p);
-	if (s != NULL)
-		return mpp_params_from_string(s, ntasks, nodes, p);
-	size_t argc = json_array_size(q->args);
-	const char **argv = malloc((argc + 1) * sizeof *argv);
-	if (argv == NULL)
+	const char *s = q->args_string;
+	int empty = s ? s[strspn(s, " \t")] == '\0' : q->nargs == 0;
+	if (q->has_args && !(empty && job->exe != NULL)) {
+		if (s != NULL)
+			return mpp_params_from_string(s, ntasks, nodes, p);
+		return mpp_params_from_argv(q->args, q->nargs, ntasks, nodes,
+					    p);
+	}
+	if (q->script == NULL && q->nargv > 0)
+		return mpp_params_from_argv(q->argv + 1, q->nargv - 1, ntasks,
+					    nodes, p);
+	return mpp_params_from_argv((const char *const *)job->argv, job->argc,
+				    ntasks, nodes, p);
+}
+
+/* Predicts from measured features. Each of the request's names is looked
+ * up once in the model's index (cache.h); the model gets only the values
+ * of its own terms, in its own order, so its lookup finds each at once.
+ * Names that are no term's are listed in ignored[0..*nignored). */
+static int predict_features(const mpp_model *m, const mpp_strmap *terms,
+			    const mpp_request *q, mpp_prediction *out,
+			    const char **ignored, size_t *nignored, char *err,
+			    size_t errlen)
+{
+	mpp_kv *use = malloc((m->nterms ? m->nterms : 1) * sizeof *use);
+	unsigned char *have = calloc(m->nterms ? m->nterms : 1, 1);
+	if (use == NULL || have == NULL) {
+		free(use);
+		free(have);
 		return MPP_ENOMEM;
-	for (size_t i = 0; i < argc; i++)
-		argv[i] = json_string_value(json_array_get(q->args, i));
-	int rc = mpp_params_from_argv(argv, argc, ntasks, nodes, p);
-	free(argv);
+	}
+	*nignored = 0;
+	for (size_t i = 0; i < q->nfeatures; i++) {
+		const char *name = q->features[i].name;
+		long t = mpp_strmap_get(terms, name, strlen(name));
+		if (t < 0) {
+			ignored[(*nignored)++] = name;
+		} else if (!have[t]) {
+			/* The first of a term's names given counts. */
+			have[t] = 1;
+			use[t].name = m->terms[t].feature;
+			use[t].value = q->features[i].value;
+		}
+	}
+	size_t n = 0;
+	for (size_t t = 0; t < m->nterms; t++)
+		if (have[t])
+			use[n++] = use[t];
+	int rc = mpp_model_predict_features(m, use, n, out, err, errlen);
+	free(use);
+	free(have);
 	return rc;
 }
 
-/* Predicts with m from the request; fills out, the basis and the ignored
- * feature names (an array the caller owns). -1 with an error reply. */
-static int run_model(const mpp_api *api, const mpp_model *m,
-		     const struct predict_req *q, const mpp_script_job *job,
-		     mpp_prediction *out, int *basis, json_t *ignored,
-		     mpp_reply *r)
+static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
+		   const char *const *ignored, size_t nignored, mpp_reply *r)
+{
+	yajl_gen g = gen_new();
+	if (g != NULL) {
+		yajl_gen_map_open(g);
+		put_key(g, "app");
+		put_str(g, m->app);
+		put_key(g, "model");
+		yajl_gen_map_open(g);
+		put_key(g, "id");
+		put_int(g, (long long)m->id);
+		put_key(g, "version");
+		put_int(g, m->version);
+		yajl_gen_map_close(g);
+		put_key(g, "runtime_s");
+		put_num(g, p->runtime_s);
+		put_key(g, "lower_s");
+		put_num(g, p->lower_s);
+		put_key(g, "upper_s");
+		put_num(g, p->upper_s);
+		put_key(g, "basis");
+		put_key(g, mpp_basis_name(basis));
+		put_key(g, "ignored_features");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < nignored; i++)
+			put_key(g, ignored[i]);
+		yajl_gen_array_close(g);
+		yajl_gen_map_close(g);
+	}
+	reply_gen(r, 200, g);
+}
+
+/* Predicts with m from the request and answers; -1 with an error reply. */
+static int run_model(const mpp_model *m, const mpp_strmap *terms,
+		     const mpp_request *q, const mpp_script_job *job,
+		     mpp_prediction *out, int *basis, mpp_reply *r)
 {
 	char err[512] = "";
 	int rc;
-	if (q->features != NULL) {
-		size_t n;
-		mpp_kv *kv = read_features(api, q->features, &n, r);
-		if (kv == NULL)
-			return -1;
-		rc = mpp_model_predict_features(m, kv, n, out, err, sizeof err);
-		for (size_t i = 0; rc == MPP_OK && i < n; i++)
-			if (mpp_model_find_term(m, kv[i].name) < 0)
-				json_array_append_new(ignored,
-						      json_string(kv[i].name));
-		free(kv);
+	const char **ignored = NULL;
+	size_t nignored = 0;
+	if (q->has_features) {
+		ignored =
+		    malloc((q->nfeatures ? q->nfeatures : 1) * sizeof *ignored);
+		rc = ignored ? predict_features(m, terms, q, out, ignored,
+						&nignored, err, sizeof err)
+			     : MPP_ENOMEM;
 		*basis = MPP_BASIS_FEATURES;
 	} else {
 		mpp_params p = {0};
 		rc = job_params(q, job, &p);
-		if (rc != MPP_OK) {
-			mpp_params_free(&p);
-			mpp_api_error(r, 500, "out of memory");
-			return -1;
-		}
-		rc = mpp_model_predict_params(m, &p, out, err, sizeof err);
+		if (rc == MPP_OK)
+			rc = mpp_model_predict_params(m, &p, out, err,
+						      sizeof err);
 		mpp_params_free(&p);
 		*basis = MPP_BASIS_PARAMETERS;
 	}
 	if (rc == MPP_ENOMEM) {
 		mpp_api_error(r, 500, "out of memory");
-		return -1;
-	}
-	if (rc != MPP_OK) {
+	} else if (rc != MPP_OK) {
 		mpp_api_error(r, 400, "%s", err[0] ? err : "cannot predict");
-		return -1;
-	}
-	/* Values far outside what the model saw (a feature of 1e300, an
-	 * argument of 1e300) can overflow: the request's doing, not a fault. */
-	if (!isfinite(out->runtime_s) || !isfinite(out->lower_s) ||
-	    !isfinite(out->upper_s)) {
+	} else if (!isfinite(out->runtime_s) || !isfinite(out->lower_s) ||
+		   !isfinite(out->upper_s)) {
+		/* Values far outside what the model saw (a feature of 1e300,
+		 * an argument of 1e300) can overflow: the request's doing. */
 		mpp_api_error(
 		    r, 400, "%s: the prediction overflows for these values",
 		    *basis == MPP_BASIS_FEATURES ? "features" : "parameters");
-		return -1;
+		rc = MPP_EINVAL;
+	} else {
+		answer(m, out, *basis, ignored, nignored, r);
 	}
-	return 0;
+	free(ignored);
+	return rc == MPP_OK && r->status == 200 ? 0 : -1;
 }
 
-static void predict(const mpp_api *api, json_t *root, mpp_reply *r)
+static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 {
-	struct predict_req q;
-	if (!json_is_object(root)) {
-		mpp_api_error(r, 400, "body: expected a JSON object");
+	if (q->app != NULL && q->app[0] == '\0') {
+		mpp_api_error(r, 400, "app: empty");
 		return;
 	}
-	if (read_request(root, &q, r))
-		return;
 	mpp_script_job job;
 	memset(&job, 0, sizeof job);
 	job.ntasks = job.nnodes = -1;
-	if (q.script != NULL) {
+	if (q->script != NULL) {
 		char err[256];
-		int rc = mpp_script_parse(q.script, strlen(q.script), &job, err,
+		int rc = mpp_script_parse(q->script, q->script_len, &job, err,
 					  sizeof err);
 		if (rc != MPP_OK) {
 			mpp_api_error(r, rc == MPP_ENOMEM ? 500 : 400, "%s",
@@ -450,61 +506,53 @@ static void predict(const mpp_api *api, json_t *root, mpp_reply *r)
 			return;
 		}
 	}
-	const char *app = q.app     ? q.app
+	/* With a script, its reader decides; without, argv[0] names it. */
+	const char *app = q->app    ? q->app
 			  : job.app ? job.app
 			  : job.exe ? base_name(job.exe)
-				    : NULL;
+			  : q->script == NULL && q->nargv > 0
+			      ? base_name(q->argv[0])
+			      : NULL;
 	if (app == NULL || app[0] == '\0') {
 		mpp_api_error(r, 400,
-			      "app: missing (give app, or a script whose "
-			      "launcher line names the executable)");
+			      "app: missing (give app, argv, or a script "
+			      "whose launcher line names the executable)");
 		mpp_script_job_free(&job);
 		return;
 	}
-	if (q.features == NULL && q.args == NULL && q.ntasks < 0 &&
-	    q.nodes < 0 && q.script == NULL) {
+	if (!q->has_features && !q->has_args && !q->has_argv && q->ntasks < 0 &&
+	    q->nodes < 0 && q->script == NULL) {
 		mpp_api_error(r, 400,
 			      "features: missing (give features, or job "
-			      "parameters: ntasks, nodes, args, script)");
+			      "parameters: ntasks, nodes, args, argv, "
+			      "script)");
 		mpp_script_job_free(&job);
 		return;
 	}
 	mpp_snapshot *s = mpp_cache_acquire(api->cache);
-	const mpp_model *m = mpp_snapshot_find(s, app);
-	json_t *ignored = json_array();
+	const mpp_strmap *terms;
+	const mpp_model *m = mpp_snapshot_find(s, app, &terms);
 	mpp_prediction p;
 	int basis;
 	if (m == NULL) {
 		mpp_api_error(r, 404, "app: no model for '%s'", app);
-	} else if (ignored == NULL) {
-		mpp_api_error(r, 500, "out of memory");
-	} else if (run_model(api, m, &q, &job, &p, &basis, ignored, r) == 0) {
+	} else if (run_model(m, terms, q, &job, &p, &basis, r) == 0) {
 		mpp_prediction_rec rec = {
 		    .at = now_unix(),
-		    .job_id = q.has_job_id ? q.job_id : NULL,
+		    .job_id = q->job_id,
 		    .app = m->app,
 		    .model_id = m->id,
 		    .basis = mpp_basis_name(basis),
-		    .user = q.user,
-		    .partition = q.partition,
+		    .user = q->user,
+		    .partition = q->partition,
 		    .runtime_s = p.runtime_s,
 		    .lower_s = p.lower_s,
 		    .upper_s = p.upper_s,
 		};
-		json_t *ans = json_pack(
-		    "{s:s,s:{s:I,s:i},s:f,s:f,s:f,s:s,s:O}", "app", m->app,
-		    "model", "id", (json_int_t)m->id, "version", m->version,
-		    "runtime_s", p.runtime_s, "lower_s", p.lower_s, "upper_s",
-		    p.upper_s, "basis", mpp_basis_name(basis),
-		    "ignored_features", ignored);
-		reply_json(r, 200, ans);
-		if (r->status == 200) {
-			mpp_metrics_prediction(basis);
-			if (mpp_audit_push(api->audit, &rec) != 0)
-				mpp_metrics_error(MPP_ERR_AUDIT_DROPPED, 1);
-		}
+		mpp_metrics_prediction(basis);
+		if (mpp_audit_push(api->audit, &rec) != 0)
+			mpp_metrics_error(MPP_ERR_AUDIT_DROPPED, 1);
 	}
-	json_decref(ignored);
 	mpp_snapshot_release(s);
 	mpp_script_job_free(&job);
 }
@@ -512,20 +560,33 @@ static void predict(const mpp_api *api, json_t *root, mpp_reply *r)
 void mpp_api_predict(const mpp_api *api, const char *body, size_t len,
 		     mpp_reply *r)
 {
-	json_error_t je;
-	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-	if (root == NULL) {
-		mpp_api_error(r, 400,
-			      "body: invalid JSON at line %d, column %d: %s",
-			      je.line, je.column, je.text);
-		return;
-	}
-	predict(api, root, r);
-	json_decref(root);
+	mpp_request q;
+	char err[512];
+	int rc = mpp_request_parse(body, len, api->max_features, &q, err,
+				   sizeof err);
+	if (rc == MPP_ENOMEM)
+		mpp_api_error(r, 500, "out of memory");
+	else if (rc != MPP_OK)
+		mpp_api_error(r, 400, "%s", err);
+	else
+		predict(api, &q, r);
+	mpp_request_free(&q);
 }
 
 /* ---- runs -----------------------------------------------------------------
  */
+
+static void reply_runs(mpp_reply *r, size_t n)
+{
+	yajl_gen g = gen_new();
+	if (g != NULL) {
+		yajl_gen_map_open(g);
+		put_key(g, "runs");
+		put_int(g, (long long)n);
+		yajl_gen_map_close(g);
+	}
+	reply_gen(r, 200, g);
+}
 
 static void first_warning(void *ctx, const char *msg)
 {
@@ -560,9 +621,7 @@ void mpp_api_runs(const mpp_api *api, const char *body, size_t len,
 		else if (rc != MPP_OK)
 			mpp_api_error(r, 500, "%s", err);
 		else
-			reply_json(
-			    r, 200,
-			    json_pack("{s:I}", "runs", (json_int_t)rs.nruns));
+			reply_runs(r, rs.nruns);
 		if (rc != MPP_OK && rc != MPP_EINVAL)
 			mpp_log(MPP_LOG_ERROR, "runs: %s", err);
 	}

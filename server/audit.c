@@ -24,6 +24,7 @@ struct mpp_audit {
 	pthread_cond_t cond;
 	struct node *head, *tail;
 	size_t n, max, batch;
+	size_t dropped;
 	int closed;
 };
 
@@ -92,6 +93,7 @@ int mpp_audit_push(mpp_audit *q, const mpp_prediction_rec *r)
 
 	pthread_mutex_lock(&q->lock);
 	if (q->n >= q->max) {
+		q->dropped++;
 		pthread_mutex_unlock(&q->lock);
 		free(n);
 		return -1;
@@ -108,7 +110,7 @@ int mpp_audit_push(mpp_audit *q, const mpp_prediction_rec *r)
 	return 0;
 }
 
-long mpp_audit_wait(mpp_audit *q, int timeout_ms)
+long mpp_audit_wait(mpp_audit *q, int timeout_ms, int wake_on_batch)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_MONOTONIC, &until);
@@ -119,11 +121,20 @@ long mpp_audit_wait(mpp_audit *q, int timeout_ms)
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&q->lock);
-	while (!q->closed && q->n < q->batch)
+	while (!q->closed && (!wake_on_batch || q->n < q->batch))
 		if (pthread_cond_timedwait(&q->cond, &q->lock, &until) ==
 		    ETIMEDOUT)
 			break;
 	long n = q->closed ? -1 : (long)q->n;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+size_t mpp_audit_dropped(mpp_audit *q)
+{
+	pthread_mutex_lock(&q->lock);
+	size_t n = q->dropped;
+	q->dropped = 0;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }

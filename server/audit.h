@@ -34,9 +34,13 @@ typedef struct mpp_audit_batch {
 	void **blocks;
 } mpp_audit_batch;
 
-/* Waits until `batch` records are queued, timeout_ms passes or the queue is
- * closed. Returns the number queued, or -1 once the queue is closed. */
-long mpp_audit_wait(mpp_audit *q, int timeout_ms);
+/* Waits until timeout_ms passes or the queue is closed, or, when
+ * wake_on_batch is non-zero, until `batch` records are queued. Returns the
+ * number queued, or -1 once the queue is closed. */
+long mpp_audit_wait(mpp_audit *q, int timeout_ms, int wake_on_batch);
+
+/* Records dropped because the queue was full since the previous call. */
+size_t mpp_audit_dropped(mpp_audit *q);
 
 /* Moves up to `max` queued records into b without waiting; returns b->n. */
 size_t mpp_audit_take(mpp_audit *q, size_t max, mpp_audit_batch *b);

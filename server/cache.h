@@ -2,11 +2,13 @@
  * cache.h: the active models held in memory, swapped whole on reload.
  *
  * A snapshot is an immutable set of active models (one per app, sorted by
- * app). Request threads acquire the current snapshot, use it without any
- * lock, and release it; the store keeper (keeper.h) installs a new snapshot
- * after a training commits. The old one is freed when its last reader
- * releases it, so no request ever sees a half-loaded set or a freed model.
- * Not for talking to SQLite: the cache never touches the store.
+ * app), each with an index from its feature names and aliases to its terms,
+ * built once here so that a request finds its terms by hashing. Request threads
+ * acquire the current snapshot, use it without any lock, and release it; the
+ * store keeper (keeper.h) installs a new snapshot after a training commits. The
+ * old one is freed when its last reader releases it, so no request ever sees a
+ * half-loaded set or a freed model. Not for talking to SQLite: the cache never
+ * touches the store.
  */
 #ifndef MPP_SERVER_CACHE_H
 #define MPP_SERVER_CACHE_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 
 #include "regress/model.h"
+#include "server/strmap.h"
 
 typedef struct mpp_snapshot mpp_snapshot;
 
@@ -25,8 +28,10 @@ mpp_snapshot *mpp_snapshot_new(mpp_model **models, size_t n);
 size_t mpp_snapshot_count(const mpp_snapshot *s);
 const mpp_model *mpp_snapshot_at(const mpp_snapshot *s, size_t i);
 
-/* The active model of `app`, or NULL. */
-const mpp_model *mpp_snapshot_find(const mpp_snapshot *s, const char *app);
+/* The active model of `app`, or NULL. When terms is not NULL, *terms is
+ * set to the model's index: feature name or alias -> term number. */
+const mpp_model *mpp_snapshot_find(const mpp_snapshot *s, const char *app,
+				   const mpp_strmap **terms);
 
 /* Non-zero when both hold the same model ids for the same apps. */
 int mpp_snapshot_same(const mpp_snapshot *a, const mpp_snapshot *b);

@@ -17,6 +17,12 @@
  * The registry's lock is held while MHD reports a connection closed, which
  * it does before closing the socket, so the reaper never touches a socket
  * number that was reused.
+ *
+ * POST /v1/runs writes to the store, which can wait for SQLite's busy
+ * timeout: its connection is suspended and the body handed to the ingest
+ * thread (ingest.h), which resumes the connection with the answer ready.
+ * The connection is suspended before the job is submitted, so a resume
+ * can never come first.
  */
 #include "server/http.h"
 
@@ -32,6 +38,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "server/ingest.h"
 #include "server/log.h"
 #include "server/metrics.h"
 
@@ -44,6 +51,7 @@ struct conn {
 struct mpp_http {
 	struct MHD_Daemon *d;
 	const mpp_api *api;
+	mpp_ingest *ingest;
 	mpp_http_config cfg;
 	struct sockaddr_storage addr;
 	unsigned port;
@@ -66,6 +74,11 @@ struct req {
 	char path[128];
 	char *body;
 	size_t len, cap;
+	/* POST /v1/runs: answered by the ingest thread. */
+	struct MHD_Connection *conn;
+	int submitted;
+	atomic_int ready;
+	mpp_reply reply;
 };
 
 static int64_t now_ns(void)
@@ -187,14 +200,43 @@ static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
 	case MPP_EP_MODEL:
 		mpp_api_model(h->api, url + strlen("/v1/models/"), &r);
 		break;
-	case MPP_EP_RUNS:
-		mpp_api_runs(h->api, q->body ? q->body : "", q->len, &r);
-		break;
 	default:
 		mpp_api_metrics(&r);
 		break;
 	}
 	return send_reply(c, q, &r, NULL);
+}
+
+/* ---- POST /v1/runs, off the event loop ----------------------------------- */
+
+/* On the ingest thread: the answer is in q->reply. */
+static void runs_done(void *ctx)
+{
+	struct req *q = ctx;
+	atomic_store(&q->ready, 1);
+	MHD_resume_connection(q->conn);
+}
+
+static enum MHD_Result runs(mpp_http *h, struct MHD_Connection *c,
+			    struct req *q)
+{
+	if (q->submitted) {
+		if (!atomic_load(&q->ready))
+			return MHD_YES;
+		return send_reply(c, q, &q->reply, NULL);
+	}
+	q->submitted = 1;
+	q->conn = c;
+	set_deadline(c, 0);
+	MHD_suspend_connection(c);
+	if (mpp_ingest_submit(h->ingest, q->body ? q->body : "", q->len,
+			      &q->reply, runs_done, q) != 0) {
+		mpp_api_error(&q->reply, 503,
+			      "runs: too many bodies waiting to be written, "
+			      "or shutting down; retry later");
+		runs_done(q);
+	}
+	return MHD_YES;
 }
 
 /* ---- the request handler ------------------------------------------------ */
@@ -326,6 +368,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		}
 		return MHD_YES;
 	}
+	if (q->ep == MPP_EP_RUNS)
+		return runs(h, c, q);
 	return dispatch(h, c, q, url);
 }
 
@@ -465,8 +509,8 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 				const struct MHD_OptionItem *extra, char *err,
 				size_t errlen)
 {
-	unsigned flags =
-	    MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO |
+			 MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	if (addr->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	struct MHD_OptionItem opts[8] = {
@@ -517,6 +561,12 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->stop_cond, &ca);
 	pthread_condattr_destroy(&ca);
+	h->ingest = mpp_ingest_start(api);
+	if (h->ingest == NULL) {
+		snprintf(err, errlen, "cannot start a thread");
+		mpp_http_stop(h);
+		return MPP_ENOMEM;
+	}
 	const struct MHD_OptionItem extra[] = {
 	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h},
 	    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h},
@@ -555,8 +605,12 @@ void mpp_http_stop(mpp_http *h)
 		pthread_mutex_unlock(&h->stop_lock);
 		pthread_join(h->reaper, NULL);
 	}
+	/* Every suspended connection is resumed before MHD stops. */
+	if (h->ingest)
+		mpp_ingest_stop(h->ingest);
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	mpp_ingest_free(h->ingest);
 	pthread_cond_destroy(&h->stop_cond);
 	pthread_mutex_destroy(&h->stop_lock);
 	pthread_mutex_destroy(&h->conns_lock);

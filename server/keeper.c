@@ -1,21 +1,39 @@
 /*
  * keeper.c: the background store thread (see keeper.h).
  *
- * A failed audit commit (the store busy behind a long training, a full
- * disk) is retried at the next interval with the same batch, so records are
- * neither lost nor written twice; meanwhile new records wait in the queue,
- * whose bound protects the daemon's memory. At shutdown the queue is closed
- * and drained; a batch that still fails after some twenty retries is
- * dropped with an error line rather than hanging the shutdown.
+ * A failed audit commit (the store locked behind a long training, a full
+ * disk, a read-only file) keeps its batch and is retried at the next audit
+ * interval, the interval doubling while the failures go on (up to
+ * RETRY_MAX_S), so records are neither lost nor written twice and a
+ * failing store costs a few attempts a second, not a loop. Log lines stay
+ * few: the first failure, then the 2nd, 4th, 8th... attempt, and the
+ * recovery. Meanwhile new records wait in the queue, whose bound protects
+ * the daemon's memory; records dropped at that bound are counted
+ * (metrics.h) and reported in one line per attempt.
+ *
+ * At shutdown the queue is closed and drained for at most FLUSH_S seconds;
+ * what is left then is dropped with one error line. One attempt can block
+ * in SQLite's busy timeout longer than that, so mpp_keeper_stop() waits for
+ * the thread only a little longer and then leaves it behind (the process
+ * is exiting; an unfinished SQLite transaction is rolled back by the next
+ * open).
  */
 #include "server/keeper.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/log.h"
 #include "server/metrics.h"
+
+#define RETRY_MAX_S  5.0 /* longest wait between two failing attempts */
+#define FLUSH_S      2.0 /* time to write what is queued at shutdown */
+#define STOP_GRACE_S 1.0 /* ... and for an attempt in progress to return */
 
 struct mpp_keeper {
 	mpp_store *store;
@@ -24,6 +42,9 @@ struct mpp_keeper {
 	int audit_ms, reload_ms;
 	size_t batch;
 	pthread_t thread;
+	atomic_int done; /* the thread has finished */
+	pthread_mutex_t done_lock;
+	pthread_cond_t done_cond;
 };
 
 /* Loads every active model into a new snapshot; NULL on failure. */
@@ -67,18 +88,16 @@ static void reload_if_changed(mpp_keeper *k)
 	mpp_cache_install(k->cache, fresh);
 }
 
-static int write_batch(mpp_keeper *k, mpp_audit_batch *b)
+static int write_batch(mpp_keeper *k, mpp_audit_batch *b, char *err,
+		       size_t errlen)
 {
-	char err[256];
 	if (mpp_store_record_predictions(k->store, b->recs, b->n, err,
-					 sizeof err) == MPP_OK) {
-		mpp_audit_batch_free(b);
-		return 0;
+					 errlen) != MPP_OK) {
+		mpp_metrics_error(MPP_ERR_AUDIT_WRITE, 1);
+		return -1;
 	}
-	mpp_log(MPP_LOG_ERROR, "audit: %zu records not written yet: %s", b->n,
-		err);
-	mpp_metrics_error(MPP_ERR_AUDIT_WRITE, 1);
-	return -1;
+	mpp_audit_batch_free(b);
+	return 0;
 }
 
 static double now_s(void)
@@ -88,41 +107,105 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void report_dropped(mpp_keeper *k)
+{
+	size_t n = mpp_audit_dropped(k->q);
+	if (n > 0)
+		mpp_log(MPP_LOG_ERROR,
+			"audit: %zu records dropped, the queue was full "
+			"(--audit-queue)",
+			n);
+}
+
+/* Writes what is queued, for at most FLUSH_S seconds. */
+static void flush(mpp_keeper *k, mpp_audit_batch *pending)
+{
+	char err[256] = "";
+	double deadline = now_s() + FLUSH_S;
+	for (;;) {
+		if (pending->n == 0 &&
+		    mpp_audit_take(k->q, k->batch, pending) == 0)
+			break;
+		if (write_batch(k, pending, err, sizeof err) == 0)
+			continue;
+		if (now_s() >= deadline)
+			break;
+		struct timespec ts = {0, 100 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+	report_dropped(k);
+	size_t lost = pending->n;
+	mpp_audit_batch_free(pending);
+	for (mpp_audit_batch b; mpp_audit_take(k->q, (size_t)-1, &b) > 0;) {
+		lost += b.n;
+		mpp_audit_batch_free(&b);
+	}
+	if (lost > 0) {
+		mpp_metrics_error(MPP_ERR_AUDIT_DROPPED, lost);
+		mpp_log(MPP_LOG_ERROR,
+			"audit: %zu records not written at shutdown: %s", lost,
+			err);
+	}
+}
+
 static void *run(void *arg)
 {
 	mpp_keeper *k = arg;
+	/* Background work: at nice 10 a batch commit (a millisecond of SQLite
+	 * for 512 records) does not preempt a thread that is answering. Linux
+	 * applies a nice value to one thread when given its id. */
+	setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	mpp_audit_batch pending = {0};
-	int retries = 0;
-	double last_write = now_s();
+	double interval = k->audit_ms / 1e3, delay = interval;
+	double next_write = now_s() + interval;
+	unsigned long failures = 0;
 	for (;;) {
-		long queued = mpp_audit_wait(k->q, k->reload_ms);
-		int closing = queued < 0;
 		double t = now_s();
-		if (pending.n == 0 && (closing || (size_t)queued >= k->batch ||
-				       t - last_write >= k->audit_ms / 1e3)) {
-			mpp_audit_take(k->q, k->batch, &pending);
-			last_write = t;
-		}
-		if (pending.n > 0)
-			retries = write_batch(k, &pending) ? retries + 1 : 0;
-		if (pending.n > 0 && closing) {
-			/* Give a busy store some time, but not forever. */
-			if (retries > 20) {
-				mpp_log(MPP_LOG_ERROR,
-					"audit: %zu records lost at shutdown",
-					pending.n);
-				mpp_audit_batch_free(&pending);
-			} else {
-				struct timespec ts = {0, 100 * 1000000L};
-				nanosleep(&ts, NULL);
-			}
-		}
-		if (closing && pending.n == 0 &&
-		    mpp_audit_take(k->q, k->batch, &pending) == 0)
+		double until = next_write - t;
+		int ms = until <= 0 ? 0 : (int)(until * 1e3) + 1;
+		if (ms > k->reload_ms)
+			ms = k->reload_ms;
+		/* A full batch wakes the writer, unless one is waiting for a
+		 * retry: the queue filling up must not hasten that. */
+		long queued = mpp_audit_wait(k->q, ms, pending.n == 0);
+		if (queued < 0)
 			break;
-		if (!closing)
-			reload_if_changed(k);
+		t = now_s();
+		if (t >= next_write ||
+		    (pending.n == 0 && (size_t)queued >= k->batch)) {
+			char err[256];
+			if (pending.n == 0)
+				mpp_audit_take(k->q, k->batch, &pending);
+			if (pending.n > 0 &&
+			    write_batch(k, &pending, err, sizeof err) != 0) {
+				failures++;
+				/* 1st, 2nd, 4th, 8th...: few lines. */
+				if ((failures & (failures - 1)) == 0)
+					mpp_log(
+					    MPP_LOG_ERROR,
+					    "audit: %zu records not written "
+					    "yet (attempt %lu): %s",
+					    pending.n, failures, err);
+				delay = delay * 2 < RETRY_MAX_S ? delay * 2
+								: RETRY_MAX_S;
+			} else if (failures > 0) {
+				mpp_log(MPP_LOG_WARN,
+					"audit: written again after %lu failed "
+					"attempts",
+					failures);
+				failures = 0;
+				delay = interval;
+			}
+			report_dropped(k);
+			next_write = now_s() + (failures ? delay : interval);
+		}
+		reload_if_changed(k);
 	}
+	flush(k, &pending);
+	pthread_mutex_lock(&k->done_lock);
+	atomic_store(&k->done, 1);
+	pthread_cond_signal(&k->done_cond);
+	pthread_mutex_unlock(&k->done_lock);
 	return NULL;
 }
 
@@ -155,6 +238,12 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 	}
 	mpp_metrics_models(mpp_snapshot_count(s));
 	mpp_cache_init(cache, s);
+	pthread_mutex_init(&k->done_lock, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&k->done_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (pthread_create(&k->thread, NULL, run, k) != 0) {
 		mpp_cache_destroy(cache);
 		mpp_store_close(k->store);
@@ -167,10 +256,30 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 	return MPP_OK;
 }
 
-void mpp_keeper_stop(mpp_keeper *k)
+int mpp_keeper_stop(mpp_keeper *k)
 {
 	mpp_audit_close(k->q);
+	struct timespec until;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += (time_t)(FLUSH_S + STOP_GRACE_S);
+	pthread_mutex_lock(&k->done_lock);
+	int rc = 0;
+	while (!atomic_load(&k->done) && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&k->done_cond, &k->done_lock,
+					    &until);
+	int done = atomic_load(&k->done);
+	pthread_mutex_unlock(&k->done_lock);
+	if (!done) {
+		mpp_log(MPP_LOG_ERROR,
+			"audit: the store did not answer within %.0f s; "
+			"exiting without the records still queued",
+			FLUSH_S + STOP_GRACE_S);
+		return -1;
+	}
 	pthread_join(k->thread, NULL);
 	mpp_store_close(k->store);
+	pthread_cond_destroy(&k->done_cond);
+	pthread_mutex_destroy(&k->done_lock);
 	free(k);
+	return 0;
 }

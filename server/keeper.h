@@ -27,8 +27,11 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 		     size_t batch, mpp_audit *q, mpp_cache *cache,
 		     mpp_keeper **out, char *err, size_t errlen);
 
-/* Closes q, writes what it still holds, stops the thread and closes the
- * store. The cache stays valid (the caller destroys it). */
-void mpp_keeper_stop(mpp_keeper *k);
+/* Closes q, writes what it still holds (for at most a few seconds), stops
+ * the thread and closes the store; returns 0. The cache stays valid (the
+ * caller destroys it). Returns -1 when the thread is still stuck in the
+ * store after those seconds: it is left running, and k, q and the cache
+ * must not be freed (the caller is about to exit). */
+int mpp_keeper_stop(mpp_keeper *k);
 
 #endif

@@ -111,6 +111,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-interval", required_argument, NULL, O_AUDIT_INTERVAL},
 	    {"audit-batch", required_argument, NULL, O_AUDIT_BATCH},
 	    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
+	    {"reload-interval", required_argument, NULL, O_RELOAD},
 	    {"log-level", required_argument, NULL, O_LOG_LEVEL},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
@@ -369,10 +370,14 @@ out:
 	 * models nobody can use any more. */
 	if (http)
 		mpp_http_stop(http);
-	if (keeper) {
-		mpp_keeper_stop(keeper);
-		mpp_cache_destroy(&cache);
+	if (keeper && mpp_keeper_stop(keeper) != 0) {
+		/* The store thread is stuck in SQLite and still uses the queue
+		 * and the cache: leave them to the exit. */
+		free(token);
+		return status;
 	}
+	if (keeper)
+		mpp_cache_destroy(&cache);
 	mpp_audit_free(audit);
 	free(token);
 	return status;

@@ -26,11 +26,11 @@ static const char *const error_names[MPP_ERR_COUNT] = {
 static const int statuses[] = {200, 400, 401, 403, 404, 405, 413, 500, 503, 0};
 #define NSTATUS (sizeof statuses / sizeof *statuses)
 
-/* Latency bucket upper bounds in seconds (a prediction takes microseconds;
- * the Slurm plugin's budget is 200 ms). */
-static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-				 0.005,  0.01,    0.025,  0.05,  0.1,
-				 0.25,   0.5,     1.0};
+/* Latency bucket upper bounds in seconds (a prediction takes tens of
+ * microseconds; the Slurm plugin's budget is 200 ms). */
+static const double buckets[] = {
+    0.00001, 0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+    0.005,   0.01,     0.025,   0.05,   0.1,     0.25,   0.5,   1.0};
 #define NBUCKET (sizeof buckets / sizeof *buckets)
 
 static counter requests[MPP_EP_COUNT][NSTATUS];

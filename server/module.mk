@@ -1,22 +1,25 @@
-# server/: mpipredictd, the prediction daemon (libmicrohttpd + jansson),
-# its unit tests and test helpers, and `make bench-server`.
+# server/: mpipredictd, the prediction daemon (libmicrohttpd + yajl), its
+# unit tests and test helpers (which read answers with jansson, a parser
+# independent of the daemon's), and `make bench-server`.
 # Appends to PROGRAMS, TEST_BINS, BENCHES and FORMAT_SRC (see the top
 # Makefile). `make server` builds the daemon and its test programs.
 #
 # Links against the regress/ and schema/ archives: REGRESS_LIB, STORE_LIB
 # and their *_LDLIBS come from regress/module.mk and schema/module.mk.
 
-SERVER_SRC := log.c metrics.c script.c cache.c audit.c keeper.c api.c http.c
+SERVER_SRC := log.c metrics.c strmap.c script.c cache.c request.c audit.c \
+	keeper.c ingest.c api.c http.c
 SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o))
 SERVER_A := $(OBJ)/server/libmppserver.a
-SERVER_PKGS := libmicrohttpd jansson
+SERVER_PKGS := libmicrohttpd yajl
 SERVER_LDLIBS := $(shell pkg-config --libs $(SERVER_PKGS)) -lpthread -lm
 SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB)
 SERVER_ALL_LDLIBS = $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(SERVER_LDLIBS)
 SERVER_TESTS := $(BUILD)/tests/server
+SERVER_TEST_LDLIBS := $(shell pkg-config --libs jansson)
 
 $(OBJ)/server/%.o $(OBJ)/tests/server/%.o: \
-	CPPFLAGS += $(shell pkg-config --cflags $(SERVER_PKGS))
+	CPPFLAGS += $(shell pkg-config --cflags $(SERVER_PKGS) jansson)
 
 $(SERVER_A): $(SERVER_OBJS)
 	@mkdir -p $(@D)
@@ -36,7 +39,7 @@ $(SERVER_TESTS)/t-script: $(OBJ)/tests/server/t-script.o $(OBJ)/server/script.o
 # stream a huge body) and a free-port finder. Not a test (no t- prefix).
 $(SERVER_TESTS)/httpc: $(OBJ)/tests/server/httpc.o
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(SERVER_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(SERVER_LDLIBS) $(SERVER_TEST_LDLIBS)
 
 # Bench baseline: bare libmicrohttpd with mpipredictd's threading.
 $(SERVER_TESTS)/bare-httpd: $(OBJ)/tests/server/bare-httpd.o $(SERVER_DEPLIBS)
@@ -54,7 +57,8 @@ $(SERVER_TESTS)/mkmodel: $(OBJ)/tests/server/mkmodel.o $(SERVER_DEPLIBS)
 $(SERVER_TESTS)/fuzz-predict: $(OBJ)/tests/server/fuzz-predict.o $(SERVER_DEPLIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/tests/server/fuzz-predict.o \
-	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
+	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS) \
+	  $(SERVER_TEST_LDLIBS)
 
 SERVER_TEST_BINS := $(SERVER_TESTS)/t-script $(SERVER_TESTS)/httpc \
 	$(SERVER_TESTS)/bare-httpd $(SERVER_TESTS)/mkmodel \

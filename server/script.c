@@ -216,8 +216,9 @@ static const struct opt mpi_opts[] = {
 static const struct opt *find_opt(const struct opt *tab, const char *name,
 				  size_t len)
 {
+	/* The first byte rules out nearly every entry before a strlen. */
 	for (; tab->name != NULL; tab++)
-		if (strlen(tab->name) == len &&
+		if (tab->name[0] == name[0] && strlen(tab->name) == len &&
 		    memcmp(tab->name, name, len) == 0)
 			return tab;
 	return NULL;
@@ -230,73 +231,126 @@ struct buf {
 	size_t n, cap;
 };
 
-static int buf_putc(struct buf *b, char c)
+/* Room for n more bytes and a NUL. */
+static int buf_reserve(struct buf *b, size_t n)
 {
-	if (b->n + 1 >= b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		char *s = realloc(b->s, cap);
-		if (s == NULL)
-			return MPP_ENOMEM;
-		b->s = s;
-		b->cap = cap;
-	}
+	if (b->n + n < b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 64;
+	while (b->n + n >= cap)
+		cap *= 2;
+	char *s = realloc(b->s, cap);
+	if (s == NULL)
+		return MPP_ENOMEM;
+	b->s = s;
+	b->cap = cap;
+	return 0;
+}
+
+static inline int buf_putc(struct buf *b, char c)
+{
+	if (b->n + 1 >= b->cap && buf_reserve(b, 1))
+		return MPP_ENOMEM;
 	b->s[b->n++] = c;
+	b->s[b->n] = '\0';
+	return 0;
+}
+
+/* Appends s[0..n), a NUL byte read as a blank (a shell would stop there). */
+static int buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, n))
+		return MPP_ENOMEM;
+	char *d = b->s + b->n;
+	memcpy(d, s, n);
+	for (char *z = memchr(d, '\0', n); z;
+	     z = memchr(z, '\0', n - (size_t)(z - d)))
+		*z = ' ';
+	b->n += n;
 	b->s[b->n] = '\0';
 	return 0;
 }
 
 enum tok_kind { T_WORD, T_SEP, T_REDIR };
 
+/* A line's tokens. Their texts lie one after the other, each with its NUL,
+ * in one buffer: no allocation per token. `text` pointers are set once the
+ * line is lexed (the buffer may move while it grows). */
 struct tok {
 	int kind;
+	size_t off;
 	char *text;
 };
 
 struct toks {
 	struct tok *v;
 	size_t n, cap;
+	struct buf text;
 };
 
-static int toks_push(struct toks *t, int kind, char *text)
+static int toks_push(struct toks *t, int kind, size_t off)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct tok *v = realloc(t->v, cap * sizeof *v);
-		if (v == NULL) {
-			free(text);
+		if (v == NULL)
 			return MPP_ENOMEM;
-		}
 		t->v = v;
 		t->cap = cap;
 	}
 	t->v[t->n].kind = kind;
-	t->v[t->n].text = text;
+	t->v[t->n].off = off;
 	t->n++;
 	return 0;
 }
 
 static void toks_clear(struct toks *t)
 {
-	for (size_t i = 0; i < t->n; i++)
-		free(t->v[i].text);
 	t->n = 0;
+	t->text.n = 0;
+}
+
+static void toks_free(struct toks *t)
+{
+	free(t->v);
+	free(t->text.s);
 }
 
 /* ---- the lexer ---------------------------------------------------------- */
 
-static int push_op(struct toks *t, int kind, const char *op, size_t len)
+/* Ends the token that starts at off: its NUL, then the token. */
+static int end_token(struct toks *t, int kind, size_t off)
 {
-	char *s = strndup(op, len);
-	if (s == NULL)
+	if (buf_putc(&t->text, '\0'))
 		return MPP_ENOMEM;
-	return toks_push(t, kind, s);
+	return toks_push(t, kind, off);
 }
 
-/* Lexes one logical line into words, separators and redirection operators.
- * Sets *unterminated when a quote is left open. */
+static int push_op(struct toks *t, int kind, const char *op, size_t len)
+{
+	size_t off = t->text.n;
+	if (buf_put(&t->text, op, len))
+		return MPP_ENOMEM;
+	return end_token(t, kind, off);
+}
+
+static int lex_words(const char *s, struct toks *t, int *unterminated);
+
+/* Lexes one logical line into words, separators and redirection operators
+ * (appended to t). Sets *unterminated when a quote is left open; the
+ * tokens before it are kept. */
 static int lex_line(const char *s, struct toks *t, int *unterminated)
 {
-	struct buf w = {0};
+	int rc = lex_words(s, t, unterminated);
+	for (size_t k = 0; rc == 0 && k < t->n; k++)
+		t->v[k].text = t->text.s + t->v[k].off;
+	return rc;
+}
+
+static int lex_words(const char *s, struct toks *t, int *unterminated)
+{
+	struct buf *w = &t->text;
+	size_t ws = w->n; /* where the current word starts */
 	int in_word = 0, rc = 0;
 	*unterminated = 0;
 	for (size_t i = 0;; i++) {
@@ -305,23 +359,18 @@ static int lex_line(const char *s, struct toks *t, int *unterminated)
 			       c == '&' || c == '|' || c == '<' || c == '>' ||
 			       (c == '#' && !in_word);
 		if (end_word) {
-			int digits_only = in_word && w.n > 0 &&
-					  strspn(w.s, "0123456789") == w.n;
+			size_t len = w->n - ws;
+			int digits_only =
+			    in_word && len > 0 &&
+			    strspn(w->s + ws, "0123456789") == len;
 			/* "2>" and "2>&1": the fd number belongs to the
 			 * redirection, not to the command's words. */
-			if (in_word &&
-			    !((c == '<' || c == '>') && digits_only)) {
-				/* An empty quoted word ('') has no buffer. */
-				char *word = w.s ? w.s : strdup("");
-				w = (struct buf){0};
-				if (word == NULL)
-					return MPP_ENOMEM;
-				rc = toks_push(t, T_WORD, word);
-				if (rc)
-					return rc;
-			}
-			free(w.s);
-			w = (struct buf){0};
+			if (in_word && !((c == '<' || c == '>') && digits_only))
+				rc = end_token(t, T_WORD, ws);
+			else
+				w->n = ws;
+			if (rc)
+				return rc;
 			in_word = 0;
 			if (c == '\0' || c == '#')
 				return 0;
@@ -340,40 +389,39 @@ static int lex_line(const char *s, struct toks *t, int *unterminated)
 			}
 			if (rc)
 				return rc;
+			ws = w->n;
 			continue;
 		}
 		in_word = 1;
 		if (c == '\\' && s[i + 1] != '\0') {
-			rc = buf_putc(&w, s[++i]);
+			rc = buf_putc(w, s[++i]);
 		} else if (c == '\'') {
 			const char *q = strchr(s + i + 1, '\'');
 			if (q == NULL) {
 				*unterminated = 1;
-				free(w.s);
+				w->n = ws;
 				return 0;
 			}
-			for (i++; rc == 0 && s + i < q; i++)
-				rc = buf_putc(&w, s[i]);
+			rc = buf_put(w, s + i + 1, (size_t)(q - (s + i + 1)));
+			i = (size_t)(q - s);
 		} else if (c == '"') {
 			for (i++; rc == 0 && s[i] != '"'; i++) {
 				if (s[i] == '\0') {
 					*unterminated = 1;
-					free(w.s);
+					w->n = ws;
 					return 0;
 				}
 				if (s[i] == '\\' &&
 				    strchr("\"\\$`", s[i + 1]) &&
 				    s[i + 1] != '\0')
 					i++;
-				rc = buf_putc(&w, s[i]);
+				rc = buf_putc(w, s[i]);
 			}
 		} else {
-			rc = buf_putc(&w, c);
+			rc = buf_putc(w, c);
 		}
-		if (rc) {
-			free(w.s);
+		if (rc)
 			return rc;
-		}
 	}
 }
 
@@ -618,20 +666,25 @@ int mpp_script_parse(const char *text, size_t len, mpp_script_job *job,
 		}
 		line.n = 0;
 		first_line = lineno + 1;
-		for (; i < len; i++) {
-			if (text[i] == '\n') {
-				lineno++;
-				if (line.n > 0 && line.s[line.n - 1] == '\\' &&
-				    heredoc == NULL) {
-					line.s[--line.n] = '\0';
-					continue;
-				}
-				break;
-			}
-			if (buf_putc(&line, text[i] ? text[i] : ' ')) {
+		while (i < len) {
+			const char *nl = memchr(text + i, '\n', len - i);
+			size_t end = nl ? (size_t)(nl - text) : len;
+			if (buf_put(&line, text + i, end - i)) {
 				rc = MPP_ENOMEM;
 				break;
 			}
+			i = end;
+			if (nl == NULL)
+				break;
+			lineno++;
+			i++;
+			if (line.n > 0 && line.s[line.n - 1] == '\\' &&
+			    heredoc == NULL) {
+				line.s[--line.n] = '\0';
+				continue;
+			}
+			i--;
+			break;
 		}
 		i++;
 		if (rc)
@@ -680,8 +733,7 @@ int mpp_script_parse(const char *text, size_t len, mpp_script_job *job,
 		}
 		found = r;
 	}
-	toks_clear(&t);
-	free(t.v);
+	toks_free(&t);
 	free(line.s);
 	free(heredoc);
 	if (rc) {

@@ -6,8 +6,10 @@
  *
  *   httpc trickle PORT          one byte a second until the server closes;
  *                               prints "closed after N bytes"
- *   httpc flood PORT N PATH     N connections at once, each GET PATH;
- *                               prints "connected C answered A status200 K"
+ *   httpc flood PORT N PATH [BODY]
+ *                               N connections at once, each GET PATH, or
+ *                               POST BODY (a JSON text) to PATH; prints
+ *                               "connected C answered A status200 K"
  *   httpc loop PORT FILE STOP   POST FILE to /v1/predict again and again
  *                               on one keep-alive connection until the
  *                               file STOP exists; prints "STATUS VERSION"
@@ -86,7 +88,7 @@ static int trickle(int port)
 	return 0;
 }
 
-static int flood(int port, int n, const char *path)
+static int flood(int port, int n, const char *path, const char *body)
 {
 	struct rlimit rl;
 	getrlimit(RLIMIT_NOFILE, &rl);
@@ -95,11 +97,18 @@ static int flood(int port, int n, const char *path)
 	struct pollfd *p = calloc((size_t)n, sizeof *p);
 	int *state =
 	    calloc((size_t)n, sizeof *state); /* 0 send, 1 read, 2 done */
-	char req[512];
-	snprintf(
-	    req, sizeof req,
-	    "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
-	    path);
+	char req[4096];
+	if (body == NULL)
+		snprintf(req, sizeof req,
+			 "GET %s HTTP/1.1\r\nHost: localhost\r\nConnection: "
+			 "close\r\n\r\n",
+			 path);
+	else
+		snprintf(req, sizeof req,
+			 "POST %s HTTP/1.1\r\nHost: localhost\r\nConnection: "
+			 "close\r\nContent-Type: application/json\r\n"
+			 "Content-Length: %zu\r\n\r\n%s",
+			 path, strlen(body), body);
 	int connected = 0, answered = 0, ok = 0;
 	for (int i = 0; i < n; i++) {
 		p[i].fd = connect_to(port, 1);
@@ -335,8 +344,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc == 3 && strcmp(argv[1], "trickle") == 0)
 		return trickle(atoi(argv[2]));
-	if (argc == 5 && strcmp(argv[1], "flood") == 0)
-		return flood(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "flood") == 0)
+		return flood(atoi(argv[2]), atoi(argv[3]), argv[4],
+			     argc == 6 ? argv[5] : NULL);
 	if (argc == 5 && strcmp(argv[1], "loop") == 0)
 		return loop(atoi(argv[2]), argv[3], argv[4]);
 	if (argc == 5 && strcmp(argv[1], "hold") == 0)
@@ -344,8 +354,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "big") == 0)
 		return big(atoi(argv[2]), atoll(argv[3]),
 			   strcmp(argv[4], "chunked") == 0);
-	fprintf(stderr, "usage: httpc trickle PORT | flood PORT N PATH | hold "
-			"PORT N SECONDS | loop PORT FILE STOP | big PORT BYTES "
-			"length|chunked\n");
+	fprintf(stderr,
+		"usage: httpc trickle PORT | flood PORT N PATH [BODY] | hold "
+		"PORT N SECONDS | loop PORT FILE STOP | big PORT BYTES "
+		"length|chunked\n");
 	return 1;
 }

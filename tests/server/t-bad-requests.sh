@@ -49,6 +49,26 @@ done <<TABLE
 400|POST|/v1/predict|{"app":"heat","script":7}|script
 400|POST|/v1/predict|{"app":"heat","job_id":{}}|job_id
 400|POST|/v1/predict|{"app":"heat","user":1,"ntasks":1}|user
+400|POST|/v1/predict|{"app":"heat","user":["ann"],"ntasks":1}|user
+400|POST|/v1/predict|{"app":"heat","partition":2,"ntasks":1}|partition
+400|POST|/v1/predict|{"app":"heat","partition":{},"ntasks":1}|partition
+400|POST|/v1/predict|{"app":"heat","time_limit_s":"60","ntasks":1}|time_limit_s
+400|POST|/v1/predict|{"app":"heat","time_limit_s":-1,"ntasks":1}|time_limit_s
+400|POST|/v1/predict|{"app":"heat","time_limit_s":[60],"ntasks":1}|time_limit_s
+400|POST|/v1/predict|{"app":"heat","nodes":2,"ntasks_per_node":"4"}|ntasks_per_node
+400|POST|/v1/predict|{"app":"heat","nodes":2,"ntasks_per_node":0}|ntasks_per_node
+400|POST|/v1/predict|{"app":"heat","nodes":2,"ntasks_per_node":1.5}|ntasks_per_node
+400|POST|/v1/predict|{"app":"heat","nodes":"2","ntasks":4}|nodes
+400|POST|/v1/predict|{"app":"heat","nodes":true,"ntasks":4}|nodes
+400|POST|/v1/predict|{"app":"heat","nodes":[2],"ntasks":4}|nodes
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"args":[null]}|args[0]
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"args":["-n",["4"]]}|args[1]
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"args":["-n",{"v":4}]}|args[1]
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"args":["-n",true]}|args[1]
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"args":{"n":4}}|args
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"argv":"heat -n 4"}|argv
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"argv":["heat",4]}|argv[1]
+400|POST|/v1/predict|{"app":"heat","ntasks":4,"ntasks":5}|duplicate
 400|POST|/v1/predict|{$ok_features}|app
 400|POST|/v1/predict|{"app":"heat"}|features
 400|POST|/v1/predict|{"app":"heat","features":{"loop:h.c:3:1.mean":-1}}|features.loop:h.c:3:1.mean
@@ -64,6 +84,7 @@ done <<TABLE
 404|POST|/v1/predict|{"script":"srun ./unknown-app 3"}|unknown-app
 404|GET|/v1/models/nope||nope
 404|GET|/nope||/nope
+404|GET|/nope%ff||/nope?
 404|POST|/v1/predict/extra|{}|/v1/predict/extra
 404|GET|/v1/models/a/b||/v1/models/a/b
 405|GET|/v1/predict||GET
@@ -117,11 +138,16 @@ read -r _ _ n _ _ total <trickle.out
 [ "$n" -lt "$total" ] || fail "trickle: expected the connection closed before the request was whole, got $(cat trickle.out)"
 healthy "after the trickling client"
 
-# 1,000 connections at once, each asking /healthz.
+# 1,000 connections at once, each asking /healthz; then 1,000 at once,
+# each asking for a prediction (all audited).
 out=$("$HELPERS/httpc" flood "$PORT" 1000 /healthz)
 [ "$out" = "connected 1000 answered 1000 status200 1000" ] ||
 	fail "1000 connections: expected all answered 200, got '$out'"
 healthy "after 1000 connections"
+out=$("$HELPERS/httpc" flood "$PORT" 1000 /v1/predict '{"app":"heat","ntasks":4,"user":"flood"}')
+[ "$out" = "connected 1000 answered 1000 status200 1000" ] ||
+	fail "1000 connections posting predictions: expected all answered 200, got '$out'"
+healthy "after 1000 predictions at once"
 
 # At --max-connections, a new client waits (MHD stops accepting) until a
 # slot frees: here the idle holders are cut by the request deadline.
@@ -139,7 +165,10 @@ kill "$hpid" 2>/dev/null
 wait "$hpid" 2>/dev/null
 stop_daemon
 
-[ "$(rows predictions)" = 1 ] || fail "expected only the one good prediction audited, got $(rows predictions)"
+[ "$(rows predictions)" = 1001 ] ||
+	fail "expected the good prediction and the 1000 of the flood audited, got $(rows predictions)"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM predictions WHERE user = 'flood'")" = 1000 ] ||
+	fail "expected the flood's 1000 predictions audited"
 [ "$(rows runs)" = 0 ] || fail "expected no runs written, got $(rows runs)"
 grep -q 'runtime error\|AddressSanitizer' daemon.log && fail "expected a clean daemon log"
 echo "every bad request answered as expected; nothing written"

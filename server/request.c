@@ -1,0 +1,488 @@
+/*
+ * request.c: POST /v1/predict's body through yajl's event parser (see
+ * request.h).
+ *
+ * The decoder follows the nesting with a depth counter: depth 1 is the
+ * top-level object, whose keys name fields; depth 2 is inside "features",
+ * "args" or "argv"; anything else (an unknown field's value, a value of the
+ * wrong type) is skipped until its container closes. A wrong field is
+ * noted and the parse goes on, so that a syntax error later in the body is
+ * still reported as such (it wins). Every string fits in one buffer as
+ * large as the body: a decoded string and its NUL never take more bytes
+ * than its quoted form.
+ */
+#include "server/request.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "server/strmap.h"
+
+enum field {
+	F_UNKNOWN,
+	F_APP,
+	F_USER,
+	F_PARTITION,
+	F_SCRIPT,
+	F_JOB_ID,
+	F_NTASKS,
+	F_NODES,
+	F_PER_NODE,
+	F_TIME_LIMIT,
+	F_FEATURES,
+	F_ARGS,
+	F_ARGV,
+};
+
+static const char *const field_names[] = {
+    NULL,       "app",    "user",  "partition",       "script",
+    "job_id",   "ntasks", "nodes", "ntasks_per_node", "time_limit_s",
+    "features", "args",   "argv",
+};
+#define NFIELDS (sizeof field_names / sizeof *field_names)
+
+enum kind { K_NULL, K_BOOL, K_NUMBER, K_STRING, K_MAP, K_ARRAY };
+
+struct decoder {
+	mpp_request *q;
+	size_t max_features;
+	int depth; /* 0 outside, 1 in the top object, 2 in a field's value */
+	int skip;  /* non-zero: skipping until the container at this depth
+		      closes */
+	int field; /* the top-level key last read */
+	unsigned seen;
+	const char *feature; /* the feature name last read */
+	mpp_strmap names;    /* feature names seen */
+	size_t args_cap, argv_cap, features_cap;
+	char *err;
+	size_t errlen;
+	int failed, nomem;
+	size_t used; /* bytes of q->strings taken */
+};
+
+__attribute__((format(printf, 2, 3))) static void fail(struct decoder *d,
+						       const char *fmt, ...)
+{
+	if (d->failed)
+		return;
+	d->failed = 1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(d->err, d->errlen, fmt, ap);
+	va_end(ap);
+}
+
+static const char *copy(struct decoder *d, const unsigned char *s, size_t len)
+{
+	char *c = d->q->strings + d->used;
+	memcpy(c, s, len);
+	c[len] = '\0';
+	d->used += len + 1;
+	return c;
+}
+
+/* Appends to a growing array of n elements of `size` bytes; NULL when out
+ * of memory. */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return arr;
+	size_t c = *cap ? *cap * 2 : 16;
+	void *a = realloc(arr, c * size);
+	if (a != NULL)
+		*cap = c;
+	return a;
+}
+
+/* A number token's value; sets *ok to 0 when it overflows (JSON numbers
+ * are finite, so that is the body's fault). */
+static double number(struct decoder *d, const char *s, size_t len, int *ok)
+{
+	char small[128], *buf = small;
+	if (len >= sizeof small) {
+		buf = malloc(len + 1);
+		if (buf == NULL) {
+			d->nomem = 1;
+			*ok = 0;
+			return 0;
+		}
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	double x = strtod(buf, NULL);
+	*ok = isfinite(x);
+	if (!*ok)
+		fail(d, "body: invalid JSON: number %.40s out of range", buf);
+	if (buf != small)
+		free(buf);
+	return x;
+}
+
+static int is_integer_token(const char *s, size_t len)
+{
+	return memchr(s, '.', len) == NULL && memchr(s, 'e', len) == NULL &&
+	       memchr(s, 'E', len) == NULL;
+}
+
+static void count_field(struct decoder *d, double *out, const char *name,
+			const char *s, size_t len)
+{
+	int ok;
+	double x = number(d, s, len, &ok);
+	if (ok && !(x >= 1 && x <= 1e9 && x == floor(x)))
+		fail(d, "%s: expected a positive integer up to 1e9", name);
+	else if (ok)
+		*out = x;
+}
+
+static void type_error(struct decoder *d, int field)
+{
+	switch (field) {
+	case F_APP:
+	case F_USER:
+	case F_PARTITION:
+	case F_SCRIPT:
+		fail(d, "%s: expected a string", field_names[field]);
+		break;
+	case F_JOB_ID:
+		fail(d, "job_id: expected a string or integer");
+		break;
+	case F_NTASKS:
+	case F_NODES:
+	case F_PER_NODE:
+		fail(d, "%s: expected a positive integer up to 1e9",
+		     field_names[field]);
+		break;
+	case F_TIME_LIMIT:
+		fail(d, "time_limit_s: expected a number >= 0");
+		break;
+	case F_FEATURES:
+		fail(d, "features: expected an object");
+		break;
+	case F_ARGS:
+		fail(d, "args: expected an array of strings or a string");
+		break;
+	case F_ARGV:
+		fail(d, "argv: expected an array of strings");
+		break;
+	}
+}
+
+/* A scalar value of a top-level field. */
+static void field_value(struct decoder *d, int kind, const char *s, size_t len)
+{
+	mpp_request *q = d->q;
+	if (d->field == F_UNKNOWN || kind == K_NULL)
+		return;
+	switch (d->field) {
+	case F_APP:
+	case F_USER:
+	case F_PARTITION:
+	case F_SCRIPT:
+		if (kind == K_STRING) {
+			const char *v = copy(d, (const unsigned char *)s, len);
+			if (d->field == F_APP)
+				q->app = v;
+			else if (d->field == F_USER)
+				q->user = v;
+			else if (d->field == F_PARTITION)
+				q->partition = v;
+			else {
+				q->script = v;
+				q->script_len = len;
+			}
+			return;
+		}
+		break;
+	case F_JOB_ID:
+		if (kind == K_STRING ||
+		    (kind == K_NUMBER && is_integer_token(s, len))) {
+			q->job_id = copy(d, (const unsigned char *)s, len);
+			return;
+		}
+		break;
+	case F_NTASKS:
+	case F_NODES:
+	case F_PER_NODE:
+		if (kind != K_NUMBER)
+			break;
+		count_field(d,
+			    d->field == F_NTASKS  ? &q->ntasks
+			    : d->field == F_NODES ? &q->nodes
+						  : &q->per_node,
+			    field_names[d->field], s, len);
+		return;
+	case F_TIME_LIMIT:
+		if (kind == K_NUMBER) {
+			int ok;
+			double x = number(d, s, len, &ok);
+			if (ok && !(x >= 0))
+				break;
+			return;
+		}
+		break;
+	case F_ARGS:
+		if (kind == K_STRING) {
+			q->has_args = 1;
+			q->args_string = copy(d, (const unsigned char *)s, len);
+			return;
+		}
+		break;
+	}
+	type_error(d, d->field);
+}
+
+/* A scalar inside "features", "args" or "argv". */
+static void element(struct decoder *d, int kind, const char *s, size_t len)
+{
+	mpp_request *q = d->q;
+	if (d->field == F_FEATURES) {
+		int ok = kind == K_NUMBER;
+		double x = ok ? number(d, s, len, &ok) : 0;
+		if (ok && !(x >= 0))
+			ok = 0;
+		if (!ok) {
+			fail(d, "features.%s: expected a finite number >= 0",
+			     d->feature);
+			return;
+		}
+		if (d->failed)
+			return;
+		q->features[q->nfeatures].name = d->feature;
+		q->features[q->nfeatures++].value = x;
+		return;
+	}
+	int is_args = d->field == F_ARGS;
+	size_t n = is_args ? q->nargs : q->nargv;
+	if (kind != K_STRING) {
+		fail(d, "%s[%zu]: expected a string", is_args ? "args" : "argv",
+		     n);
+		return;
+	}
+	const char ***arr = is_args ? &q->args : &q->argv;
+	const char **a =
+	    grow((void *)*arr, n, is_args ? &d->args_cap : &d->argv_cap,
+		 sizeof **arr);
+	if (a == NULL) {
+		d->nomem = 1;
+		return;
+	}
+	*arr = a;
+	a[n] = copy(d, (const unsigned char *)s, len);
+	if (is_args)
+		q->nargs++;
+	else
+		q->nargv++;
+}
+
+static int scalar(struct decoder *d, int kind, const char *s, size_t len)
+{
+	if (d->skip)
+		return 1;
+	if (d->depth == 0)
+		fail(d, "body: expected a JSON object");
+	else if (d->depth == 1)
+		field_value(d, kind, s, len);
+	else
+		element(d, kind, s, len);
+	return !d->nomem;
+}
+
+static int open_container(struct decoder *d, int kind)
+{
+	d->depth++;
+	if (d->skip)
+		return 1;
+	if (d->depth == 1) {
+		if (kind != K_MAP) {
+			fail(d, "body: expected a JSON object");
+			d->skip = d->depth;
+		}
+		return 1;
+	}
+	if (d->depth == 2) {
+		mpp_request *q = d->q;
+		if (d->field == F_FEATURES && kind == K_MAP) {
+			q->has_features = 1;
+			/* Sized for a typical request; it grows. */
+			if (d->names.cap == 0 &&
+			    mpp_strmap_init(&d->names, 32) != 0) {
+				d->nomem = 1;
+				return 0;
+			}
+		} else if (d->field == F_ARGS && kind == K_ARRAY)
+			q->has_args = 1;
+		else if (d->field == F_ARGV && kind == K_ARRAY)
+			q->has_argv = 1;
+		else {
+			type_error(d, d->field);
+			d->skip = d->depth;
+		}
+		return 1;
+	}
+	/* A container inside features, args or argv: a wrong element. */
+	if (d->field == F_FEATURES)
+		fail(d, "features.%s: expected a finite number >= 0",
+		     d->feature);
+	else
+		fail(d, "%s[%zu]: expected a string",
+		     d->field == F_ARGS ? "args" : "argv",
+		     d->field == F_ARGS ? d->q->nargs : d->q->nargv);
+	d->skip = d->depth;
+	return 1;
+}
+
+static int close_container(struct decoder *d)
+{
+	if (d->skip == d->depth)
+		d->skip = 0;
+	d->depth--;
+	return 1;
+}
+
+static int on_key(void *ctx, const unsigned char *s, size_t len)
+{
+	struct decoder *d = ctx;
+	if (d->skip)
+		return 1;
+	if (d->depth == 1) {
+		d->field = F_UNKNOWN;
+		for (size_t f = 1; f < NFIELDS; f++)
+			if (strlen(field_names[f]) == len &&
+			    memcmp(field_names[f], s, len) == 0) {
+				d->field = (int)f;
+				break;
+			}
+		if (d->field != F_UNKNOWN) {
+			if (d->seen & (1u << d->field))
+				fail(d, "%s: duplicate key",
+				     field_names[d->field]);
+			d->seen |= 1u << d->field;
+		}
+		return 1;
+	}
+	/* A feature name. */
+	mpp_request *q = d->q;
+	d->feature = copy(d, s, len);
+	if (q->nfeatures >= d->max_features) {
+		fail(d, "features: more than the limit of %zu",
+		     d->max_features);
+		return 1;
+	}
+	int rc = mpp_strmap_put(&d->names, d->feature, len, 0);
+	if (rc == 1)
+		fail(d, "features: duplicate name '%s'", d->feature);
+	mpp_kv *f = grow(q->features, q->nfeatures, &d->features_cap,
+			 sizeof *q->features);
+	if (rc < 0 || f == NULL) {
+		d->nomem = 1;
+		return 0;
+	}
+	q->features = f;
+	return 1;
+}
+
+static int on_null(void *ctx)
+{
+	return scalar(ctx, K_NULL, NULL, 0);
+}
+
+static int on_bool(void *ctx, int b)
+{
+	(void)b;
+	return scalar(ctx, K_BOOL, NULL, 0);
+}
+
+static int on_number(void *ctx, const char *s, size_t len)
+{
+	return scalar(ctx, K_NUMBER, s, len);
+}
+
+static int on_string(void *ctx, const unsigned char *s, size_t len)
+{
+	return scalar(ctx, K_STRING, (const char *)s, len);
+}
+
+static int on_start_map(void *ctx)
+{
+	return open_container(ctx, K_MAP);
+}
+
+static int on_start_array(void *ctx)
+{
+	return open_container(ctx, K_ARRAY);
+}
+
+static int on_end(void *ctx)
+{
+	return close_container(ctx);
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_null = on_null,
+    .yajl_boolean = on_bool,
+    .yajl_number = on_number,
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_key,
+    .yajl_end_map = on_end,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end,
+};
+
+int mpp_request_parse(const char *body, size_t len, size_t max_features,
+		      mpp_request *q, char *err, size_t errlen)
+{
+	memset(q, 0, sizeof *q);
+	q->ntasks = q->nodes = q->per_node = -1;
+	err[0] = '\0';
+	struct decoder d = {
+	    .q = q,
+	    .max_features = max_features,
+	    .err = err,
+	    .errlen = errlen,
+	};
+	q->strings = malloc(len + 1);
+	yajl_handle h = q->strings ? yajl_alloc(&callbacks, NULL, &d) : NULL;
+	if (h == NULL) {
+		mpp_request_free(q);
+		return MPP_ENOMEM;
+	}
+	yajl_status st = yajl_parse(h, (const unsigned char *)body, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(h);
+	int rc = MPP_OK;
+	if (d.nomem) {
+		rc = MPP_ENOMEM;
+	} else if (st != yajl_status_ok) {
+		unsigned char *msg =
+		    yajl_get_error(h, 0, (const unsigned char *)body, len);
+		const char *m = msg ? (const char *)msg : "parse error";
+		snprintf(err, errlen, "body: invalid JSON at byte %zu: %.*s",
+			 yajl_get_bytes_consumed(h), (int)strcspn(m, "\n"), m);
+		if (msg)
+			yajl_free_error(h, msg);
+		rc = MPP_EINVAL;
+	} else if (d.failed) {
+		rc = MPP_EINVAL;
+	}
+	yajl_free(h);
+	mpp_strmap_free(&d.names);
+	if (rc != MPP_OK)
+		mpp_request_free(q);
+	return rc;
+}
+
+void mpp_request_free(mpp_request *q)
+{
+	free(q->features);
+	free(q->args);
+	free(q->argv);
+	free(q->strings);
+	memset(q, 0, sizeof *q);
+	q->ntasks = q->nodes = q->per_node = -1;
+}

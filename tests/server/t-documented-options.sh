@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Every option that `mpipredictd --help` or server/README.md documents is
+# accepted: the daemon starts with all of them at once (one missing from
+# the option table exits 1 "unknown option"), and each has a sample value
+# here, so an option documented later without a test fails this one.
+. "$MPP_SRC/tests/server/lib.sh"
+
+declare -A sample=(
+	[--db]="$DB" [--listen]=127.0.0.1:0 [--port-file]=port
+	[--token-file]=token [--threads]=2 [--max-body]=65536
+	[--max-connections]=64 [--max-features]=100 [--idle-timeout]=5
+	[--request-timeout]=5 [--audit-interval]=20 [--audit-batch]=64
+	[--audit-queue]=1000 [--reload-interval]=30 [--log-level]=info
+)
+echo t0ken >token
+documented=$( {
+	mpipredictd --help
+	sed -n '/^```$/,/^```$/p' "$MPP_SRC/server/README.md"
+} | grep -o -- '--[a-z][a-z-]*' | sort -u | grep -v -x -e --help -e --version)
+[ -n "$documented" ] || fail "expected options in --help and the README"
+args=()
+for o in $documented; do
+	[ -n "${sample[$o]+x}" ] || fail "documented option $o has no sample value in this test"
+	[ "$o" = --db ] || [ "$o" = --listen ] || [ "$o" = --port-file ] ||
+		args+=("$o" "${sample[$o]}")
+done
+start_daemon "${args[@]}"
+st=$(req GET /healthz)
+expect_status 200 "$st" "a daemon started with every documented option"
+stop_daemon
+grep -q 'unknown option' daemon.log && fail "expected no unknown option, got $(grep -m1 'unknown option' daemon.log)"
+for o in --version --help; do
+	mpipredictd "$o" >out 2>&1 || fail "mpipredictd $o: expected exit 0, got $? ($(cat out))"
+done
+echo "$(echo "$documented" | wc -l) documented options accepted"
