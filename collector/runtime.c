@@ -8,7 +8,8 @@
  * the program exits without it, at exit(), for mpipredict-collect.
  *
  * Environment: MPIPREDICT_RUNS (file or directory, default
- * ./mpipredict-runs/), MPIPREDICT_APP (default: the executable's name),
+ * ./mpipredict-runs/), MPIPREDICT_APP (default: the units' --app name, else
+ * the executable's name),
  * MPIPREDICT_DISABLE=1 (count nothing, write nothing), MPIPREDICT_DUMP,
  * MPIPREDICT_TEST_NODE_KEY (pmpi.c), SLURM_JOB_ID (the job_id column).
  *
@@ -37,27 +38,6 @@
 #define PFX "mpipredict: "
 
 static struct __mpp_unit *units;
-
-void __mpp_register(struct __mpp_unit *u)
-{
-	struct __mpp_unit *p;
-
-	if (u->abi_version != MPP_ABI_VERSION) {
-		fprintf(
-		    stderr,
-		    PFX
-		    "%s was instrumented for runtime ABI %d, this runtime has "
-		    "ABI %d; its counters are ignored\n",
-		    u->file ? u->file : "a unit", u->abi_version,
-		    MPP_ABI_VERSION);
-		return;
-	}
-	for (p = units; p; p = p->next)
-		if (p == u)
-			return;
-	u->next = units;
-	units = u;
-}
 
 /* State of this process's run. */
 static struct {
@@ -164,6 +144,48 @@ static const char *const fn_names[MPP_NFN] = {
 #include "collector/mpi_table.def"
 #undef MPP_MPI
 };
+
+/* Kept only so that a program built against ABI version 1, whose call
+ * sites store to this variable, still loads and gets the refusal below
+ * instead of a dynamic-linker error. Never read. */
+_Thread_local void *__mpp_cur_site;
+
+/* 1 + the table index of the MPI function a site name ends in
+ * ("file:line:col:MPI_Send"), or 0 when this runtime does not know it. */
+static int site_fn(const char *name)
+{
+	const char *f = name ? strrchr(name, ':') : NULL;
+	int i;
+
+	f = f ? f + 1 : name;
+	for (i = 0; f && i < MPP_NFN; i++)
+		if (!strcmp(fn_names[i], f))
+			return i + 1;
+	return 0;
+}
+
+void __mpp_register(struct __mpp_unit *u)
+{
+	struct __mpp_unit *p;
+	unsigned i;
+
+	if (u->abi_version != MPP_ABI_VERSION) {
+		/* abi_version, build_id and file lead every version. */
+		fprintf(stderr,
+			PFX "%s was instrumented for runtime ABI %d, this "
+			    "runtime has ABI %d; its counters are ignored\n",
+			u->file ? u->file : "a unit", u->abi_version,
+			MPP_ABI_VERSION);
+		return;
+	}
+	for (p = units; p; p = p->next)
+		if (p == u)
+			return;
+	for (i = 0; i < u->nsites; i++)
+		u->sites[i].fn = site_fn(u->site_names[i]);
+	u->next = units;
+	units = u;
+}
 
 /* WAIT-kind functions move no bytes of their own: no bytes columns. */
 #define HAS_BYTES_P2P  1
@@ -357,10 +379,38 @@ static void dump_at_exit(void)
 	feats_free(&f);
 }
 
+/* The run's app: $MPIPREDICT_APP, else the name the units were built with
+ * (--app), else the executable's name. Units built with different names:
+ * the first by file name, and one line on stderr from rank 0. */
+static char *app_name(void)
+{
+	const char *env = getenv("MPIPREDICT_APP"), *a = NULL, *b = NULL;
+	struct __mpp_unit **v;
+	size_t n, i;
+
+	if (env && *env)
+		return strdup(env);
+	v = sorted_units(&n);
+	for (i = 0; i < n; i++) {
+		if (!v[i]->app || !*v[i]->app)
+			continue;
+		if (!a)
+			a = v[i]->app;
+		else if (!b && strcmp(a, v[i]->app))
+			b = v[i]->app;
+	}
+	free(v);
+	if (b && run.rank == 0)
+		fprintf(stderr,
+			PFX "the program's files were instrumented with "
+			    "different --app names (%s, %s); the run uses %s\n",
+			a, b, a);
+	return strdup(a ? a : program_invocation_short_name);
+}
+
 static void start(int provided)
 {
 	const char *dis = getenv("MPIPREDICT_DISABLE");
-	const char *app = getenv("MPIPREDICT_APP");
 	char err[256], ids[72];
 	struct tm tm;
 	time_t now;
@@ -389,7 +439,7 @@ static void start(int provided)
 	PMPI_Bcast(ids, sizeof ids, MPI_CHAR, 0, run.comm);
 	memcpy(run.run_id, ids, sizeof run.run_id);
 	memcpy(run.started_at, ids + 40, sizeof run.started_at);
-	run.app = strdup(app && *app ? app : program_invocation_short_name);
+	run.app = app_name();
 	run.args = read_args();
 	combined_build_id(run.build_id);
 	run.dump_dir = getenv("MPIPREDICT_DUMP");

@@ -22,7 +22,8 @@ static const char *const site_names[3] = {
     "bench.c:3:1:MPI_Allreduce",
 };
 static struct __mpp_unit unit = {
-    MPP_ABI_VERSION, "bench", "bench.c", 0, NULL, NULL, 3, sites, site_names, 0,
+    MPP_ABI_VERSION, "bench",    "bench.c", NULL, 0, NULL, NULL, 3,
+    sites,           site_names, 0,
 };
 
 __attribute__((constructor)) static void reg(void)
@@ -30,7 +31,7 @@ __attribute__((constructor)) static void reg(void)
 	__mpp_register(&unit);
 }
 
-#define AT(i, fn) (__mpp_cur_site = &sites[i], fn)
+#define AT(i, fn) (__mpp_tag_push(&sites[i]), fn)
 #else
 #define AT(i, fn) fn
 #endif

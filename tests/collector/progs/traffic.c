@@ -3,7 +3,7 @@
  * It carries a hand-built instrumented unit (what mpipredict-instrument
  * would generate: a counter array, a site array, a struct __mpp_unit and a
  * constructor that registers it) and tags its MPI calls the way rewritten
- * code does, `(__mpp_cur_site = &site[i], MPI_Send)(...)`.
+ * code does, `(__mpp_tag_push(&site[i]), MPI_Send)(...)`.
  *
  * Usage: traffic SCENARIO... with scenarios
  *   p2p      blocking sends and receives (also untagged ones, a Bsend)
@@ -159,11 +159,17 @@ static const char *const counter_names[NCOUNTERS] = {
 static unsigned long long counters[NCOUNTERS];
 static struct __mpp_site sites[NSITES];
 static struct __mpp_unit unit = {
-    MPP_ABI_VERSION, "0123456789abcdef",
-    "t.c",           NCOUNTERS,
-    counters,        counter_names,
-    NSITES,          sites,
-    site_names,      0,
+    MPP_ABI_VERSION,
+    "0123456789abcdef",
+    "t.c",
+    NULL,
+    NCOUNTERS,
+    counters,
+    counter_names,
+    NSITES,
+    sites,
+    site_names,
+    0,
 };
 
 __attribute__((constructor)) static void reg(void)
@@ -173,7 +179,7 @@ __attribute__((constructor)) static void reg(void)
 }
 
 /* Tag the next MPI call, as rewritten code does. */
-#define AT(i, fn) (__mpp_cur_site = &sites[i], fn)
+#define AT(i, fn) (__mpp_tag_push(&sites[i]), fn)
 
 static int rank, size, peer;
 
