@@ -60,10 +60,8 @@
 
 /* One MPI call site. */
 struct __mpp_site {
-	unsigned long long calls;       /* times the call was made            */
-	unsigned long long bytes;       /* bytes sent + received (see collector) */
-	unsigned long long intra_bytes; /* point-to-point bytes within a node  */
-	unsigned long long inter_bytes; /* point-to-point bytes between nodes  */
+	unsigned long long calls; /* times the call was made                 */
+	unsigned long long bytes; /* bytes sent + received (see collector)   */
 	/* Set by __mpp_register: 1 + the runtime's index of the site's MPI
 	 * function; 0 (as initialised) until then or when the runtime does
 	 * not know the function, and such a tag is never taken. */

@@ -8,8 +8,8 @@
  *
  * Byte rules (see the acct column of mpi_table.def for each shape):
  *   - sends count count x MPI_Type_size(type) when the call is made;
- *   - receives count what the status says was received (MPI_Get_count in
- *     MPI_BYTE); an MPI_Irecv's bytes are added to the Irecv's own site when
+ *   - receives count what the status says was received (its byte count, as
+ *     MPI_Get_count in MPI_BYTE gives it); an MPI_Irecv's bytes are added to the Irecv's own site when
  *     a Wait/Test call completes it (a request freed with MPI_Request_free
  *     before completion adds none);
  *   - messages to or from MPI_PROC_NULL carry no bytes;
@@ -18,6 +18,12 @@
  *     translated to MPI_COMM_WORLD for other communicators (the translation
  *     is cached on the communicator as an MPI attribute), and go into a
  *     message-size histogram per level. Collectives have no level.
+ *
+ * The per-call path is kept short (issue 4 asks for at most 5 % on an
+ * 8-byte ping-pong): the accounting is inlined into each wrapper, type
+ * sizes of predefined types come from a table built at MPI_Init, nothing
+ * is counted twice (traffic.h), and MPI_COMM_WORLD needs no rank
+ * translation.
  *
  * Not for: the run row, the reductions at MPI_Finalize, the unit registry
  * (runtime.c). Persistent requests (MPI_Send_init, MPI_Start) and one-sided
@@ -36,18 +42,22 @@
 /* Initial-exec (declared so in mpp_abi.h): libmpipredict is always loaded
  * with the program (it is linked, never dlopen'ed), and the call path must
  * not go through __tls_get_addr. */
-_Thread_local struct __mpp_tags __mpp_tags;
+__attribute__((
+    tls_model("initial-exec"))) _Thread_local struct __mpp_tags __mpp_tags;
 
 struct mpp_traffic mpp_traffic;
 const unsigned long long mpp_bucket_lo[MPP_NBUCKET] = {
     0, 64, 1024, 16384, 262144, 4194304,
 };
 
+/* The accounting of a call runs in every wrapper: it is inlined there. */
+#define INLINE static inline __attribute__((always_inline))
+
 static int active;   /* counting: between MPI_Init and MPI_Finalize */
 static int threaded; /* MPI_THREAD_MULTIPLE: atomic updates, locked tables */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void add(unsigned long long *p, unsigned long long v)
+INLINE void add(unsigned long long *p, unsigned long long v)
 {
 	if (threaded)
 		__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
@@ -67,27 +77,23 @@ static void unlock_tables(void)
 		pthread_mutex_unlock(&lock);
 }
 
-/* Nodes of the ranks of one communicator's (remote) group: node[r] is the
- * node index of rank r, or -1 for a process outside MPI_COMM_WORLD. Shared
- * by the communicator's attribute and by pending receives on it. */
+/* The levels of the ranks of one communicator's (remote) group, seen from
+ * this process: lv[r] is MPP_INTRA or MPP_INTER, or -1 for a process
+ * outside MPI_COMM_WORLD. Shared by the communicator's attribute and by
+ * pending receives on it; refs is updated atomically (no lock). */
 struct nodes {
 	int refs;
 	int n;
-	int node[];
+	signed char lv[];
 };
 
-static struct nodes *world; /* MPI_COMM_WORLD, never freed while active */
-static int my_node;
+static struct nodes *world; /* MPI_COMM_WORLD, never freed */
 static int nodes_key = MPI_KEYVAL_INVALID;
 
 static void nodes_put(struct nodes *ns)
 {
-	int last;
-
-	lock_tables();
-	last = --ns->refs == 0;
-	unlock_tables();
-	if (last)
+	if (ns != world &&
+	    __atomic_sub_fetch(&ns->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		free(ns);
 }
 
@@ -100,8 +106,8 @@ static int nodes_delete(MPI_Comm comm, int key, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
-/* The node map of comm, with a reference for the caller; NULL when it
- * cannot be built. */
+/* The level map of comm, with a reference for the caller (none needed for
+ * MPI_COMM_WORLD's); NULL when it cannot be built. */
 static struct nodes *nodes_get(MPI_Comm comm)
 {
 	struct nodes *ns;
@@ -109,51 +115,146 @@ static struct nodes *nodes_get(MPI_Comm comm)
 	int flag = 0, inter = 0, n = 0, i, *rk;
 	void *val;
 
-	if (comm == MPI_COMM_WORLD) {
-		ns = world;
-		goto ref;
-	}
+	if (comm == MPI_COMM_WORLD)
+		return world;
 	if (PMPI_Comm_get_attr(comm, nodes_key, &val, &flag) != MPI_SUCCESS)
 		return NULL;
 	if (flag) {
 		ns = val;
-		goto ref;
+		__atomic_add_fetch(&ns->refs, 1, __ATOMIC_RELAXED);
+		return ns;
 	}
 	PMPI_Comm_test_inter(comm, &inter);
 	if ((inter ? PMPI_Comm_remote_group(comm, &g)
 		   : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
 		return NULL;
 	PMPI_Group_size(g, &n);
-	ns = malloc(sizeof *ns + 2 * (size_t)n * sizeof(int));
-	if (!ns) {
+	ns = malloc(sizeof *ns + (size_t)n);
+	rk = malloc(2 * (size_t)n * sizeof *rk + 1);
+	if (!ns || !rk) {
+		free(ns);
+		free(rk);
 		PMPI_Group_free(&g);
 		return NULL;
 	}
-	ns->refs = 1;
+	ns->refs = 2; /* the attribute's and the caller's */
 	ns->n = n;
-	rk = ns->node + n;
 	for (i = 0; i < n; i++)
 		rk[i] = i;
 	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-	PMPI_Group_translate_ranks(g, n, rk, wg, ns->node);
+	PMPI_Group_translate_ranks(g, n, rk, wg, rk + n);
 	PMPI_Group_free(&wg);
 	PMPI_Group_free(&g);
 	for (i = 0; i < n; i++)
-		ns->node[i] = ns->node[i] == MPI_UNDEFINED
-				  ? -1
-				  : world->node[ns->node[i]];
+		ns->lv[i] =
+		    rk[n + i] == MPI_UNDEFINED ? -1 : world->lv[rk[n + i]];
+	free(rk);
 	if (PMPI_Comm_set_attr(comm, nodes_key, ns) != MPI_SUCCESS) {
 		free(ns);
 		return NULL;
 	}
-ref:
-	lock_tables();
-	ns->refs++;
-	unlock_tables();
 	return ns;
 }
 
-static unsigned long long type_size(MPI_Datatype t)
+/* Sizes of the predefined datatypes, looked up by handle: PMPI_Type_size
+ * costs more than the rest of a small call's accounting. Filled once at
+ * MPI_Init and read-only afterwards (so threads need no lock); a predefined
+ * type is never freed, so its handle never comes to mean another type.
+ * Other types ask PMPI_Type_size each time. */
+enum { NTSIZE = 256 };
+static struct {
+	uint64_t key;            /* the handle's bits */
+	unsigned long long size; /* 0: empty slot */
+} tsizes[NTSIZE];
+
+INLINE uint64_t type_key(MPI_Datatype t)
+{
+	uint64_t k = 0;
+
+	_Static_assert(sizeof t <= sizeof k, "MPI_Datatype wider than 64 bits");
+	memcpy(&k, &t, sizeof t);
+	return k;
+}
+
+/* Handles of predefined types are addresses a few hundred bytes apart
+ * (OpenMPI) or small integers (MPICH): mix all bits before taking a slot. */
+INLINE size_t type_slot(uint64_t k)
+{
+	k ^= k >> 29;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 32;
+	return (size_t)k & (NTSIZE - 1);
+}
+
+static void type_cache(MPI_Datatype t)
+{
+	uint64_t k = type_key(t);
+	size_t i;
+	int s = 0;
+
+	if (t == MPI_DATATYPE_NULL || PMPI_Type_size(t, &s) != MPI_SUCCESS ||
+	    s <= 0)
+		return;
+	for (i = type_slot(k); tsizes[i].size && tsizes[i].key != k;
+	     i = (i + 1) & (NTSIZE - 1))
+		;
+	tsizes[i].key = k;
+	tsizes[i].size = (unsigned long long)s;
+}
+
+static void type_cache_fill(void)
+{
+	/* The named C types of MPI-3 (MPICH makes the ones it lacks
+	 * MPI_DATATYPE_NULL, which type_cache skips). */
+	const MPI_Datatype named[] = {
+	    MPI_CHAR,
+	    MPI_SHORT,
+	    MPI_INT,
+	    MPI_LONG,
+	    MPI_LONG_LONG_INT,
+	    MPI_LONG_LONG,
+	    MPI_SIGNED_CHAR,
+	    MPI_UNSIGNED_CHAR,
+	    MPI_UNSIGNED_SHORT,
+	    MPI_UNSIGNED,
+	    MPI_UNSIGNED_LONG,
+	    MPI_UNSIGNED_LONG_LONG,
+	    MPI_FLOAT,
+	    MPI_DOUBLE,
+	    MPI_LONG_DOUBLE,
+	    MPI_WCHAR,
+	    MPI_C_BOOL,
+	    MPI_INT8_T,
+	    MPI_INT16_T,
+	    MPI_INT32_T,
+	    MPI_INT64_T,
+	    MPI_UINT8_T,
+	    MPI_UINT16_T,
+	    MPI_UINT32_T,
+	    MPI_UINT64_T,
+	    MPI_AINT,
+	    MPI_COUNT,
+	    MPI_OFFSET,
+	    MPI_C_COMPLEX,
+	    MPI_C_FLOAT_COMPLEX,
+	    MPI_C_DOUBLE_COMPLEX,
+	    MPI_C_LONG_DOUBLE_COMPLEX,
+	    MPI_BYTE,
+	    MPI_PACKED,
+	    MPI_FLOAT_INT,
+	    MPI_DOUBLE_INT,
+	    MPI_LONG_INT,
+	    MPI_2INT,
+	    MPI_SHORT_INT,
+	    MPI_LONG_DOUBLE_INT,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof named / sizeof named[0]; i++)
+		type_cache(named[i]);
+}
+
+static unsigned long long type_size_slow(MPI_Datatype t)
 {
 	int s = 0;
 
@@ -163,7 +264,30 @@ static unsigned long long type_size(MPI_Datatype t)
 	return s > 0 ? (unsigned long long)s : 0;
 }
 
-static unsigned long long nbytes(int count, MPI_Datatype t)
+/* The last predefined type this thread looked up: loops tend to use one
+ * type over and over. Only predefined types go here, so it is never stale. */
+static __attribute__((tls_model("initial-exec"))) _Thread_local struct {
+	uint64_t key;
+	unsigned long long size; /* key 0 is no handle: empty until set */
+} last_type;
+
+INLINE unsigned long long type_size(MPI_Datatype t)
+{
+	uint64_t k = type_key(t);
+	size_t i;
+
+	if (k == last_type.key)
+		return last_type.size;
+	for (i = type_slot(k); tsizes[i].size; i = (i + 1) & (NTSIZE - 1))
+		if (tsizes[i].key == k) {
+			last_type.key = k;
+			last_type.size = tsizes[i].size;
+			return tsizes[i].size;
+		}
+	return type_size_slow(t);
+}
+
+INLINE unsigned long long nbytes(int count, MPI_Datatype t)
 {
 	return count > 0 ? (unsigned long long)count * type_size(t) : 0;
 }
@@ -178,7 +302,40 @@ static unsigned long long sum_counts(const int *counts, int n)
 	return s;
 }
 
-static unsigned long long received(const MPI_Status *st)
+/* The bytes a status says were received. PMPI_Get_count costs as much as
+ * the rest of a small receive's accounting; OpenMPI and MPICH keep the
+ * byte count in fields of their MPI_Status, which are read directly once
+ * status_check has seen them agree with MPI_Status_set_elements_x. */
+#if defined(OPEN_MPI)
+#define STATUS_BYTES(st) ((unsigned long long)(st)->_ucount)
+#elif defined(MPICH)
+#define STATUS_BYTES(st)                                                       \
+	((unsigned long long)(unsigned)(st)->count_lo +                        \
+	 ((unsigned long long)((unsigned)(st)->count_hi_and_cancelled >> 1)    \
+	  << 32))
+#endif
+static int status_direct;
+
+static void status_check(void)
+{
+#ifdef STATUS_BYTES
+	const MPI_Count probe[] = {0, 12345, ((MPI_Count)5 << 32) + 7};
+	MPI_Status st;
+	size_t i;
+
+	memset(&st, 0, sizeof st);
+	for (i = 0; i < 2 * sizeof probe / sizeof probe[0]; i++)
+		if (PMPI_Status_set_cancelled(&st, (int)(i & 1)) !=
+			MPI_SUCCESS ||
+		    PMPI_Status_set_elements_x(&st, MPI_BYTE, probe[i / 2]) !=
+			MPI_SUCCESS ||
+		    STATUS_BYTES(&st) != (unsigned long long)probe[i / 2])
+			return;
+	status_direct = 1;
+#endif
+}
+
+static unsigned long long received_slow(const MPI_Status *st)
 {
 	int n = 0;
 
@@ -186,6 +343,15 @@ static unsigned long long received(const MPI_Status *st)
 	    n == MPI_UNDEFINED || n < 0)
 		return 0;
 	return (unsigned long long)n;
+}
+
+INLINE unsigned long long received(const MPI_Status *st)
+{
+#ifdef STATUS_BYTES
+	if (status_direct)
+		return STATUS_BYTES(st);
+#endif
+	return received_slow(st);
 }
 
 /* One intercepted call in progress. */
@@ -198,7 +364,7 @@ struct call {
 /* The tag on top of this thread's stack if it is for fn (popping it), else
  * NULL: a tag for another function belongs to a call still being set up
  * around this one (this call is in its arguments). */
-static struct __mpp_site *take_tag(enum mpp_fn fn)
+INLINE struct __mpp_site *take_tag(enum mpp_fn fn)
 {
 	unsigned n = __mpp_tags.n;
 	struct __mpp_site *s;
@@ -212,18 +378,8 @@ static struct __mpp_site *take_tag(enum mpp_fn fn)
 	return s;
 }
 
-static int call_begin(struct call *c, enum mpp_fn fn)
+INLINE void call_end(const struct call *c)
 {
-	c->site = take_tag(fn);
-	c->fn = fn;
-	c->bytes = 0;
-	return active;
-}
-
-static void call_end(const struct call *c)
-{
-	add(&mpp_traffic.calls[c->fn], 1);
-	add(&mpp_traffic.bytes[c->fn], c->bytes);
 	if (c->site) {
 		add(&c->site->calls, 1);
 		add(&c->site->bytes, c->bytes);
@@ -233,45 +389,56 @@ static void call_end(const struct call *c)
 	}
 }
 
+/* bucket_of_lg[k]: the histogram bucket of sizes in [2^k, 2^(k+1)), one
+ * bucket for all of them since the bounds are powers of two (traffic.h). */
+static unsigned char bucket_of_lg[64];
+
+static void buckets_fill(void)
+{
+	int k, b;
+
+	for (k = 0; k < 64; k++) {
+		for (b = MPP_NBUCKET - 1;
+		     b > 0 && (1ull << k) < mpp_bucket_lo[b]; b--)
+			;
+		bucket_of_lg[k] = (unsigned char)b;
+	}
+}
+
 /* Level and histogram of one point-to-point message of `bytes` exchanged
  * with rank `peer` of the group described by ns. */
-static void level(struct __mpp_site *site, const struct nodes *ns, int peer,
-		  unsigned long long bytes)
+INLINE void level(const struct nodes *ns, int peer, unsigned long long bytes)
 {
 	int lv, b;
 
-	if (!ns || peer < 0 || peer >= ns->n || ns->node[peer] < 0)
+	if ((unsigned)peer >= (unsigned)ns->n || (lv = ns->lv[peer]) < 0)
 		return;
-	lv = ns->node[peer] == my_node ? MPP_INTRA : MPP_INTER;
-	for (b = MPP_NBUCKET - 1; b > 0 && bytes < mpp_bucket_lo[b]; b--)
-		;
-	add(&mpp_traffic.level_msgs[lv], 1);
-	add(&mpp_traffic.level_bytes[lv], bytes);
+	b = bucket_of_lg[63 - __builtin_clzll(bytes | 1)];
 	add(&mpp_traffic.hist_msgs[lv][b], 1);
 	add(&mpp_traffic.hist_bytes[lv][b], bytes);
-	if (site)
-		add(lv == MPP_INTRA ? &site->intra_bytes : &site->inter_bytes,
-		    bytes);
 }
 
-static void p2p(struct call *c, MPI_Comm comm, int peer,
+/* Other communicators than MPI_COMM_WORLD: through the cached level map. */
+static void level_on(MPI_Comm comm, int peer, unsigned long long bytes)
+{
+	struct nodes *ns = nodes_get(comm);
+
+	if (!ns)
+		return;
+	level(ns, peer, bytes);
+	nodes_put(ns);
+}
+
+INLINE void p2p(struct call *c, MPI_Comm comm, int peer,
 		unsigned long long bytes)
 {
-	struct nodes *ns;
-
 	if (peer == MPI_PROC_NULL)
 		return;
 	c->bytes += bytes;
-	if (comm == MPI_COMM_WORLD) {
-		/* The common case: no attribute lookup, no reference. */
-		level(c->site, world, peer, bytes);
-		return;
-	}
-	ns = nodes_get(comm);
-	if (!ns)
-		return;
-	level(c->site, ns, peer, bytes);
-	nodes_put(ns);
+	if (comm == MPI_COMM_WORLD)
+		level(world, peer, bytes);
+	else
+		level_on(comm, peer, bytes);
 }
 
 /* Pending MPI_Irecv requests: an open-addressing hash table keyed by the
@@ -390,14 +557,13 @@ static void complete(MPI_Request r, const MPI_Status *st)
 	if (!pending_take(r, &e))
 		return;
 	b = received(st);
-	add(&mpp_traffic.bytes[MPP_FN_MPI_Irecv], b);
 	if (e.site)
 		add(&e.site->bytes, b);
 	else
 		add(&mpp_traffic.untagged_bytes[MPP_FN_MPI_Irecv], b);
 	if (e.ns) {
 		if (st->MPI_SOURCE != MPI_PROC_NULL)
-			level(e.site, e.ns, st->MPI_SOURCE, b);
+			level(e.ns, st->MPI_SOURCE, b);
 		nodes_put(e.ns);
 	}
 }
@@ -719,8 +885,11 @@ static struct coll coll(MPI_Comm comm, int root)
 	{                                                                      \
 		struct call c_;                                                \
 		ret rc_;                                                       \
-		if (!call_begin(&c_, MPP_FN_##name))                           \
+		c_.site = take_tag(MPP_FN_##name);                             \
+		if (!active)                                                   \
 			return P##name args;                                   \
+		c_.fn = MPP_FN_##name;                                         \
+		c_.bytes = 0;                                                  \
 		PRE_##acct;                                                    \
 		rc_ = P##name args;                                            \
 		POST_##acct;                                                   \
@@ -793,14 +962,15 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 		      size_t errlen)
 {
 	MPI_Comm node_comm;
-	int rank, size, leader, nn;
+	int rank, size, leader, nn, i, *node;
 
 	PMPI_Comm_rank(comm, &rank);
 	PMPI_Comm_size(comm, &size);
-	world = malloc(sizeof *world + (size_t)size * sizeof(int));
-	if (!world) {
+	world = malloc(sizeof *world + (size_t)size);
+	node = malloc((size_t)size * sizeof *node);
+	if (!world || !node) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		goto fail;
 	}
 	world->refs = 1;
 	world->n = size;
@@ -814,25 +984,32 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	leader = rank;
 	PMPI_Bcast(&leader, 1, MPI_INT, 0, node_comm);
 	PMPI_Comm_free(&node_comm);
-	PMPI_Allgather(&leader, 1, MPI_INT, world->node, 1, MPI_INT, comm);
-	if (fake_nodes(world->node, size, err, errlen) < 0)
+	PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
+	if (fake_nodes(node, size, err, errlen) < 0)
 		goto fail;
-	nn = number_nodes(world->node, size);
+	nn = number_nodes(node, size);
 	if (nn < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	my_node = world->node[rank];
+	for (i = 0; i < size; i++)
+		world->lv[i] = node[i] == node[rank] ? MPP_INTRA : MPP_INTER;
+	free(node);
+	node = NULL;
 	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nodes_delete,
 				    &nodes_key, NULL) != MPI_SUCCESS) {
 		snprintf(err, errlen, "MPI_Comm_create_keyval failed");
 		goto fail;
 	}
+	type_cache_fill();
+	status_check();
+	buckets_fill();
 	*nnodes = nn;
 	threaded = thr;
 	active = 1;
 	return 0;
 fail:
+	free(node);
 	free(world);
 	world = NULL;
 	return -1;

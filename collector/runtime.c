@@ -201,29 +201,38 @@ static void collect_features(struct feats *f)
 {
 	static const char *const lv[MPP_NLEVEL] = {"intra", "inter"};
 	const struct mpp_traffic *t = &mpp_traffic;
+	unsigned long long calls[MPP_NFN], bytes[MPP_NFN], msgs, vol;
+	const struct __mpp_site *s;
 	struct __mpp_unit **v;
 	size_t nu, i, j;
 	int l, b;
 	char hi[32];
 
 	f->ok = 1;
+	/* A function's totals: its untagged calls plus its sites' (traffic.h).
+	 */
+	memcpy(calls, t->untagged_calls, sizeof calls);
+	memcpy(bytes, t->untagged_bytes, sizeof bytes);
 	v = sorted_units(&nu);
 	for (i = 0; i < nu; i++) {
 		for (j = 0; j < v[i]->ncounters; j++)
 			feat(f, v[i]->counters[j], "%s",
 			     v[i]->counter_names[j]);
 		for (j = 0; j < v[i]->nsites; j++) {
-			feat(f, v[i]->sites[j].calls, "call:%s",
-			     v[i]->site_names[j]);
-			feat(f, v[i]->sites[j].bytes, "bytes:%s",
-			     v[i]->site_names[j]);
+			s = &v[i]->sites[j];
+			feat(f, s->calls, "call:%s", v[i]->site_names[j]);
+			feat(f, s->bytes, "bytes:%s", v[i]->site_names[j]);
+			if (s->fn > 0 && s->fn <= MPP_NFN) {
+				calls[s->fn - 1] += s->calls;
+				bytes[s->fn - 1] += s->bytes;
+			}
 		}
 	}
 	free(v);
 	for (i = 0; i < MPP_NFN; i++) {
-		feat(f, t->calls[i], "mpi:%s:calls", fn_names[i]);
+		feat(f, calls[i], "mpi:%s:calls", fn_names[i]);
 		if (fn_has_bytes[i])
-			feat(f, t->bytes[i], "mpi:%s:bytes", fn_names[i]);
+			feat(f, bytes[i], "mpi:%s:bytes", fn_names[i]);
 		feat(f, t->untagged_calls[i], "mpi:%s:untagged:calls",
 		     fn_names[i]);
 		if (fn_has_bytes[i])
@@ -231,8 +240,13 @@ static void collect_features(struct feats *f)
 			     fn_names[i]);
 	}
 	for (l = 0; l < MPP_NLEVEL; l++) {
-		feat(f, t->level_bytes[l], "comm:%s:bytes", lv[l]);
-		feat(f, t->level_msgs[l], "comm:%s:msgs", lv[l]);
+		msgs = vol = 0;
+		for (b = 0; b < MPP_NBUCKET; b++) {
+			msgs += t->hist_msgs[l][b];
+			vol += t->hist_bytes[l][b];
+		}
+		feat(f, vol, "comm:%s:bytes", lv[l]);
+		feat(f, msgs, "comm:%s:msgs", lv[l]);
 		for (b = 0; b < MPP_NBUCKET; b++) {
 			if (b + 1 < MPP_NBUCKET)
 				snprintf(hi, sizeof hi, "%llu",
