@@ -9,9 +9,9 @@
  * Byte rules (see the acct column of mpi_table.def for each shape):
  *   - sends count count x MPI_Type_size(type) when the call is made;
  *   - receives count what the status says was received (its byte count, as
- *     MPI_Get_count in MPI_BYTE gives it); an MPI_Irecv's bytes are added to the Irecv's own site when
- *     a Wait/Test call completes it (a request freed with MPI_Request_free
- *     before completion adds none);
+ *     MPI_Get_count in MPI_BYTE gives it); an MPI_Irecv's bytes are added to
+ * the Irecv's own site when a Wait/Test call completes it (a request freed with
+ * MPI_Request_free before completion adds none);
  *   - messages to or from MPI_PROC_NULL carry no bytes;
  *   - point-to-point bytes are also split by level, intra-node or
  *     inter-node, from the node map learnt at MPI_Init, with the peer's rank
@@ -31,6 +31,7 @@
  */
 #include <mpi.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -442,15 +443,37 @@ INLINE void p2p(struct call *c, MPI_Comm comm, int peer,
 }
 
 /* Pending MPI_Irecv requests: an open-addressing hash table keyed by the
- * request handle's bytes (a pointer in OpenMPI, an int in MPICH). */
+ * request handle's bytes (a pointer in OpenMPI, an int in MPICH).
+ *
+ * A completion call takes (removes) the entries of its requests *before*
+ * calling PMPI, while the handles still name those requests, and then
+ * completes the entries of the requests that finished and puts the others
+ * back. Looking them up afterwards would be wrong with threads: PMPI has
+ * freed a finished request by then, and another thread's MPI_Irecv may
+ * already have been given the same handle (OpenMPI reuses them) and
+ * inserted its own entry. Under MPI_THREAD_MULTIPLE the table is locked;
+ * pcount is read without the lock (atomically) only to skip the work when
+ * nothing is pending, which is safe because a thread that completes a
+ * request has seen its MPI_Irecv (its own or, through the program's own
+ * synchronisation, another thread's). */
 struct pending {
-	uint64_t key; /* 0: empty slot */
+	uint64_t key; /* 0: empty slot, or no entry */
 	struct __mpp_site *site;
 	struct nodes *ns;
 };
 
 static struct pending *ptab;
 static size_t pcap, pcount;
+
+INLINE int any_pending(void)
+{
+	return __atomic_load_n(&pcount, __ATOMIC_RELAXED) != 0;
+}
+
+static void set_pcount(size_t n)
+{
+	__atomic_store_n(&pcount, n, __ATOMIC_RELAXED);
+}
 
 static uint64_t req_key(MPI_Request r)
 {
@@ -466,6 +489,9 @@ static size_t slot(uint64_t k)
 	return (size_t)((k * 0xff51afd7ed558ccdull) >> 17) & (pcap - 1);
 }
 
+/* With the lock held and room in the table. An entry left behind under the
+ * same key (a request completed by a call this layer does not see) is
+ * replaced. */
 static void pending_insert(struct pending e)
 {
 	size_t i = slot(e.key);
@@ -473,29 +499,45 @@ static void pending_insert(struct pending e)
 	while (ptab[i].key && ptab[i].key != e.key)
 		i = (i + 1) & (pcap - 1);
 	if (!ptab[i].key)
-		pcount++;
+		set_pcount(pcount + 1);
 	else
 		nodes_put(ptab[i].ns);
 	ptab[i] = e;
 }
 
-static int pending_grow(void)
+/* With the lock held: room for one more entry. */
+static int pending_room(void)
 {
-	struct pending *old = ptab;
+	struct pending *old = ptab, *tab;
 	size_t i, n = pcap;
 
-	ptab = calloc(pcap ? 2 * pcap : 64, sizeof *ptab);
-	if (!ptab) {
-		ptab = old;
+	if (2 * (pcount + 1) <= pcap)
+		return 0;
+	tab = calloc(n ? 2 * n : 64, sizeof *tab);
+	if (!tab)
 		return -1;
-	}
+	ptab = tab;
 	pcap = n ? 2 * n : 64;
-	pcount = 0;
+	set_pcount(0);
 	for (i = 0; i < n; i++)
 		if (old[i].key)
 			pending_insert(old[i]);
 	free(old);
 	return 0;
+}
+
+/* Add e to the table; when there is no memory for it, its bytes are lost. */
+static void pending_put(const struct pending *e)
+{
+	int ok;
+
+	lock_tables();
+	ok = pending_room() == 0;
+	if (ok)
+		pending_insert(*e);
+	unlock_tables();
+	if (!ok)
+		nodes_put(e->ns);
 }
 
 static void pending_add(MPI_Request r, struct __mpp_site *site, MPI_Comm comm)
@@ -505,141 +547,175 @@ static void pending_add(MPI_Request r, struct __mpp_site *site, MPI_Comm comm)
 	if (r == MPI_REQUEST_NULL)
 		return;
 	e.ns = nodes_get(comm);
-	lock_tables();
-	if (2 * (pcount + 1) > pcap && pending_grow() < 0) {
-		unlock_tables();
-		if (e.ns)
-			nodes_put(e.ns);
-		return;
-	}
-	pending_insert(e);
-	unlock_tables();
+	pending_put(&e);
 }
 
-/* Remove the entry of r; returns whether there was one. */
-static int pending_take(MPI_Request r, struct pending *out)
+/* With the lock held: remove the entry of key k into *out; 0 if none. */
+static int pending_remove(uint64_t k, struct pending *out)
 {
-	uint64_t k = req_key(r);
 	size_t i, j;
 
 	if (!pcount)
 		return 0;
-	lock_tables();
 	for (i = slot(k); ptab[i].key && ptab[i].key != k;
 	     i = (i + 1) & (pcap - 1))
 		;
-	if (!ptab[i].key) {
-		unlock_tables();
+	if (!ptab[i].key)
 		return 0;
-	}
 	*out = ptab[i];
 	ptab[i].key = 0;
-	pcount--;
+	set_pcount(pcount - 1);
 	/* Re-insert the rest of the cluster so that lookups still find it. */
 	for (j = (i + 1) & (pcap - 1); ptab[j].key; j = (j + 1) & (pcap - 1)) {
 		struct pending e = ptab[j];
 
 		ptab[j].key = 0;
-		pcount--;
+		set_pcount(pcount - 1);
 		pending_insert(e);
 	}
-	unlock_tables();
 	return 1;
 }
 
-/* A request finished with status st: if it was an MPI_Irecv, its bytes go
- * to the Irecv's site and totals. */
-static void complete(MPI_Request r, const MPI_Status *st)
+/* Take the entries of reqs[0..n) into out[] (key 0 where a request has
+ * none); returns how many there were. */
+static int pending_take(int n, const MPI_Request *reqs, struct pending *out)
+{
+	int i, found = 0;
+
+	lock_tables();
+	for (i = 0; i < n; i++) {
+		out[i].key = 0;
+		found += pending_remove(req_key(reqs[i]), &out[i]);
+	}
+	unlock_tables();
+	return found;
+}
+
+/* MPIPREDICT_TEST_YIELD=1 (tests only): yield between a completion call's
+ * PMPI call and its bookkeeping, where another thread's MPI_Irecv is most
+ * likely to be given a just-freed handle, to show that this cannot confuse
+ * the pending entries. */
+static int test_yield;
+
+static void completion_window(void)
+{
+	if (test_yield)
+		sched_yield();
+}
+
+/* Drop the entries of reqs[0..n) (their bytes are lost). */
+static void pending_drop(int n, const MPI_Request *reqs)
 {
 	struct pending e;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pending_take(1, &reqs[i], &e))
+			nodes_put(e.ns);
+}
+
+/* A taken entry whose request finished with status st: the bytes go to the
+ * MPI_Irecv's site (or its untagged total) and to the level histogram. */
+static void complete(const struct pending *e, const MPI_Status *st)
+{
 	unsigned long long b;
 
-	if (!pending_take(r, &e))
+	if (!e->key)
 		return;
 	b = received(st);
-	if (e.site)
-		add(&e.site->bytes, b);
+	if (e->site)
+		add(&e->site->bytes, b);
 	else
 		add(&mpp_traffic.untagged_bytes[MPP_FN_MPI_Irecv], b);
-	if (e.ns) {
+	if (e->ns) {
 		if (st->MPI_SOURCE != MPI_PROC_NULL)
-			level(e.ns, st->MPI_SOURCE, b);
-		nodes_put(e.ns);
+			level(e->ns, st->MPI_SOURCE, b);
+		nodes_put(e->ns);
 	}
 }
 
-/* The requests of an array completion call, saved before the call (the call
- * overwrites them with MPI_REQUEST_NULL), and statuses substituted for
- * MPI_STATUSES_IGNORE. Only done while some MPI_Irecv is pending. */
+/* A taken entry whose request did not finish goes back. */
+static void put_back(const struct pending *e)
+{
+	if (e->key)
+		pending_put(e);
+}
+
+/* The entries of an array completion call (taken before the call), and
+ * statuses substituted for MPI_STATUSES_IGNORE so that the received sizes
+ * can be read. Only done while some MPI_Irecv is pending. Without memory
+ * for them the entries are dropped: the call still counts, its Irecvs'
+ * bytes are lost, and no entry outlives its request. */
 enum { NSMALL = 16 };
 struct reqsave {
-	int track, n;
-	MPI_Request *req, small_req[NSMALL];
+	int tracked; /* requests tracked, 0: none */
+	struct pending *e, small_e[NSMALL];
 	MPI_Status *st, small_st[NSMALL];
 };
 
-static void reqsave_begin(struct reqsave *s, int n, const MPI_Request *req,
-			  MPI_Status **st)
+static void reqsave_free(struct reqsave *s)
 {
-	s->track = 0;
-	s->req = s->small_req;
-	s->st = s->small_st;
-	if (!pcount || n <= 0)
-		return;
-	if (n > NSMALL && !(s->req = malloc((size_t)n * sizeof *s->req)))
-		return;
-	memcpy(s->req, req, (size_t)n * sizeof *req);
-	if (st && *st == MPI_STATUSES_IGNORE) {
-		if (n > NSMALL &&
-		    !(s->st = malloc((size_t)n * sizeof *s->st))) {
-			if (s->req != s->small_req)
-				free(s->req);
-			return;
-		}
-		*st = s->st;
-	}
-	s->n = n;
-	s->track = 1;
-}
-
-static void reqsave_end(struct reqsave *s)
-{
-	if (s->req != s->small_req)
-		free(s->req);
+	if (s->e != s->small_e)
+		free(s->e);
 	if (s->st != s->small_st)
 		free(s->st);
+	s->e = s->small_e;
+	s->st = s->small_st;
 }
 
-/* Completed: all n (ok), the one at index (ok), or the outcount listed in
- * indices[] with statuses in st. */
-static void reqsave_all(struct reqsave *s, int ok, const MPI_Status *st)
+static void reqsave_begin(struct reqsave *s, int n, const MPI_Request *reqs,
+			  MPI_Status **sts)
+{
+	int need_st = sts && *sts == MPI_STATUSES_IGNORE;
+
+	s->tracked = 0;
+	s->e = s->small_e;
+	s->st = s->small_st;
+	if (n <= 0 || !any_pending())
+		return;
+	if (n > NSMALL &&
+	    (!(s->e = malloc((size_t)n * sizeof *s->e)) ||
+	     (need_st && !(s->st = malloc((size_t)n * sizeof *s->st))))) {
+		if (!s->e)
+			s->e = s->small_e;
+		if (!s->st)
+			s->st = s->small_st;
+		reqsave_free(s);
+		pending_drop(n, reqs);
+		return;
+	}
+	if (!pending_take(n, reqs, s->e)) {
+		reqsave_free(s);
+		return;
+	}
+	if (need_st)
+		*sts = s->st;
+	s->tracked = n;
+}
+
+/* After the call: the requests in done[] (all when done is NULL and all_done
+ * is set) finished with statuses st[]; the other entries go back. */
+static void reqsave_end(struct reqsave *s, int all_done, int ndone,
+			const int *done, const MPI_Status *st)
 {
 	int i;
 
-	if (s->track && ok)
-		for (i = 0; i < s->n; i++)
-			complete(s->req[i], &st[i]);
-	reqsave_end(s);
-}
-
-static void reqsave_one(struct reqsave *s, int ok, int index,
-			const MPI_Status *st)
-{
-	if (s->track && ok && index >= 0 && index < s->n)
-		complete(s->req[index], st);
-	reqsave_end(s);
-}
-
-static void reqsave_some(struct reqsave *s, int ok, int outcount,
-			 const int *idx, const MPI_Status *st)
-{
-	int i;
-
-	if (s->track && ok && outcount != MPI_UNDEFINED)
-		for (i = 0; i < outcount; i++)
-			if (idx[i] >= 0 && idx[i] < s->n)
-				complete(s->req[idx[i]], &st[i]);
-	reqsave_end(s);
+	if (!s->tracked)
+		return;
+	completion_window();
+	if (all_done)
+		for (i = 0; i < s->tracked; i++) {
+			complete(&s->e[i], &st[i]);
+			s->e[i].key = 0;
+		}
+	for (i = 0; i < ndone; i++)
+		if (done[i] >= 0 && done[i] < s->tracked) {
+			complete(&s->e[done[i]], &st[i]);
+			s->e[done[i]].key = 0;
+		}
+	for (i = 0; i < s->tracked; i++)
+		put_back(&s->e[i]);
+	reqsave_free(s);
 }
 
 /* How this rank takes part in a rooted or unrooted collective on comm:
@@ -699,48 +775,62 @@ static struct coll coll(MPI_Comm comm, int root)
 		p2p(&c_, comm, status->MPI_SOURCE, received(status));          \
 	}
 
+/* Completion calls take the pending entries of their requests first. */
 #define PRE_WAIT1(request, status)                                             \
-	MPI_Request req_ = *request;                                           \
+	struct pending e_;                                                     \
 	MPI_Status st_;                                                        \
-	int track_ = pcount != 0;                                              \
-	if (track_ && status == MPI_STATUS_IGNORE)                             \
+	int got_ = any_pending() && pending_take(1, request, &e_);             \
+	if (got_ && status == MPI_STATUS_IGNORE)                               \
 	status = &st_
 #define POST_WAIT1(request, status)                                            \
-	if (track_ && OK)                                                      \
-	complete(req_, status)
+	if (got_) {                                                            \
+		completion_window();                                           \
+		if (OK)                                                        \
+			complete(&e_, status);                                 \
+		else                                                           \
+			put_back(&e_);                                         \
+	}
 
 #define PRE_TEST1(request, flag, status) PRE_WAIT1(request, status)
 #define POST_TEST1(request, flag, status)                                      \
-	if (track_ && OK && *flag)                                             \
-	complete(req_, status)
+	if (got_) {                                                            \
+		completion_window();                                           \
+		if (OK && *flag)                                               \
+			complete(&e_, status);                                 \
+		else                                                           \
+			put_back(&e_);                                         \
+	}
 
 #define PRE_WAITALL(n, reqs, sts)                                              \
 	struct reqsave rs_;                                                    \
 	reqsave_begin(&rs_, n, reqs, &sts)
-#define POST_WAITALL(n, reqs, sts) reqsave_all(&rs_, OK, sts)
+#define POST_WAITALL(n, reqs, sts) reqsave_end(&rs_, OK, 0, NULL, sts)
 
-#define PRE_TESTALL(n, reqs, flag, sts)  PRE_WAITALL(n, reqs, sts)
-#define POST_TESTALL(n, reqs, flag, sts) reqsave_all(&rs_, OK &&*flag, sts)
+#define PRE_TESTALL(n, reqs, flag, sts) PRE_WAITALL(n, reqs, sts)
+#define POST_TESTALL(n, reqs, flag, sts)                                       \
+	reqsave_end(&rs_, OK &&*flag, 0, NULL, sts)
 
 #define PRE_WAITANY(n, reqs, index, status)                                    \
 	struct reqsave rs_;                                                    \
 	MPI_Status st_;                                                        \
 	reqsave_begin(&rs_, n, reqs, NULL);                                    \
-	if (rs_.track && status == MPI_STATUS_IGNORE)                          \
+	if (rs_.tracked && status == MPI_STATUS_IGNORE)                        \
 	status = &st_
 #define POST_WAITANY(n, reqs, index, status)                                   \
-	reqsave_one(&rs_, OK &&*index != MPI_UNDEFINED, *index, status)
+	reqsave_end(&rs_, 0, OK &&*index != MPI_UNDEFINED, index, status)
 
 #define PRE_TESTANY(n, reqs, index, flag, status)                              \
 	PRE_WAITANY(n, reqs, index, status)
 #define POST_TESTANY(n, reqs, index, flag, status)                             \
-	reqsave_one(&rs_, OK &&*flag &&*index != MPI_UNDEFINED, *index, status)
+	reqsave_end(&rs_, 0, OK &&*flag &&*index != MPI_UNDEFINED, index,      \
+		    status)
 
 #define PRE_SOME(n, reqs, outcount, indices, sts)                              \
 	struct reqsave rs_;                                                    \
 	reqsave_begin(&rs_, n, reqs, &sts)
 #define POST_SOME(n, reqs, outcount, indices, sts)                             \
-	reqsave_some(&rs_, OK, *outcount, indices, sts)
+	reqsave_end(&rs_, 0, OK &&*outcount != MPI_UNDEFINED ? *outcount : 0,  \
+		    indices, sts)
 
 #define PRE_BARRIER(comm)
 #define POST_BARRIER(comm)
@@ -904,7 +994,7 @@ int MPI_Request_free(MPI_Request *request)
 {
 	struct pending e;
 
-	if (active && pending_take(*request, &e) && e.ns)
+	if (active && any_pending() && pending_take(1, request, &e) && e.ns)
 		nodes_put(e.ns);
 	return PMPI_Request_free(request);
 }
@@ -1003,6 +1093,8 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	}
 	type_cache_fill();
 	status_check();
+	test_yield = getenv("MPIPREDICT_TEST_YIELD") &&
+		     !strcmp(getenv("MPIPREDICT_TEST_YIELD"), "1");
 	buckets_fill();
 	*nnodes = nn;
 	threaded = thr;
