@@ -855,6 +855,15 @@ static struct coll coll(MPI_Comm comm, int root)
 	if (OK)                                                                \
 	c_.bytes = 2 * nbytes(count, type)
 
+/* Exscan: rank 0's receive buffer is not significant (MPI-3.1, 5.11.2). */
+#define PRE_EXSCAN(count, type, comm)
+#define POST_EXSCAN(count, type, comm)                                         \
+	if (OK) {                                                              \
+		int r_ = 0;                                                    \
+		PMPI_Comm_rank(comm, &r_);                                     \
+		c_.bytes = (r_ > 0 ? 2 : 1) * nbytes(count, type);             \
+	}
+
 #define PRE_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)
 #define POST_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)           \
 	if (OK) {                                                              \
