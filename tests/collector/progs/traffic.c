@@ -15,6 +15,11 @@
  *   loops    counters and MPI calls whose trip counts depend on the rank
  *   levels   a fixed pattern for the intra/inter node split
  *   exit     exit(3) before MPI_Finalize;  abort  MPI_Abort(.., 5)
+ *   abort0   rank 0 calls MPI_Abort(.., 6), the others wait in MPI_Recv
+ *            for a message that never comes (the launcher kills them)
+ *   termR    rank R sends itself SIGTERM ("term1"), the others wait
+ *   segvR    rank R writes through a null pointer, the others wait
+ *   sleepN   sleep N seconds ("sleep2"), on rank 0 only
  *   ret7     return 7 from main after MPI_Finalize
  * A first argument "thread" starts MPI with MPI_Init_thread(MULTIPLE).
  * Arguments after "--" are not scenarios (they only show in the row).
@@ -22,9 +27,11 @@
  * The point-to-point scenarios need an even number of ranks (at most 8).
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpp_abi.h"
 
@@ -445,6 +452,24 @@ static void levels(void)
 	MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
+/* Rank `who` ends the run (how: 'a' MPI_Abort, 't' SIGTERM to itself, 's'
+ * a segmentation fault); the others wait for a message that never comes. */
+static void die_on_one_rank(int how, int who)
+{
+	static volatile int *volatile nowhere;
+	int x;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == who && how == 'a')
+		MPI_Abort(MPI_COMM_WORLD, 6);
+	if (rank == who && how == 't')
+		raise(SIGTERM);
+	if (rank == who && how == 's')
+		*nowhere = 1;
+	MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
 	int i, provided, ret = 0;
@@ -485,7 +510,14 @@ int main(int argc, char **argv)
 			exit(3);
 		else if (!strcmp(s, "abort"))
 			MPI_Abort(MPI_COMM_WORLD, 5);
-		else {
+		else if (!strcmp(s, "abort0"))
+			die_on_one_rank('a', 0);
+		else if (!strncmp(s, "term", 4) || !strncmp(s, "segv", 4))
+			die_on_one_rank(s[0], atoi(s + 4));
+		else if (!strncmp(s, "sleep", 5)) {
+			if (rank == 0)
+				sleep((unsigned)atoi(s + 5));
+		} else {
 			fprintf(stderr, "traffic: unknown scenario %s\n", s);
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
