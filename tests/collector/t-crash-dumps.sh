@@ -8,6 +8,9 @@
 # and whole runs at 1 rank. mpipredict-collect merges the dumps into a row
 # with the counters of the moment (rank r ran 10(r+1) loop iterations).
 . "$MPP_SRC/tests/collector/lib.sh"
+# AddressSanitizer keeps SIGSEGV to itself unless told to let the program
+# install its own handler (SANITIZE=1).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:allow_user_segv_handler=1"
 
 # merge N SCENARIO: expect N dumps, all not finalized, merged into a row.
 merge() {
