@@ -52,6 +52,10 @@ site() { # $1 marker, $2 function: the site name of the call after the marker
 }
 
 cp "$progs/nested.c" "$progs/nested_lib.c" .
+# Under SANITIZE=1 libmpipredict carries gcc's ASan runtime, which a
+# clang-built program cannot share: gcc only then.
+ccs="gcc clang"
+[ "${MPP_SANITIZE:-0}" = 1 ] && ccs=gcc
 for m in $MPIS; do
 	use_mpi "$m"
 	build nest "$progs/nest.c"
@@ -65,7 +69,7 @@ for m in $MPIS; do
 	done
 
 	command -v mpipredict-cc >/dev/null || { echo "mpipredict-cc is not built: skipping the rewritten half"; continue; }
-	for cc in gcc clang; do
+	for cc in $ccs; do
 		mpi="$m $cc"
 		rm -rf nested runs ./*.o
 		if [ "$m" = mpich ]; then
