@@ -12,41 +12,69 @@
  *     per loop body, then-branch and else-branch; the rewritten code adds to
  *     the slots (plain, non-atomic adds);
  *   - one site array, `static struct __mpp_site __mpp_s_<id>[M]`, one entry
- *     per MPI call site; each call site is rewritten so that it stores the
- *     address of its entry in __mpp_cur_site immediately before the MPI
- *     function is entered, e.g.
+ *     per MPI call site; each call site is rewritten so that it pushes the
+ *     address of its entry on the calling thread's tag stack (__mpp_tags)
+ *     before the MPI function is entered, e.g.
  *         MPI_Send(a, n, t, d, g, c)
- *      -> (__mpp_cur_site = &__mpp_s_<id>[3], MPI_Send)(a, n, t, d, g, c)
- *     which evaluates no argument twice and keeps the call an expression;
+ *      -> (__mpp_tag_<id>(&__mpp_s_<id>[3]), MPI_Send)(a, n, t, d, g, c)
+ *     which evaluates no argument twice and keeps the call an expression.
+ *     __mpp_tag_<id> is a static inline function of the unit doing exactly
+ *     what __mpp_tag_push below does;
  *   - one struct __mpp_unit describing both arrays, registered from a
  *     constructor: `__attribute__((constructor)) static void f(void)
  *     { __mpp_register(&unit); }`.
  *
- * What the runtime does with them: the PMPI layer reads __mpp_cur_site on
- * entry to every intercepted MPI function, clears it, and adds calls and bytes
- * to that entry (or to the function's unattributed total when it is NULL).
- * At MPI_Finalize it reduces every registered counter and site over the ranks
- * and writes the run row. Names in the row are the unit's names plus ".mean"
- * or ".max" (see DESIGN.md, "Run records").
+ * What the runtime does with them: __mpp_register resolves each site's MPI
+ * function from its name ("...:MPI_Send") into the site's `fn`. On entry to
+ * every intercepted MPI function the PMPI layer looks at the top of the
+ * thread's tag stack: when that site's fn is its own function it pops it
+ * (restoring the tag that was current before) and adds calls and bytes to
+ * that site; otherwise it leaves the stack alone and counts the call as the
+ * function's untagged total. So a tagged call whose arguments make other MPI
+ * calls (tagged, or untagged from a helper or an uninstrumented library) is
+ * attributed exactly whether the compiler evaluates the callee or the
+ * arguments first. The one case no tag scheme can tell apart: when the
+ * callee is evaluated first, an *untagged* call of the *same* MPI function
+ * made inside the arguments takes the outer call's tag.
+ * At MPI_Finalize the runtime reduces every registered counter and site over
+ * the ranks and writes the run row. Names in the row are the unit's names
+ * plus ".mean" or ".max" (see DESIGN.md, "Run records").
+ *
+ * The app name: a unit built with `mpipredict-instrument --app NAME` (or
+ * `mpipredict-cc --app NAME`) carries NAME in `app`; the run's app is
+ * $MPIPREDICT_APP if set and not empty, else the units' app, else the
+ * executable's basename.
  *
  * Lifetime: a unit and everything it points to are static data of the
- * program; the runtime never frees or moves them, and only reads the names.
- * __mpp_register may run before main and before MPI_Init, in any order of
- * units; registering the same unit twice is harmless.
+ * program; the runtime never frees or moves them, only reads the names and
+ * writes the sites. __mpp_register may run before main and before MPI_Init,
+ * in any order of units; registering the same unit twice is harmless.
  */
 #ifndef MPP_ABI_H
 #define MPP_ABI_H
 
 /* Bumped whenever the layout below changes; the runtime refuses (one line on
- * stderr, the unit is ignored) a unit built against another version. */
-#define MPP_ABI_VERSION 1
+ * stderr, the unit is ignored) a unit built against another version. The
+ * version is the first member of struct __mpp_unit in every version. */
+#define MPP_ABI_VERSION 2
 
-/* One MPI call site. Written only by the runtime. */
+/* One MPI call site. */
 struct __mpp_site {
-	unsigned long long calls;       /* times the call was made            */
-	unsigned long long bytes;       /* bytes sent + received (see collector) */
-	unsigned long long intra_bytes; /* point-to-point bytes within a node  */
-	unsigned long long inter_bytes; /* point-to-point bytes between nodes  */
+	unsigned long long calls; /* times the call was made                 */
+	unsigned long long bytes; /* bytes sent + received (see collector)   */
+	/* Set by __mpp_register: 1 + the runtime's index of the site's MPI
+	 * function; 0 (as initialised) until then or when the runtime does
+	 * not know the function, and such a tag is never taken. */
+	int fn;
+};
+
+/* The per-thread stack of pushed, not yet taken, call-site tags. Depth is
+ * the nesting of MPI calls inside MPI call arguments; deeper nesting than
+ * MPP_TAG_DEPTH wraps around (the oldest tags are lost, memory is safe). */
+#define MPP_TAG_DEPTH 8
+struct __mpp_tags {
+	unsigned n; /* tags pushed minus tags taken */
+	struct __mpp_site *site[MPP_TAG_DEPTH];
 };
 
 /* One rewritten translation unit. */
@@ -54,6 +82,7 @@ struct __mpp_unit {
 	int abi_version;   /* MPP_ABI_VERSION                                    */
 	const char *build_id;  /* hex hash of the rewritten text and tool version */
 	const char *file;  /* source file as it appears in feature names          */
+	const char *app;   /* default app name (--app), or 0                      */
 
 	unsigned ncounters;
 	unsigned long long *counters;
@@ -70,8 +99,21 @@ struct __mpp_unit {
 	struct __mpp_unit *next; /* the runtime's list link; initialise to 0 */
 };
 
-/* Provided by libmpipredict. */
+/* Provided by libmpipredict. The tag stack is initial-exec TLS: the runtime
+ * is linked with the program (never only dlopen'ed), and a tag push must
+ * not go through __tls_get_addr. */
 void __mpp_register(struct __mpp_unit *unit);
-extern _Thread_local struct __mpp_site *__mpp_cur_site;
+extern _Thread_local struct __mpp_tags __mpp_tags
+    __attribute__((__tls_model__("initial-exec")));
+
+/* What each rewritten call site does before the call (hand-built units, such
+ * as the collector's test programs, use it directly). */
+static inline void __mpp_tag_push(struct __mpp_site *site)
+{
+	unsigned n = __mpp_tags.n;
+
+	__mpp_tags.site[n % MPP_TAG_DEPTH] = site;
+	__mpp_tags.n = n + 1;
+}
 
 #endif

@@ -187,6 +187,41 @@ static void put_kv(struct buf *b, const char *k, const char *v)
 	put(b, "\n", 1);
 }
 
+static void put_head(struct buf *b, const struct mpp_run_meta *m, int rank,
+		     int finalized)
+{
+	puts_(b, DUMP_MAGIC "\n");
+	put_kv(b, "run_id", m->run_id);
+	put_kv(b, "app", m->app);
+	put_kv(b, "build_id", m->build_id);
+	put_kv(b, "started_at", m->started_at);
+	put_kv(b, "job_id", m->job_id);
+	put_kv(b, "args", m->args);
+	putf(b, "nprocs\t%d\nnnodes\t%d\nrank\t%d\nfinalized\t%d\n", m->nprocs,
+	     m->nnodes, rank, finalized);
+}
+
+char *mpp_dump_head(const struct mpp_run_meta *m, int rank, int finalized)
+{
+	struct buf b = {NULL, 0, 0, 1};
+
+	put_head(&b, m, rank, finalized);
+	if (!b.ok)
+		free(b.s);
+	return b.ok ? b.s : NULL;
+}
+
+char *mpp_dump_escape(const char *name)
+{
+	struct buf b = {NULL, 0, 0, 1};
+
+	puts_(&b, "");
+	put_escaped(&b, name);
+	if (!b.ok)
+		free(b.s);
+	return b.ok ? b.s : NULL;
+}
+
 int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 		   int finalized, size_t nf, char *const *names,
 		   const unsigned long long *values, char *err, size_t errlen)
@@ -198,15 +233,7 @@ int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 	FILE *f;
 	int fd;
 
-	puts_(&b, DUMP_MAGIC "\n");
-	put_kv(&b, "run_id", m->run_id);
-	put_kv(&b, "app", m->app);
-	put_kv(&b, "build_id", m->build_id);
-	put_kv(&b, "started_at", m->started_at);
-	put_kv(&b, "job_id", m->job_id);
-	put_kv(&b, "args", m->args);
-	putf(&b, "nprocs\t%d\nnnodes\t%d\nrank\t%d\nfinalized\t%d\n", m->nprocs,
-	     m->nnodes, rank, finalized);
+	put_head(&b, m, rank, finalized);
 	putf(&b, "runtime_s\t%a\nfeatures\t%zu\n", m->runtime_s, nf);
 	for (i = 0; i < nf; i++) {
 		put_escaped(&b, names[i]);

@@ -37,6 +37,15 @@ struct mpp_dump {
 	char *strings; /* owns the meta strings */
 };
 
+/* The pieces of a dump for a writer that must not allocate when it writes
+ * (libmpipredict's dumps from signal handlers): the text up to and
+ * including the "finalized" line, and a feature name escaped as the dump
+ * writes it; the rest is "runtime_s\t<seconds>\nfeatures\t<nf>\n" and
+ * one "<escaped name>\t<value>\n" per feature (runtime_s may be written
+ * in decimal). Both malloc'd; NULL when out of memory. */
+char *mpp_dump_head(const struct mpp_run_meta *m, int rank, int finalized);
+char *mpp_dump_escape(const char *name);
+
 /* Write a dump to path atomically (a temporary file renamed into place). */
 int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 		   int finalized, size_t nf, char *const *names,

@@ -5,10 +5,12 @@
  * the ranks to its sum (hence mean) and max, and has rank 0 append the run
  * row (row.c, runfile.c). With MPIPREDICT_DUMP=<dir> every rank also writes
  * its own counters to <dir>/<run_id>.<rank>.dump, at MPI_Finalize or, when
- * the program exits without it, at exit(), for mpipredict-collect.
+ * the run ends without it, at exit(), MPI_Abort, a fatal signal or SIGTERM,
+ * for mpipredict-collect.
  *
  * Environment: MPIPREDICT_RUNS (file or directory, default
- * ./mpipredict-runs/), MPIPREDICT_APP (default: the executable's name),
+ * ./mpipredict-runs/), MPIPREDICT_APP (default: the units' --app name, else
+ * the executable's name),
  * MPIPREDICT_DISABLE=1 (count nothing, write nothing), MPIPREDICT_DUMP,
  * MPIPREDICT_TEST_NODE_KEY (pmpi.c), SLURM_JOB_ID (the job_id column).
  *
@@ -23,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -38,27 +41,6 @@
 
 static struct __mpp_unit *units;
 
-void __mpp_register(struct __mpp_unit *u)
-{
-	struct __mpp_unit *p;
-
-	if (u->abi_version != MPP_ABI_VERSION) {
-		fprintf(
-		    stderr,
-		    PFX
-		    "%s was instrumented for runtime ABI %d, this runtime has "
-		    "ABI %d; its counters are ignored\n",
-		    u->file ? u->file : "a unit", u->abi_version,
-		    MPP_ABI_VERSION);
-		return;
-	}
-	for (p = units; p; p = p->next)
-		if (p == u)
-			return;
-	u->next = units;
-	units = u;
-}
-
 /* State of this process's run. */
 static struct {
 	int started, finished, rank, nprocs, nnodes;
@@ -70,12 +52,14 @@ static struct {
 } run;
 
 /* The features of this process: names and values, in one order that every
- * rank of an SPMD program shares. */
+ * rank of an SPMD program shares. With values_only, feat() stores values
+ * into vals[0..cap) and neither formats nor allocates (dumps written from
+ * signal handlers). */
 struct feats {
 	size_t n, cap;
 	char **names;
 	unsigned long long *vals;
-	int ok;
+	int ok, values_only;
 };
 
 static void feat(struct feats *f, unsigned long long v, const char *fmt, ...)
@@ -88,6 +72,13 @@ static void feat(struct feats *f, unsigned long long v, const char *fmt, ...)
 
 	if (!f->ok)
 		return;
+	if (f->values_only) {
+		if (f->n < f->cap)
+			f->vals[f->n++] = v;
+		else
+			f->ok = 0;
+		return;
+	}
 	if (f->n == f->cap) {
 		size_t cap = f->cap ? 2 * f->cap : 256;
 		char **nn = realloc(f->names, cap * sizeof *nn);
@@ -165,6 +156,48 @@ static const char *const fn_names[MPP_NFN] = {
 #undef MPP_MPI
 };
 
+/* Kept only so that a program built against ABI version 1, whose call
+ * sites store to this variable, still loads and gets the refusal below
+ * instead of a dynamic-linker error. Never read. */
+_Thread_local void *__mpp_cur_site;
+
+/* 1 + the table index of the MPI function a site name ends in
+ * ("file:line:col:MPI_Send"), or 0 when this runtime does not know it. */
+static int site_fn(const char *name)
+{
+	const char *f = name ? strrchr(name, ':') : NULL;
+	int i;
+
+	f = f ? f + 1 : name;
+	for (i = 0; f && i < MPP_NFN; i++)
+		if (!strcmp(fn_names[i], f))
+			return i + 1;
+	return 0;
+}
+
+void __mpp_register(struct __mpp_unit *u)
+{
+	struct __mpp_unit *p;
+	unsigned i;
+
+	if (u->abi_version != MPP_ABI_VERSION) {
+		/* abi_version, build_id and file lead every version. */
+		fprintf(stderr,
+			PFX "%s was instrumented for runtime ABI %d, this "
+			    "runtime has ABI %d; its counters are ignored\n",
+			u->file ? u->file : "a unit", u->abi_version,
+			MPP_ABI_VERSION);
+		return;
+	}
+	for (p = units; p; p = p->next)
+		if (p == u)
+			return;
+	for (i = 0; i < u->nsites; i++)
+		u->sites[i].fn = site_fn(u->site_names[i]);
+	u->next = units;
+	units = u;
+}
+
 /* WAIT-kind functions move no bytes of their own: no bytes columns. */
 #define HAS_BYTES_P2P  1
 #define HAS_BYTES_COLL 1
@@ -175,33 +208,42 @@ static const int fn_has_bytes[MPP_NFN] = {
 #undef MPP_MPI
 };
 
-static void collect_features(struct feats *f)
+/* The features of the units v[0..nu) and of the PMPI layer, into f (see
+ * struct feats; f->ok says whether all went in). */
+static void collect_features(struct feats *f, struct __mpp_unit *const *v,
+			     size_t nu)
 {
 	static const char *const lv[MPP_NLEVEL] = {"intra", "inter"};
 	const struct mpp_traffic *t = &mpp_traffic;
-	struct __mpp_unit **v;
-	size_t nu, i, j;
+	unsigned long long calls[MPP_NFN], bytes[MPP_NFN], msgs, vol;
+	const struct __mpp_site *s;
+	size_t i, j;
 	int l, b;
 	char hi[32];
 
 	f->ok = 1;
-	v = sorted_units(&nu);
+	/* A function's totals: its untagged calls plus its sites' (traffic.h).
+	 */
+	memcpy(calls, t->untagged_calls, sizeof calls);
+	memcpy(bytes, t->untagged_bytes, sizeof bytes);
 	for (i = 0; i < nu; i++) {
 		for (j = 0; j < v[i]->ncounters; j++)
 			feat(f, v[i]->counters[j], "%s",
 			     v[i]->counter_names[j]);
 		for (j = 0; j < v[i]->nsites; j++) {
-			feat(f, v[i]->sites[j].calls, "call:%s",
-			     v[i]->site_names[j]);
-			feat(f, v[i]->sites[j].bytes, "bytes:%s",
-			     v[i]->site_names[j]);
+			s = &v[i]->sites[j];
+			feat(f, s->calls, "call:%s", v[i]->site_names[j]);
+			feat(f, s->bytes, "bytes:%s", v[i]->site_names[j]);
+			if (s->fn > 0 && s->fn <= MPP_NFN) {
+				calls[s->fn - 1] += s->calls;
+				bytes[s->fn - 1] += s->bytes;
+			}
 		}
 	}
-	free(v);
 	for (i = 0; i < MPP_NFN; i++) {
-		feat(f, t->calls[i], "mpi:%s:calls", fn_names[i]);
+		feat(f, calls[i], "mpi:%s:calls", fn_names[i]);
 		if (fn_has_bytes[i])
-			feat(f, t->bytes[i], "mpi:%s:bytes", fn_names[i]);
+			feat(f, bytes[i], "mpi:%s:bytes", fn_names[i]);
 		feat(f, t->untagged_calls[i], "mpi:%s:untagged:calls",
 		     fn_names[i]);
 		if (fn_has_bytes[i])
@@ -209,14 +251,18 @@ static void collect_features(struct feats *f)
 			     fn_names[i]);
 	}
 	for (l = 0; l < MPP_NLEVEL; l++) {
-		feat(f, t->level_bytes[l], "comm:%s:bytes", lv[l]);
-		feat(f, t->level_msgs[l], "comm:%s:msgs", lv[l]);
+		msgs = vol = 0;
 		for (b = 0; b < MPP_NBUCKET; b++) {
-			if (b + 1 < MPP_NBUCKET)
+			msgs += t->hist_msgs[l][b];
+			vol += t->hist_bytes[l][b];
+		}
+		feat(f, vol, "comm:%s:bytes", lv[l]);
+		feat(f, msgs, "comm:%s:msgs", lv[l]);
+		for (b = 0; b < MPP_NBUCKET; b++) {
+			hi[0] = '\0';
+			if (b + 1 < MPP_NBUCKET && !f->values_only)
 				snprintf(hi, sizeof hi, "%llu",
 					 mpp_bucket_lo[b + 1] - 1);
-			else
-				hi[0] = '\0';
 			feat(f, t->hist_msgs[l][b], "comm:%s:size:%llu-%s:msgs",
 			     lv[l], mpp_bucket_lo[b], hi);
 			feat(f, t->hist_bytes[l][b],
@@ -325,42 +371,269 @@ static void fill_meta(struct mpp_run_meta *m, double runtime)
 	m->runtime_s = runtime;
 }
 
-static void write_dump(const struct feats *f, double runtime, int finalized)
+/* This rank's features now, from the registered units: f->ok says whether
+ * all went in. */
+static void features_now(struct feats *f)
+{
+	struct __mpp_unit **v;
+	size_t nu;
+
+	v = sorted_units(&nu);
+	collect_features(f, v, nu);
+	free(v);
+}
+
+static char *dump_path(void)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s.%d.dump", run.dump_dir, run.run_id,
+			run.rank) < 0
+		   ? NULL
+		   : p;
+}
+
+/* The dump written at MPI_Finalize. */
+static void write_dump(const struct feats *f, double runtime)
 {
 	struct mpp_run_meta m;
-	char path[4096], err[512];
+	char *path = dump_path(), err[512];
 
 	fill_meta(&m, runtime);
+	if (!path)
+		fprintf(stderr, PFX "out of memory writing the dump\n");
+	else if (mpp_dump_write(path, &m, run.rank, 1, f->n, f->names, f->vals,
+				err, sizeof err) < 0)
+		fprintf(stderr, PFX "%s\n", err);
+	free(path);
+}
+
+/* Dumps of runs that end without MPI_Finalize: at exit(), at MPI_Abort, and
+ * on a fatal signal or the SIGTERM a launcher sends to the other ranks when
+ * one fails (SIGKILL leaves nothing). Everything is prepared at MPI_Init so
+ * that writing needs only async-signal-safe calls: the dump's head, the
+ * escaped feature names (from the units registered by then), a buffer for
+ * the values, the paths. The dump is written once (claimed atomically); the
+ * dump of MPI_Finalize replaces it. */
+static struct {
+	struct __mpp_unit **units;
+	size_t nu, nf;
+	char *head, **names, *path, *tmp;
+	unsigned long long *vals;
+	int ready, claimed;
+} crash;
+
+static const int crash_signals[] = {
+    SIGTERM, SIGINT,  SIGHUP, SIGQUIT, SIGXCPU,
+    SIGABRT, SIGSEGV, SIGBUS, SIGFPE,  SIGILL,
+};
+static struct sigaction
+    crash_old[sizeof crash_signals / sizeof crash_signals[0]];
+
+/* A buffered write(2) writer. */
+struct out {
+	int fd, ok;
+	size_t len;
+	char buf[4096];
+};
+
+static void out_flush(struct out *o)
+{
+	size_t off = 0;
+	ssize_t w;
+
+	while (o->ok && off < o->len) {
+		w = write(o->fd, o->buf + off, o->len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			o->ok = 0;
+		else
+			off += (size_t)w;
+	}
+	o->len = 0;
+}
+
+static void out_put(struct out *o, const char *s)
+{
+	for (; *s; s++) {
+		if (o->len == sizeof o->buf)
+			out_flush(o);
+		o->buf[o->len++] = *s;
+	}
+}
+
+static void out_u64(struct out *o, unsigned long long v)
+{
+	char d[24], *p = d + sizeof d - 1;
+
+	*p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	out_put(o, p);
+}
+
+/* Write this rank's dump, marked not finalized, unless one was written or
+ * is being written. Async-signal-safe. */
+static void crash_dump(void)
+{
+	struct feats f = {0};
+	struct timespec now;
+	long long ns;
+	struct out o;
+	size_t i;
+
+	if (!crash.ready ||
+	    __atomic_exchange_n(&crash.claimed, 1, __ATOMIC_ACQ_REL))
+		return;
+	f.ok = f.values_only = 1;
+	f.vals = crash.vals;
+	f.cap = crash.nf;
+	collect_features(&f, crash.units, crash.nu);
+	if (!f.ok || f.n != crash.nf)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = (long long)(now.tv_sec - run.t0.tv_sec) * 1000000000LL +
+	     (now.tv_nsec - run.t0.tv_nsec);
+	if (ns < 0)
+		ns = 0;
+	o.fd = open(crash.tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	if (o.fd < 0)
+		return;
+	o.ok = 1;
+	o.len = 0;
+	out_put(&o, crash.head);
+	out_put(&o, "runtime_s\t");
+	out_u64(&o, (unsigned long long)(ns / 1000000000));
+	out_put(&o, ".");
+	for (i = 100000000; i > 0; i /= 10) /* nine digits, leading zeros */
+		out_u64(&o, (unsigned long long)(ns % 1000000000) / i % 10);
+	out_put(&o, "\nfeatures\t");
+	out_u64(&o, crash.nf);
+	out_put(&o, "\n");
+	for (i = 0; i < crash.nf; i++) {
+		out_put(&o, crash.names[i]);
+		out_put(&o, "\t");
+		out_u64(&o, crash.vals[i]);
+		out_put(&o, "\n");
+	}
+	out_flush(&o);
+	if (close(o.fd) != 0 || !o.ok || rename(crash.tmp, crash.path) != 0)
+		unlink(crash.tmp);
+}
+
+static void on_crash_signal(int sig, siginfo_t *si, void *ctx)
+{
+	int saved = errno;
+	size_t i;
+
+	(void)ctx;
+	crash_dump();
+	for (i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+		if (crash_signals[i] == sig)
+			sigaction(sig, &crash_old[i], NULL);
+	/* A fault made by an instruction happens again when the handler
+	 * returns, now with the previous disposition; a sent signal must be
+	 * sent again. */
+	if (si->si_code <= 0 ||
+	    (sig != SIGSEGV && sig != SIGBUS && sig != SIGFPE && sig != SIGILL))
+		raise(sig);
+	errno = saved;
+}
+
+/* exit() without MPI_Finalize. */
+static void dump_at_exit(void)
+{
+	if (run.started && !run.finished)
+		crash_dump();
+}
+
+/* Prepare the dumps of a run that ends without MPI_Finalize (dump mode,
+ * after start() filled run). One line on stderr when it cannot. */
+static void crash_prepare(void)
+{
+	struct feats f = {0};
+	struct mpp_run_meta m;
+	struct sigaction sa;
+	size_t i;
+	int ok;
+
 	if (mkdir(run.dump_dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, PFX "cannot create dump directory %s: %s\n",
 			run.dump_dir, strerror(errno));
 		return;
 	}
-	snprintf(path, sizeof path, "%s/%s.%d.dump", run.dump_dir, run.run_id,
-		 run.rank);
-	if (mpp_dump_write(path, &m, run.rank, finalized, f->n, f->names,
-			   f->vals, err, sizeof err) < 0)
-		fprintf(stderr, PFX "%s\n", err);
+	crash.units = sorted_units(&crash.nu);
+	collect_features(&f, crash.units, crash.nu);
+	fill_meta(&m, 0);
+	crash.head = mpp_dump_head(&m, run.rank, 0);
+	crash.path = dump_path();
+	if (crash.path &&
+	    asprintf(&crash.tmp, "%s.tmp.%ld", crash.path, (long)getpid()) < 0)
+		crash.tmp = NULL;
+	crash.nf = f.n;
+	crash.names = calloc(f.n ? f.n : 1, sizeof *crash.names);
+	crash.vals = calloc(f.n ? f.n : 1, sizeof *crash.vals);
+	for (i = 0; crash.names && i < f.n; i++)
+		if (!(crash.names[i] = mpp_dump_escape(f.names[i])))
+			break;
+	ok = f.ok;
+	feats_free(&f);
+	if (!ok || (crash.nu && !crash.units) || !crash.head || !crash.tmp ||
+	    !crash.names || !crash.vals || i < crash.nf) {
+		fprintf(stderr, PFX "out of memory; no dump if the run ends "
+				    "without MPI_Finalize\n");
+		return;
+	}
+	crash.ready = 1;
+	atexit(dump_at_exit);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_crash_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+		sigaddset(&sa.sa_mask, crash_signals[i]);
+	/* A signal the program ignores stays ignored; a handler of the
+	 * program's or the MPI library's still runs after the dump. */
+	for (i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
+		if (sigaction(crash_signals[i], NULL, &crash_old[i]) == 0 &&
+		    crash_old[i].sa_handler != SIG_IGN)
+			sigaction(crash_signals[i], &sa, NULL);
 }
 
-/* exit() without MPI_Finalize, in dump mode: this rank's counters so far. */
-static void dump_at_exit(void)
+/* The run's app: $MPIPREDICT_APP, else the name the units were built with
+ * (--app), else the executable's name. Units built with different names:
+ * the first by file name, and one line on stderr from rank 0. */
+static char *app_name(void)
 {
-	struct feats f = {0};
+	const char *env = getenv("MPIPREDICT_APP"), *a = NULL, *b = NULL;
+	struct __mpp_unit **v;
+	size_t n, i;
 
-	if (!run.started || run.finished)
-		return;
-	run.finished = 1;
-	collect_features(&f);
-	if (f.ok)
-		write_dump(&f, elapsed(), 0);
-	feats_free(&f);
+	if (env && *env)
+		return strdup(env);
+	v = sorted_units(&n);
+	for (i = 0; i < n; i++) {
+		if (!v[i]->app || !*v[i]->app)
+			continue;
+		if (!a)
+			a = v[i]->app;
+		else if (!b && strcmp(a, v[i]->app))
+			b = v[i]->app;
+	}
+	free(v);
+	if (b && run.rank == 0)
+		fprintf(stderr,
+			PFX "the program's files were instrumented with "
+			    "different --app names (%s, %s); the run uses %s\n",
+			a, b, a);
+	return strdup(a ? a : program_invocation_short_name);
 }
 
 static void start(int provided)
 {
 	const char *dis = getenv("MPIPREDICT_DISABLE");
-	const char *app = getenv("MPIPREDICT_APP");
 	char err[256], ids[72];
 	struct tm tm;
 	time_t now;
@@ -389,7 +662,7 @@ static void start(int provided)
 	PMPI_Bcast(ids, sizeof ids, MPI_CHAR, 0, run.comm);
 	memcpy(run.run_id, ids, sizeof run.run_id);
 	memcpy(run.started_at, ids + 40, sizeof run.started_at);
-	run.app = strdup(app && *app ? app : program_invocation_short_name);
+	run.app = app_name();
 	run.args = read_args();
 	combined_build_id(run.build_id);
 	run.dump_dir = getenv("MPIPREDICT_DUMP");
@@ -405,9 +678,9 @@ static void start(int provided)
 		PMPI_Comm_free(&run.comm);
 		return;
 	}
-	if (run.dump_dir)
-		atexit(dump_at_exit);
 	run.started = 1;
+	if (run.dump_dir)
+		crash_prepare();
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -459,10 +732,11 @@ static void finish(void)
 	size_t i;
 
 	run.finished = 1;
+	__atomic_store_n(&crash.claimed, 1, __ATOMIC_RELEASE);
 	mpp_traffic_stop();
-	collect_features(&f);
+	features_now(&f);
 	if (run.dump_dir && f.ok)
-		write_dump(&f, mine, 1);
+		write_dump(&f, mine);
 	/* Every rank must hold the same columns in the same order: compare a
 	 * hash of the names (max of h and of ~h equal to one's own on every
 	 * rank means all are equal). */
@@ -500,6 +774,14 @@ static void finish(void)
 	free(run.args);
 	run.app = run.args = NULL;
 	PMPI_Comm_free(&run.comm);
+}
+
+/* In dump mode, the dump of this rank before the job is torn down. */
+int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	if (run.started && !run.finished)
+		crash_dump();
+	return PMPI_Abort(comm, errorcode);
 }
 
 int MPI_Finalize(void)

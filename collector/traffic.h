@@ -6,11 +6,21 @@
  * Counters are per process (one MPI rank), plain unsigned 64-bit totals since
  * MPI_Init. They are written only by pmpi.c; runtime.c reads them at
  * MPI_Finalize. Per call site counts live in the units' struct __mpp_site.
+ * To keep the per-call work small, nothing is counted twice: a function's
+ * whole-program calls and bytes are its untagged totals plus its sites'
+ * (every site knows its function, mpp_abi.h), and the per-level totals are
+ * the sums of the level's histogram; runtime.c adds them up.
+ *
+ * Everything declared here has hidden visibility: libmpipredict exports
+ * only the MPI functions and the ABI of mpp_abi.h, and calls between its
+ * own files go neither through the PLT nor through the GOT.
  */
 #ifndef MPP_TRAFFIC_H
 #define MPP_TRAFFIC_H
 
 #include <mpi.h>
+
+#pragma GCC visibility push(hidden)
 
 /* One enumerator per row of mpi_table.def: MPP_FN_MPI_Send, ... */
 enum mpp_fn {
@@ -24,18 +34,17 @@ enum mpp_fn {
 enum { MPP_INTRA, MPP_INTER, MPP_NLEVEL };
 
 /* Message-size histogram: bucket b holds sizes in
- * [mpp_bucket_lo[b], mpp_bucket_lo[b + 1]); the last bucket is open. */
+ * [mpp_bucket_lo[b], mpp_bucket_lo[b + 1]); the last bucket is open. The
+ * bounds are 0 and then powers of two (pmpi.c finds a size's bucket from
+ * its highest set bit). */
 enum { MPP_NBUCKET = 6 };
 extern const unsigned long long mpp_bucket_lo[MPP_NBUCKET];
 
 struct mpp_traffic {
-	unsigned long long calls[MPP_NFN];          /* every call          */
-	unsigned long long bytes[MPP_NFN];          /* every byte          */
 	unsigned long long untagged_calls[MPP_NFN]; /* no call site tagged */
 	unsigned long long untagged_bytes[MPP_NFN];
-	/* Point-to-point messages this rank sent or received, by level. */
-	unsigned long long level_msgs[MPP_NLEVEL];
-	unsigned long long level_bytes[MPP_NLEVEL];
+	/* Point-to-point messages this rank sent or received, by level and
+	 * size. */
 	unsigned long long hist_msgs[MPP_NLEVEL][MPP_NBUCKET];
 	unsigned long long hist_bytes[MPP_NLEVEL][MPP_NBUCKET];
 };
@@ -52,5 +61,7 @@ int mpp_traffic_start(MPI_Comm comm, int threaded, int *nnodes, char *err,
 
 /* Stop counting (at MPI_Finalize, before the runtime's own reductions). */
 void mpp_traffic_stop(void);
+
+#pragma GCC visibility pop
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * cc_main.c: mpipredict-cc, the compiler wrapper.
  *
- *   mpipredict-cc <compiler> [compiler args...]
+ *   mpipredict-cc [--app NAME] <compiler> [compiler args...]
  *
  * Instruments every C source on the command line into a private temporary
  * directory, runs the compiler on the rewritten files with the user's own
@@ -10,6 +10,9 @@
  * that they name the original source, and when the command links adds
  * `-L<libdir> -Wl,-rpath,<libdir> -lmpipredict`. libdir is
  * $MPIPREDICT_LIBDIR, else <directory of this program>/../lib.
+ *
+ * --app NAME is the build's default app name, carried by every unit it
+ * instruments (see collector/mpp_abi.h for when it applies).
  *
  * A source that clang cannot parse is compiled unchanged, with its
  * diagnostics and a note on stderr, so that the build goes on.
@@ -31,10 +34,12 @@
 static void usage(FILE *f)
 {
 	fputs(
-	    "usage: mpipredict-cc <compiler> [compiler args...]\n"
+	    "usage: mpipredict-cc [--app NAME] <compiler> [compiler args...]\n"
 	    "Compile and link like <compiler>, instrumenting every C source\n"
 	    "for mpipredict and linking the runtime (-lmpipredict). Use it as\n"
 	    "CC=\"mpipredict-cc mpicc\" in a Makefile.\n"
+	    "  --app NAME  the build's application name: the runs' app unless\n"
+	    "              MPIPREDICT_APP is set\n"
 	    "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
 	    "<this program's dir>/../lib), MPIPREDICT_DISABLE=1 (run the\n"
 	    "compiler untouched).\n"
@@ -218,6 +223,17 @@ int main(int argc, char **argv)
 		printf("mpipredict-cc %s\n", MPP_VERSION);
 		return 0;
 	}
+	const char *app = NULL;
+	if (strcmp(argv[1], "--app") == 0) {
+		if (argc < 4 || !argv[2][0]) {
+			fprintf(stderr, "mpipredict-cc: --app needs a name and "
+					"then the compiler (see --help)\n");
+			return 1;
+		}
+		app = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argv[1][0] == '-') {
 		fprintf(stderr,
 			"mpipredict-cc: unknown option '%s' (the first "
@@ -287,7 +303,7 @@ int main(int argc, char **argv)
 			display += 2;
 		struct mpp_rewrite rw;
 		char err[PATH_MAX + 256];
-		int r = mpp_rewrite_file(args[i], display,
+		int r = mpp_rewrite_file(args[i], display, app,
 					 (const char *const *)clang.v, clang.n,
 					 &rw, err, sizeof(err));
 		for (size_t k = 0; k < rw.nnotes; k++)

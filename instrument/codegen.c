@@ -73,31 +73,40 @@ static int put_quoted(FILE *out, const char *s)
 }
 
 int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
-		      const char *display, const char *body, size_t bodylen)
+		      const char *display, const char *app, const char *body,
+		      size_t bodylen)
 {
 	size_t nc = plan->ncounters, ns = plan->nsites;
 	char *qname = mpp_quote_c(display);
-	if (!qname)
+	char *qapp = app && *app ? mpp_quote_c(app) : NULL;
+	if (!qname || (app && *app && !qapp)) {
+		free(qname);
 		return -1;
+	}
 	fprintf(out,
 		"__extension__ struct __mpp_site { unsigned long long "
-		"__mpp_calls, __mpp_bytes, __mpp_intra_bytes, "
-		"__mpp_inter_bytes; }; "
-		"extern __thread struct __mpp_site *__mpp_cur_site; "
+		"__mpp_calls, __mpp_bytes; int __mpp_fn; }; "
+		"struct __mpp_tags { unsigned __mpp_n; "
+		"struct __mpp_site *__mpp_v[%d]; }; "
+		"extern __thread struct __mpp_tags __mpp_tags "
+		"__attribute__((__tls_model__(\"initial-exec\"))); "
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
 		"static struct __mpp_site __mpp_s_%s[%zu];",
-		id, nc ? nc : 1, id, ns ? ns : 1);
-	/* Call sites store their tag through a function: two plain stores
-	 * to __mpp_cur_site in one expression (`MPI_A(..) + MPI_B(..)`, a
-	 * macro using its argument twice) would be unsequenced, undefined,
+		MPP_TAG_DEPTH, id, nc ? nc : 1, id, ns ? ns : 1);
+	/* Call sites push their tag through a function: two pushes in one
+	 * expression (`MPI_A(..) + MPI_B(..)`, a macro using its argument
+	 * twice) written as plain stores would be unsequenced, undefined,
 	 * and flagged by -Wsequence-point; function calls are only
-	 * indeterminately sequenced. It inlines to the same store. */
+	 * indeterminately sequenced. It inlines to a load and two stores
+	 * (initial-exec TLS, no __tls_get_addr even in a shared library). */
 	if (ns)
 		fprintf(
 		    out,
 		    " static __inline__ void __mpp_tag_%s(struct __mpp_site "
-		    "*__mpp_p) { __mpp_cur_site = __mpp_p; }",
-		    id);
+		    "*__mpp_p) { unsigned __mpp_n = __mpp_tags.__mpp_n; "
+		    "__mpp_tags.__mpp_v[__mpp_n %% %d] = __mpp_p; "
+		    "__mpp_tags.__mpp_n = __mpp_n + 1; }",
+		    id, MPP_TAG_DEPTH);
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
@@ -128,22 +137,26 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	fprintf(out,
 		"0}; struct __mpp_unit { int __mpp_abi_version; "
 		"const char *__mpp_build_id; const char *__mpp_file; "
+		"const char *__mpp_app; "
 		"unsigned __mpp_ncounters; __extension__ unsigned long long "
 		"*__mpp_counters; const char *const *__mpp_counter_names; "
 		"unsigned __mpp_nsites; struct __mpp_site *__mpp_sites; "
 		"const char *const *__mpp_site_names; "
 		"struct __mpp_unit *__mpp_next; }; "
 		"static struct __mpp_unit __mpp_u_%s = {%d, \"%016llx\", %s, "
-		"%zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, __mpp_sn_%s, "
-		"0}; extern void __mpp_register(struct __mpp_unit *); "
+		"%s, %zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, "
+		"__mpp_sn_%s, 0}; "
+		"extern void __mpp_register(struct __mpp_unit *); "
 		"__attribute__((__constructor__)) static void "
 		"__mpp_init_%s(void) { __mpp_register(&__mpp_u_%s); }\n",
-		id, MPP_ABI_VERSION, (unsigned long long)h, qname, nc, id, id,
-		ns, id, id, id, id);
+		id, MPP_ABI_VERSION, (unsigned long long)h, qname,
+		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id);
 	free(qname);
+	free(qapp);
 	return ferror(out) ? -1 : 0;
 oom:
 	free(qname);
+	free(qapp);
 	return -1;
 }
 

@@ -32,7 +32,9 @@ static void usage(FILE *f)
 	    "                (default: mpipredict-instrumented)\n"
 	    "  -p BUILD_DIR  take each file's flags from\n"
 	    "                BUILD_DIR/compile_commands.json\n"
-	    "  --app NAME    record the application name in features.tsv\n"
+	    "  --app NAME    the build's application name: the runs' app\n"
+	    "                unless MPIPREDICT_APP is set (also noted in\n"
+	    "                features.tsv)\n"
 	    "  -- CFLAGS     compiler flags (-I, -D, -std=, -fopenmp ...)\n"
 	    "The MPI include flags come from $MPICC (default mpicc).\n"
 	    "Exit status: 0 done, 1 usage error, 2 a file could not be read\n"
@@ -175,7 +177,7 @@ int main(int argc, char **argv)
 					"the command-line flags\n",
 					files[i], builddir);
 		}
-		int r = mpp_rewrite_file(files[i], display_name(files[i]),
+		int r = mpp_rewrite_file(files[i], display_name(files[i]), app,
 					 (const char *const *)use->v, use->n,
 					 &out[i], err, sizeof(err));
 		mpp_argv_free(&args);

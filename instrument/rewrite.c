@@ -15,7 +15,7 @@
 #include "instrument/tu.h"
 #include "instrument/visit.h"
 
-int mpp_rewrite_file(const char *path, const char *display,
+int mpp_rewrite_file(const char *path, const char *display, const char *app,
 		     const char *const *args, int nargs,
 		     struct mpp_rewrite *out, char *err, size_t errlen)
 {
@@ -42,7 +42,7 @@ int mpp_rewrite_file(const char *path, const char *display,
 		goto oom;
 	if (!(f = open_memstream(&out->text, &out->len)))
 		goto oom;
-	int w = mpp_codegen_write(f, &plan, id, display, body, bodylen);
+	int w = mpp_codegen_write(f, &plan, id, display, app, body, bodylen);
 	int c = fclose(f);
 	if (w < 0 || c != 0 ||
 	    !(f = open_memstream(&out->features, &out->flen)))

@@ -21,11 +21,12 @@ struct mpp_rewrite {
 };
 
 /* Rewrites `path`, naming it `display` in feature names, notes and #line,
- * parsing with clang arguments `args`. Returns 0; 1 if the file does not
+ * parsing with clang arguments `args`; the unit carries `app` (NULL: none)
+ * as the build's default app name. Returns 0; 1 if the file does not
  * parse cleanly (out->diag says why, nothing else is set); -1 on another
  * error, with a message in err. The caller frees out with
  * mpp_rewrite_free in every case. */
-int mpp_rewrite_file(const char *path, const char *display,
+int mpp_rewrite_file(const char *path, const char *display, const char *app,
 		     const char *const *args, int nargs,
 		     struct mpp_rewrite *out, char *err, size_t errlen);
 void mpp_rewrite_free(struct mpp_rewrite *r);

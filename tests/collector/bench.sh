@@ -47,18 +47,23 @@ for spec in pingpong:2 allreduce:2 allreduce:1; do
 		printf "%-11s plain %.3f us (spread %.0f%%)  instrumented %.3f us (spread %.0f%%)  ratio of medians %.3f, of minima %.3f, difference %.0f ns\n",
 			l, pm, 100 * (pmax - pmin) / pm, im, 100 * (imax - imin) / im, im / pm, imin / pmin, 1000 * (im - pm) }'
 done
-# Instructions are immune to the host's load: callgrind counts those of the
-# 1-rank Allreduce loop (warm-up + timed, 1.1 x N calls) in each build.
+# Instructions are immune to the host's load: callgrind counts those of
+# the 1-rank loops (warm-up + timed, 1.1 x N iterations) in each build:
+# Allreduce of one double (a local copy), and MPI_Send + MPI_Recv of 8 bytes
+# to itself (the ping-pong's calls without its waiting, which would make
+# the count depend on timing).
 if command -v valgrind >/dev/null; then
 	n=20000
-	for b in plain inst; do
-		valgrind --tool=callgrind --toggle-collect=loop \
-			--callgrind-out-file="$dir/cg.$b" "$dir/$b" allreduce $n >/dev/null 2>&1 ||
-			{ echo "bench-collector: callgrind $b failed"; exit 1; }
+	for loop in allreduce self; do
+		for b in plain inst; do
+			valgrind --tool=callgrind --toggle-collect=loop \
+				--callgrind-out-file="$dir/cg.$loop.$b" "$dir/$b" $loop $n >/dev/null 2>&1 ||
+				{ echo "bench-collector: callgrind $b $loop failed"; exit 1; }
+		done
+		awk -v n=$n -v l="$loop/1" '/^totals:/ { v[FILENAME ~ /inst$/] = $2 }
+			END { c = 1.1 * n; printf "%-11s instructions per iteration: plain %.0f, instrumented %.0f (+%.0f)\n", l, v[0] / c, v[1] / c, (v[1] - v[0]) / c }' \
+			"$dir/cg.$loop.plain" "$dir/cg.$loop.inst"
 	done
-	awk -v n=$n '/^totals:/ { v[FILENAME ~ /inst$/] = $2 }
-		END { c = 1.1 * n; printf "allreduce/1 instructions per call: plain %.0f, instrumented %.0f (+%.0f)\n", v[0] / c, v[1] / c, (v[1] - v[0]) / c }' \
-		"$dir/cg.plain" "$dir/cg.inst"
 fi
 rows=$(grep -c . "$dir/runs/inst.csv" 2>/dev/null)
-echo "bench-collector: the instrumented runs wrote $((rows - 1)) rows (expected $((3 * reps + 1)))"
+echo "bench-collector: the instrumented runs wrote $((rows - 1)) rows (expected $((3 * reps + 2)))"

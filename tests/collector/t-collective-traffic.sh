@@ -22,7 +22,7 @@ for m in $MPIS; do
 		want bytes:t.c:S_REDUCE:1:MPI_Reduce '20 + (r == 0) * 20'
 		want bytes:t.c:S_ALLREDUCE:1:MPI_Allreduce 24
 		want bytes:t.c:S_SCAN:1:MPI_Scan 16
-		want bytes:t.c:S_EXSCAN:1:MPI_Exscan 16
+		want bytes:t.c:S_EXSCAN:1:MPI_Exscan '8 + (r > 0) * 8' # rank 0 receives nothing
 		want bytes:t.c:S_SCATTER:1:MPI_Scatter '8 + (r == 1) * n * 8'
 		want bytes:t.c:S_SCATTERV:1:MPI_Scatterv "(r + 1) * 4 + (r == 0) * $tri * 4"
 		want bytes:t.c:S_GATHER:1:MPI_Gather '12 + (r == 0) * n * 12'

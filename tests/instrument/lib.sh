@@ -18,7 +18,7 @@ fail() {
 # file's absolute path, and the build id) replaced by fixed words.
 normalize() {
 	sed -E 's/__mpp_([a-z]+)_[0-9a-f]{16}/__mpp_\1_ID/g;
-		s/= \{1, "[0-9a-f]{16}"/= {1, "BUILDID"/' "$1"
+		s/= \{([0-9]+), "[0-9a-f]{16}"/= {\1, "BUILDID"/' "$1"
 }
 
 # expect_same WHAT EXPECTED_FILE GOT_FILE: fail with a diff if they differ.

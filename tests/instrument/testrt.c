@@ -5,15 +5,16 @@
  * and every site's call count to $MPP_TESTRT_OUT (default counts.txt), one
  * "name value" per line. Test programs that define their own fake MPI
  * functions call mpp_testrt_hit() from them, which does what the real PMPI
- * layer does with the site pointer: take it, clear it, count the call
- * there (or as unattributed when there is none).
+ * layer does with the tag stack: pop the top tag and count the call there
+ * (or as unattributed when there is none). Unlike the real layer it does
+ * not check that the tag is for the called function.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "collector/mpp_abi.h"
 
-_Thread_local struct __mpp_site *__mpp_cur_site;
+_Thread_local struct __mpp_tags __mpp_tags;
 
 static struct __mpp_unit *units;
 static unsigned long long unattributed;
@@ -35,8 +36,9 @@ void __mpp_register(struct __mpp_unit *u)
 int mpp_testrt_hit(void);
 int mpp_testrt_hit(void)
 {
-	struct __mpp_site *s = __mpp_cur_site;
-	__mpp_cur_site = NULL;
+	struct __mpp_site *s = NULL;
+	if (__mpp_tags.n)
+		s = __mpp_tags.site[--__mpp_tags.n % MPP_TAG_DEPTH];
 	if (s)
 		s->calls++;
 	else

@@ -3,7 +3,7 @@
  * It carries a hand-built instrumented unit (what mpipredict-instrument
  * would generate: a counter array, a site array, a struct __mpp_unit and a
  * constructor that registers it) and tags its MPI calls the way rewritten
- * code does, `(__mpp_cur_site = &site[i], MPI_Send)(...)`.
+ * code does, `(__mpp_tag_push(&site[i]), MPI_Send)(...)`.
  *
  * Usage: traffic SCENARIO... with scenarios
  *   p2p      blocking sends and receives (also untagged ones, a Bsend)
@@ -14,7 +14,15 @@
  *   split    point-to-point and Allreduce on split communicators
  *   loops    counters and MPI calls whose trip counts depend on the rank
  *   levels   a fixed pattern for the intra/inter node split
+ *   complete Irecvs completed by Testall, Testany and Waitsome
+ *   inplace  Scatter, Scatterv, Gatherv (root 0), Allgatherv, Alltoall and
+ *            Alltoallv with MPI_IN_PLACE
  *   exit     exit(3) before MPI_Finalize;  abort  MPI_Abort(.., 5)
+ *   abort0   rank 0 calls MPI_Abort(.., 6), the others wait in MPI_Recv
+ *            for a message that never comes (the launcher kills them)
+ *   termR    rank R sends itself SIGTERM ("term1"), the others wait
+ *   segvR    rank R writes through a null pointer, the others wait
+ *   sleepN   sleep N seconds ("sleep2"), on the last rank only
  *   ret7     return 7 from main after MPI_Finalize
  * A first argument "thread" starts MPI with MPI_Init_thread(MULTIPLE).
  * Arguments after "--" are not scenarios (they only show in the row).
@@ -22,9 +30,11 @@
  * The point-to-point scenarios need an even number of ranks (at most 8).
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpp_abi.h"
 
@@ -85,6 +95,18 @@ enum {
 	S_LV_SPLIT_RECV,
 	S_LV_IRECV,
 	S_LV_SEND,
+	S_C_IRECV1,
+	S_C_TESTALL,
+	S_C_IRECV2,
+	S_C_TESTANY,
+	S_C_IRECV3,
+	S_C_WAITSOME,
+	S_IP_SCATTER,
+	S_IP_SCATTERV,
+	S_IP_GATHERV,
+	S_IP_ALLGATHERV,
+	S_IP_ALLTOALL,
+	S_IP_ALLTOALLV,
 	NSITES
 };
 
@@ -146,6 +168,18 @@ static const char *const site_names[NSITES] = {
     N(S_LV_SPLIT_RECV, MPI_Recv),
     N(S_LV_IRECV, MPI_Irecv),
     N(S_LV_SEND, MPI_Send),
+    N(S_C_IRECV1, MPI_Irecv),
+    N(S_C_TESTALL, MPI_Testall),
+    N(S_C_IRECV2, MPI_Irecv),
+    N(S_C_TESTANY, MPI_Testany),
+    N(S_C_IRECV3, MPI_Irecv),
+    N(S_C_WAITSOME, MPI_Waitsome),
+    N(S_IP_SCATTER, MPI_Scatter),
+    N(S_IP_SCATTERV, MPI_Scatterv),
+    N(S_IP_GATHERV, MPI_Gatherv),
+    N(S_IP_ALLGATHERV, MPI_Allgatherv),
+    N(S_IP_ALLTOALL, MPI_Alltoall),
+    N(S_IP_ALLTOALLV, MPI_Alltoallv),
 #undef N
 };
 
@@ -159,11 +193,17 @@ static const char *const counter_names[NCOUNTERS] = {
 static unsigned long long counters[NCOUNTERS];
 static struct __mpp_site sites[NSITES];
 static struct __mpp_unit unit = {
-    MPP_ABI_VERSION, "0123456789abcdef",
-    "t.c",           NCOUNTERS,
-    counters,        counter_names,
-    NSITES,          sites,
-    site_names,      0,
+    MPP_ABI_VERSION,
+    "0123456789abcdef",
+    "t.c",
+    NULL,
+    NCOUNTERS,
+    counters,
+    counter_names,
+    NSITES,
+    sites,
+    site_names,
+    0,
 };
 
 __attribute__((constructor)) static void reg(void)
@@ -173,7 +213,7 @@ __attribute__((constructor)) static void reg(void)
 }
 
 /* Tag the next MPI call, as rewritten code does. */
-#define AT(i, fn) (__mpp_cur_site = &sites[i], fn)
+#define AT(i, fn) (__mpp_tag_push(&sites[i]), fn)
 
 static int rank, size, peer;
 
@@ -439,6 +479,100 @@ static void levels(void)
 	MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
+/* Irecvs from the partner completed by the other completion calls: 1 and 2
+ * ints by Testall, 3 by Testany (beside an inactive request), 1, 2 and 4 by
+ * Waitsome. The sends are small enough to be buffered. */
+static void complete(void)
+{
+	int in[16], out[8] = {0}, flag, idx, outcount, idxs[3], done;
+	MPI_Request r[3];
+	MPI_Status st[3];
+
+	AT(S_C_IRECV1, MPI_Irecv)
+	(in, 8, MPI_INT, peer, 70, MPI_COMM_WORLD, &r[0]);
+	AT(S_C_IRECV1, MPI_Irecv)
+	(in + 8, 8, MPI_INT, peer, 71, MPI_COMM_WORLD, &r[1]);
+	MPI_Send(out, 1, MPI_INT, peer, 70, MPI_COMM_WORLD);
+	MPI_Send(out, 2, MPI_INT, peer, 71, MPI_COMM_WORLD);
+	for (flag = 0; !flag;)
+		AT(S_C_TESTALL, MPI_Testall)(2, r, &flag, MPI_STATUSES_IGNORE);
+
+	r[0] = MPI_REQUEST_NULL;
+	AT(S_C_IRECV2, MPI_Irecv)
+	(in, 8, MPI_INT, peer, 72, MPI_COMM_WORLD, &r[1]);
+	MPI_Send(out, 3, MPI_INT, peer, 72, MPI_COMM_WORLD);
+	for (flag = 0; !flag;)
+		AT(S_C_TESTANY, MPI_Testany)
+	(2, r, &idx, &flag, MPI_STATUS_IGNORE);
+
+	AT(S_C_IRECV3, MPI_Irecv)
+	(in, 1, MPI_INT, peer, 73, MPI_COMM_WORLD, &r[0]);
+	AT(S_C_IRECV3, MPI_Irecv)
+	(in + 1, 2, MPI_INT, peer, 74, MPI_COMM_WORLD, &r[1]);
+	AT(S_C_IRECV3, MPI_Irecv)
+	(in + 3, 4, MPI_INT, peer, 75, MPI_COMM_WORLD, &r[2]);
+	MPI_Send(out, 1, MPI_INT, peer, 73, MPI_COMM_WORLD);
+	MPI_Send(out, 2, MPI_INT, peer, 74, MPI_COMM_WORLD);
+	MPI_Send(out, 4, MPI_INT, peer, 75, MPI_COMM_WORLD);
+	for (done = 0; done < 3; done += outcount)
+		AT(S_C_WAITSOME, MPI_Waitsome)(3, r, &outcount, idxs, st);
+}
+
+/* Collectives with MPI_IN_PLACE; ints, root 0, count i+1 for rank i in the
+ * v variants, and c(i,j) = i+j+1 ints between ranks i and j in Alltoallv
+ * (in place, the counts must be symmetric). */
+static void inplace(void)
+{
+	int a[64] = {0}, b[64] = {0}, c[8], d[8], i, total = 0;
+
+	for (i = 0; i < size; i++) {
+		c[i] = i + 1;
+		d[i] = total;
+		total += i + 1;
+	}
+	AT(S_IP_SCATTER, MPI_Scatter)
+	(a, 2, MPI_INT, rank == 0 ? MPI_IN_PLACE : b, 2, MPI_INT, 0,
+	 MPI_COMM_WORLD);
+	AT(S_IP_SCATTERV, MPI_Scatterv)
+	(a, c, d, MPI_INT, rank == 0 ? MPI_IN_PLACE : b, rank + 1, MPI_INT, 0,
+	 MPI_COMM_WORLD);
+	AT(S_IP_GATHERV, MPI_Gatherv)
+	(rank == 0 ? MPI_IN_PLACE : a, rank + 1, MPI_INT, b, c, d, MPI_INT, 0,
+	 MPI_COMM_WORLD);
+	AT(S_IP_ALLGATHERV, MPI_Allgatherv)
+	(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, c, d, MPI_INT, MPI_COMM_WORLD);
+	AT(S_IP_ALLTOALL, MPI_Alltoall)
+	(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, b, 1, MPI_INT, MPI_COMM_WORLD);
+	for (i = total = 0; i < size; i++) {
+		c[i] = rank + i + 1;
+		d[i] = total;
+		total += c[i];
+	}
+	AT(S_IP_ALLTOALLV, MPI_Alltoallv)
+	(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, b, c, d, MPI_INT,
+	 MPI_COMM_WORLD);
+}
+
+/* Rank `who` ends the run (how: 'a' MPI_Abort, 't' SIGTERM to itself, 's'
+ * a segmentation fault, which UBSan must not stop first under SANITIZE=1);
+ * the others wait for a message that never comes. */
+__attribute__((no_sanitize("undefined"))) static void die_on_one_rank(int how,
+								      int who)
+{
+	static volatile int *volatile nowhere;
+	int x;
+
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == who && how == 'a')
+		MPI_Abort(MPI_COMM_WORLD, 6);
+	if (rank == who && how == 't')
+		raise(SIGTERM);
+	if (rank == who && how == 's')
+		*nowhere = 1;
+	MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 99, MPI_COMM_WORLD,
+		 MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
 	int i, provided, ret = 0;
@@ -473,13 +607,24 @@ int main(int argc, char **argv)
 			need_pairs(), split();
 		else if (!strcmp(s, "loops"))
 			loops();
+		else if (!strcmp(s, "complete"))
+			need_pairs(), complete();
+		else if (!strcmp(s, "inplace"))
+			need_pairs(), inplace();
 		else if (!strcmp(s, "levels"))
 			need_pairs(), levels();
 		else if (!strcmp(s, "exit"))
 			exit(3);
 		else if (!strcmp(s, "abort"))
 			MPI_Abort(MPI_COMM_WORLD, 5);
-		else {
+		else if (!strcmp(s, "abort0"))
+			die_on_one_rank('a', 0);
+		else if (!strncmp(s, "term", 4) || !strncmp(s, "segv", 4))
+			die_on_one_rank(s[0], atoi(s + 4));
+		else if (!strncmp(s, "sleep", 5)) {
+			if (rank == size - 1)
+				sleep((unsigned)atoi(s + 5));
+		} else {
 			fprintf(stderr, "traffic: unknown scenario %s\n", s);
 			MPI_Abort(MPI_COMM_WORLD, 1);
 		}
