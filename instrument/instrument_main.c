@@ -70,6 +70,12 @@ static const char *display_name(const char *p)
 	return p;
 }
 
+static int oom(const char *what)
+{
+	fprintf(stderr, "mpipredict-instrument: out of memory (%s)\n", what);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *outdir = "mpipredict-instrumented", *builddir = NULL,
@@ -78,7 +84,7 @@ int main(int argc, char **argv)
 	int nfiles = 0, ncflags = 0;
 	char **cflags = NULL;
 	if (!files)
-		return 2;
+		return oom("the file list");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -139,11 +145,11 @@ int main(int argc, char **argv)
 	const char *mpicc = getenv("MPICC");
 	if (mpp_flags_mpi(&common, mpicc && *mpicc ? mpicc : "mpicc") < 0 ||
 	    mpp_flags_filter(&common, cflags, ncflags, NULL) < 0)
-		return 2;
+		return oom("the parse flags");
 
 	struct mpp_rewrite *out = calloc((size_t)nfiles, sizeof(*out));
 	if (!out)
-		return 2;
+		return oom("the rewritten files");
 	int status = 0;
 	char err[PATH_MAX + 256];
 	for (int i = 0; i < nfiles && status == 0; i++) {
@@ -175,9 +181,17 @@ int main(int argc, char **argv)
 					"the command-line flags\n",
 					files[i], builddir);
 		}
-		int r = mpp_rewrite_file(files[i], display_name(files[i]),
+		char *name = mpp_feature_file(files[i]);
+		if (!name) {
+			mpp_argv_free(&args);
+			oom(files[i]);
+			status = 2;
+			break;
+		}
+		int r = mpp_rewrite_file(files[i], display_name(files[i]), name,
 					 (const char *const *)use->v, use->n,
 					 &out[i], err, sizeof(err));
+		free(name);
 		mpp_argv_free(&args);
 		if (r == 1) {
 			fputs(out[i].diag ? out[i].diag : "", stderr);
@@ -202,6 +216,8 @@ int main(int argc, char **argv)
 	char *tsv = NULL;
 	size_t tsvlen = 0;
 	FILE *t = status == 0 ? open_memstream(&tsv, &tsvlen) : NULL;
+	if (status == 0 && !t)
+		status = oom("features.tsv");
 	if (t) {
 		if (app)
 			fprintf(t, "# app: %s\n", app);
