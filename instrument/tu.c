@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Macro definitions already looked at for `_Pragma`: (file, offset) ->
- * whether the definition holds it (open addressing). */
+/* Macro definitions already tokenized: (file, offset) -> their MACRO_
+ * flags (open addressing). */
 struct defseen {
 	CXFile file;
 	unsigned off;
-	int used, pragma;
+	int used, flags;
 };
 
 struct collect {
@@ -40,27 +40,38 @@ static int add_pragma(struct collect *cl, size_t b, size_t e)
 	return 0;
 }
 
-static int tokens_hold_pragma(CXTranslationUnit tu, CXSourceRange r)
+enum { MACRO_PRAGMA = 1, MACRO_STRINGIZES = 2 };
+
+/* MACRO_PRAGMA if the tokens of a macro definition hold `_Pragma`,
+ * MACRO_STRINGIZES if they hold `#` before a name (the first token is
+ * the macro's own name; `#define` is not in the extent). */
+static int definition_flags(CXTranslationUnit tu, CXSourceRange r)
 {
 	CXToken *tk = NULL;
 	unsigned n = 0;
-	int found = 0;
+	int flags = 0, hash = 0;
 	clang_tokenize(tu, r, &tk, &n);
-	for (unsigned i = 0; i < n && !found; i++) {
-		if (clang_getTokenKind(tk[i]) != CXToken_Identifier)
-			continue;
+	for (unsigned i = 0; i < n; i++) {
+		CXTokenKind k = clang_getTokenKind(tk[i]);
 		CXString s = clang_getTokenSpelling(tu, tk[i]);
 		const char *c = clang_getCString(s);
-		found = strcmp(c, "_Pragma") == 0 || strcmp(c, "__pragma") == 0;
+		if (k == CXToken_Identifier || k == CXToken_Keyword) {
+			if (strcmp(c, "_Pragma") == 0 ||
+			    strcmp(c, "__pragma") == 0)
+				flags |= MACRO_PRAGMA;
+			if (hash)
+				flags |= MACRO_STRINGIZES;
+		}
+		hash = k == CXToken_Punctuation && strcmp(c, "#") == 0;
 		clang_disposeString(s);
 	}
 	clang_disposeTokens(tu, tk, n);
-	return found;
+	return flags;
 }
 
-/* Whether the definition of the macro expanded at c holds `_Pragma`;
- * -1 out of memory. Each definition is tokenized once. */
-static int expands_pragma(struct collect *cl, CXCursor c)
+/* The MACRO_ flags of the definition of the macro expanded at c; -1 out
+ * of memory. Each definition is tokenized once. */
+static int expansion_flags(struct collect *cl, CXCursor c)
 {
 	CXCursor d = clang_getCursorReferenced(c);
 	if (clang_getCursorKind(d) != CXCursor_MacroDefinition)
@@ -91,10 +102,10 @@ static int expands_pragma(struct collect *cl, CXCursor c)
 	size_t j = ((uintptr_t)f ^ off * 2654435761u) & (cl->capseen - 1);
 	while (cl->seen[j].used) {
 		if (cl->seen[j].file == f && cl->seen[j].off == off)
-			return cl->seen[j].pragma;
+			return cl->seen[j].flags;
 		j = (j + 1) & (cl->capseen - 1);
 	}
-	int p = tokens_hold_pragma(cl->t->tu, r);
+	int p = definition_flags(cl->t->tu, r);
 	cl->seen[j] = (struct defseen){f, off, 1, p};
 	cl->nseen++;
 	return p;
@@ -193,13 +204,15 @@ static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 		cl->cap = cap;
 	}
 	t->macros[t->nmacros++] =
-	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition};
+	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition, 0};
 	if (k == CXCursor_MacroExpansion) {
-		int p = expands_pragma(cl, c);
-		if (p < 0 || (p > 0 && add_pragma(cl, b, e) < 0)) {
+		int f = expansion_flags(cl, c);
+		if (f < 0 || ((f & MACRO_PRAGMA) && add_pragma(cl, b, e) < 0)) {
 			cl->oom = 1;
 			return CXChildVisit_Break;
 		}
+		t->macros[t->nmacros - 1].stringizes =
+		    (f & MACRO_STRINGIZES) != 0;
 	}
 	return CXChildVisit_Continue;
 }

@@ -17,6 +17,9 @@
 struct mpp_macro {
 	size_t begin, end;
 	int is_definition;
+	/* An expansion of a macro whose definition stringizes a parameter
+	 * (`#x`): text inserted into its arguments would show in a string. */
+	int stringizes;
 };
 
 struct mpp_tu {

@@ -583,6 +583,16 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 		add_note(x, e, "call of %s written inside macro %s", mpi, mac);
 		return;
 	}
+	if (m >= 0 && x->t->macros[m].stringizes) {
+		char mac[64];
+		macro_name(x, e, mac, sizeof(mac));
+		add_note(x, e,
+			 "call of %s in an argument of macro %s, which "
+			 "stringizes an argument (its text must stay the "
+			 "original's)",
+			 mpi, mac);
+		return;
+	}
 	int r = keyset_add(&x->used, ((uint64_t)f << 3) | 7);
 	if (r <= 0) {
 		/* A macro that uses its argument twice: one tag serves both. */
@@ -695,8 +705,8 @@ static int noreturn_specifier(CXTranslationUnit tu, CXCursor d)
 	for (unsigned i = 0; i < n && !found; i++) {
 		CXString sp = clang_getTokenSpelling(tu, tk[i]);
 		const char *w = clang_getCString(sp);
-		found = strcmp(w, "_Noreturn") == 0 ||
-			strcmp(w, "noreturn") == 0;
+		found =
+		    strcmp(w, "_Noreturn") == 0 || strcmp(w, "noreturn") == 0;
 		clang_disposeString(sp);
 	}
 	clang_disposeTokens(tu, tk, n);
