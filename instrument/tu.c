@@ -114,9 +114,28 @@ static int expansion_flags(struct collect *cl, CXCursor c)
 /* Finds `#pragma` and `_Pragma(...)` in the main file's tokens (a raw
  * lexing, so text an #if excluded counts too: that only keeps loops on
  * their plain counters). */
+static int ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* Offset of token tk in the main file. (Its start alone: an extent costs
+ * a lexing of the token.) */
+static unsigned tok_off(CXTranslationUnit tu, CXToken tk)
+{
+	unsigned o;
+	clang_getFileLocation(clang_getTokenLocation(tu, tk), NULL, NULL, NULL,
+			      &o);
+	return o;
+}
+
 static int scan_pragmas(struct collect *cl, const struct mpp_source *src)
 {
 	struct mpp_tu *t = cl->t;
+	const char *x = src->text;
+	if (!memmem(x, src->len, "ragma", 5))
+		return 0; /* nothing to find: spare the tokenizing */
 	CXSourceRange all = clang_getRange(
 	    clang_getLocationForOffset(t->tu, t->file, 0),
 	    clang_getLocationForOffset(t->tu, t->file, (unsigned)src->len));
@@ -128,38 +147,32 @@ static int scan_pragmas(struct collect *cl, const struct mpp_source *src)
 		CXTokenKind k = clang_getTokenKind(tk[i]);
 		if (k != CXToken_Punctuation && k != CXToken_Identifier)
 			continue;
-		CXSourceRange r = clang_getTokenExtent(t->tu, tk[i]);
-		unsigned tb, te;
-		clang_getFileLocation(clang_getRangeStart(r), NULL, NULL, NULL,
-				      &tb);
-		clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL,
-				      &te);
-		const char *s = src->text + tb;
-		size_t len = te - tb;
-		if (k == CXToken_Punctuation && len == 1 && *s == '#' &&
-		    i + 1 < n) {
-			r = clang_getTokenExtent(t->tu, tk[i + 1]);
-			unsigned nb, ne;
-			clang_getFileLocation(clang_getRangeStart(r), NULL,
-					      NULL, NULL, &nb);
-			clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL,
-					      NULL, &ne);
-			if (ne - nb == 6 &&
-			    memcmp(src->text + nb, "pragma", 6) == 0)
-				rc = add_pragma(cl, tb, ne);
+		unsigned tb = tok_off(t->tu, tk[i]);
+		if (k == CXToken_Punctuation && x[tb] == '#' &&
+		    x[tb + 1] != '#' && i + 1 < n) {
+			unsigned nb = tok_off(t->tu, tk[i + 1]);
+			if (nb + 6 <= src->len &&
+			    memcmp(x + nb, "pragma", 6) == 0 &&
+			    !ident_char(x[nb + 6]))
+				rc = add_pragma(cl, tb, nb + 6);
 		} else if (k == CXToken_Identifier &&
-			   ((len == 7 && memcmp(s, "_Pragma", 7) == 0) ||
-			    (len == 8 && memcmp(s, "__pragma", 8) == 0))) {
+			   ((tb + 7 <= src->len &&
+			     memcmp(x + tb, "_Pragma", 7) == 0 &&
+			     !ident_char(x[tb + 7])) ||
+			    (tb + 8 <= src->len &&
+			     memcmp(x + tb, "__pragma", 8) == 0 &&
+			     !ident_char(x[tb + 8])))) {
 			/* To the `)` that closes its argument. */
-			unsigned end = te, depth = 0;
+			unsigned end = tb + 7, depth = 0;
 			for (unsigned j = i + 1; j < n; j++) {
-				r = clang_getTokenExtent(t->tu, tk[j]);
+				CXSourceRange r =
+				    clang_getTokenExtent(t->tu, tk[j]);
 				unsigned jb, je;
 				clang_getFileLocation(clang_getRangeStart(r),
 						      NULL, NULL, NULL, &jb);
 				clang_getFileLocation(clang_getRangeEnd(r),
 						      NULL, NULL, NULL, &je);
-				char c = je - jb == 1 ? src->text[jb] : 0;
+				char c = je - jb == 1 ? x[jb] : 0;
 				if (j == i + 1 && c != '(')
 					break;
 				depth += c == '(';

@@ -814,32 +814,29 @@ static void set_text(struct ctx *x, size_t edit, char *text)
 static char *host_text(const struct ctx *x, const struct host *h, int which,
 		       int reset)
 {
-	char *text = NULL;
-	size_t len;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
+	/* Bounds: `__mpp_c_<id>[k] += __mpp_lk; __mpp_lk = 0; ` with k and
+	 * the id's 16 digits under 24 characters each. */
+	size_t cap = 64 + (h->c1 - h->c0) * 128, n = 0;
+	char *t = malloc(cap);
+	if (!t)
 		return NULL;
+#define PUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
 	if (which == 'd') {
-		fputs("{__extension__ unsigned long long ", f);
+		PUT("{__extension__ unsigned long long ");
 		for (size_t k = h->c0; k < h->c1; k++)
-			fprintf(f, "%s__mpp_l%zu = 0", k > h->c0 ? ", " : "",
-				k);
-		fputs("; ", f);
+			PUT("%s__mpp_l%zu = 0", k > h->c0 ? ", " : "", k);
+		PUT("; ");
 	} else {
-		fputs(which == 'e' ? " " : "{", f);
+		PUT(which == 'e' ? " " : "{");
 		for (size_t k = h->c0; k < h->c1; k++)
-			fprintf(f, "__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k,
-				k);
+			PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k, k);
 		for (size_t k = h->c0; reset && k < h->c1; k++)
-			fprintf(f, "__mpp_l%zu = 0; ", k);
+			PUT("__mpp_l%zu = 0; ", k);
 		if (which == 'e')
-			fputc('}', f);
+			PUT("}");
 	}
-	if (fclose(f) != 0) {
-		free(text);
-		return NULL;
-	}
-	return text;
+#undef PUT
+	return t;
 }
 
 /* Turns the increment of counter k to its local: `__mpp_c_ID[k]` in its
