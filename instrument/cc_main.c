@@ -6,14 +6,17 @@
  * Instruments every C source on the command line into a private temporary
  * directory, runs the compiler on the rewritten files with the user's own
  * flags (plus `-iquote <source dir>` so that `#include "local.h"` still
- * resolves), rewrites the dependency files the compiler wrote (-MD/-MMD) so
- * that they name the original source, and when the command links adds
+ * resolves; when the sources come from several directories, one compiler
+ * run per source, each with its own), rewrites the dependency files the
+ * compiler wrote (-MD/-MMD) so that they name the original source, and when the
+ * command links adds
  * `-L<libdir> -Wl,-rpath,<libdir> -lmpipredict`. libdir is
  * $MPIPREDICT_LIBDIR, else <directory of this program>/../lib.
  *
  * A source that clang cannot parse is compiled unchanged, with its
  * diagnostics and a note on stderr, so that the build goes on.
- * MPIPREDICT_DISABLE=1 runs the compiler untouched.
+ * MPIPREDICT_DISABLE=1 runs the compiler untouched. Feature names use
+ * mpp_feature_file() (rewrite.h): MPIPREDICT_SRCROOT sets their root.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -36,7 +39,10 @@ static void usage(FILE *f)
 	    "for mpipredict and linking the runtime (-lmpipredict). Use it as\n"
 	    "CC=\"mpipredict-cc mpicc\" in a Makefile.\n"
 	    "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
-	    "<this program's dir>/../lib), MPIPREDICT_DISABLE=1 (run the\n"
+	    "<this program's dir>/../lib), MPIPREDICT_SRCROOT (feature names\n"
+	    "are file paths relative to it; default: the highest directory\n"
+	    "with a build file above the source), MPIPREDICT_DISABLE=1 (run "
+	    "the\n"
 	    "compiler untouched).\n"
 	    "Exit status: the compiler's; 1 on a usage error.\n",
 	    f);

@@ -34,7 +34,9 @@ static void usage(FILE *f)
 	    "                BUILD_DIR/compile_commands.json\n"
 	    "  --app NAME    record the application name in features.tsv\n"
 	    "  -- CFLAGS     compiler flags (-I, -D, -std=, -fopenmp ...)\n"
-	    "The MPI include flags come from $MPICC (default mpicc).\n"
+	    "The MPI include flags come from $MPICC (default mpicc). Feature\n"
+	    "names hold the file's path relative to $MPIPREDICT_SRCROOT, else\n"
+	    "to the highest directory with a build file above it.\n"
 	    "Exit status: 0 done, 1 usage error, 2 a file could not be read\n"
 	    "or does not parse cleanly (nothing is written then).\n",
 	    f);
@@ -62,7 +64,8 @@ static const char *base_name(const char *p)
 	return b ? b + 1 : p;
 }
 
-/* The name used in feature names: the path as given, without "./". */
+/* The name used in notes and #line: the path as given, without "./".
+ * (Feature names use mpp_feature_file.) */
 static const char *display_name(const char *p)
 {
 	while (p[0] == '.' && p[1] == '/')
