@@ -73,6 +73,11 @@ for kv in loop:a/util.c:5:2.mean=3 loop:b/util.c:5:2.mean=5; do
 	[ "$v" = "${kv#*=}" ] || fail "${kv%=*}: expected ${kv#*=}, got $v (columns: $(head -1 "$csv"))"
 done
 
+# MPIPREDICT_SRCROOT sets the root; the path given does not matter.
+(cd proj/a && MPIPREDICT_SRCROOT=../.. "$INS" -o ../../rooted util.c 2>/dev/null) || fail "MPIPREDICT_SRCROOT: exit $?"
+grep -q "^loop:proj/a/util.c:5:2	" rooted/features.tsv ||
+	fail "MPIPREDICT_SRCROOT: expected loop:proj/a/util.c:5:2, got: $(cat rooted/features.tsv)"
+
 # One command, both sources: each must see its own local.h.
 (cd plain && mpicc $CFLAGS_T a/util.c b/util.c main.c -o prog2) || fail "plain one-command build fails"
 (cd proj && "$MCC" mpicc $CFLAGS_T a/util.c b/util.c main.c -o prog2 2>err.txt) ||
