@@ -6,8 +6,10 @@
  * Instruments every C source on the command line into a private temporary
  * directory, runs the compiler on the rewritten files with the user's own
  * flags (plus `-iquote <source dir>` so that `#include "local.h"` still
- * resolves), rewrites the dependency files the compiler wrote (-MD/-MMD) so
- * that they name the original source, and when the command links adds
+ * resolves; when the sources come from several directories, one compiler
+ * run per source, each with its own), rewrites the dependency files the
+ * compiler wrote (-MD/-MMD) so that they name the original source, and when the
+ * command links adds
  * `-L<libdir> -Wl,-rpath,<libdir> -lmpipredict`. libdir is
  * $MPIPREDICT_LIBDIR, else <directory of this program>/../lib.
  *
@@ -16,7 +18,8 @@
  *
  * A source that clang cannot parse is compiled unchanged, with its
  * diagnostics and a note on stderr, so that the build goes on.
- * MPIPREDICT_DISABLE=1 runs the compiler untouched.
+ * MPIPREDICT_DISABLE=1 runs the compiler untouched. Feature names use
+ * mpp_feature_file() (rewrite.h): MPIPREDICT_SRCROOT sets their root.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -41,7 +44,10 @@ static void usage(FILE *f)
 	    "  --app NAME  the build's application name: the runs' app unless\n"
 	    "              MPIPREDICT_APP is set\n"
 	    "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
-	    "<this program's dir>/../lib), MPIPREDICT_DISABLE=1 (run the\n"
+	    "<this program's dir>/../lib), MPIPREDICT_SRCROOT (feature names\n"
+	    "are file paths relative to it; default: the highest directory\n"
+	    "with a build file above the source), MPIPREDICT_DISABLE=1 (run "
+	    "the\n"
 	    "compiler untouched).\n"
 	    "Exit status: the compiler's; 1 on a usage error.\n",
 	    f);
@@ -208,6 +214,96 @@ static char *lib_dir(void)
 	return s;
 }
 
+static int oom(const char *what)
+{
+	fprintf(stderr, "mpipredict-cc: out of memory (%s)\n", what);
+	return 1;
+}
+
+/* Dependency flags, with how many arguments each takes. */
+static int dep_flag(const char *a)
+{
+	if (!strcmp(a, "-MD") || !strcmp(a, "-MMD") || !strcmp(a, "-MP"))
+		return 1;
+	if (!strcmp(a, "-MF") || !strcmp(a, "-MT") || !strcmp(a, "-MQ"))
+		return 2;
+	return 0;
+}
+
+/* Linker-only arguments (with how many arguments each takes), which a
+ * compile-only run of the same command leaves out. */
+static int link_flag(const char *a)
+{
+	if (!strcmp(a, "-o") || !strcmp(a, "-l") || !strcmp(a, "-L") ||
+	    !strcmp(a, "-Xlinker") || !strcmp(a, "-T") || !strcmp(a, "-u") ||
+	    !strcmp(a, "-z") || !strcmp(a, "-e"))
+		return 2;
+	if (!strncmp(a, "-l", 2) || !strncmp(a, "-L", 2) ||
+	    !strncmp(a, "-Wl,", 4))
+		return 1;
+	return 0;
+}
+
+/* Runs `compiler` on the user's arguments with the rewritten copies in
+ * place of the sources (tmp_of) and objects in place of the sources they
+ * were compiled to (obj_of). only >= 0: just input args[only], every
+ * other input left out, and with `alone` (a source compiled apart from a
+ * command that links) `-c -o obj_of[only]`, the linker and dependency
+ * flags left out. quote: the -iquote directory to add, if any. link: add
+ * the runtime library. Returns the compiler's exit status. */
+static int compile(const char *compiler, char **args, int nargs, char **tmp_of,
+		   char **obj_of, int only, const char *quote, int link,
+		   int alone)
+{
+	struct mpp_argv cmd = {0};
+	int bad = mpp_argv_push(&cmd, compiler) < 0;
+	if (quote && !bad)
+		bad = mpp_argv_push(&cmd, "-iquote") < 0 ||
+		      mpp_argv_push(&cmd, quote) < 0;
+	for (int i = 0; i < nargs && !bad; i++) {
+		const char *a = args[i];
+		int skip = 0;
+		if (alone &&
+		    (skip = dep_flag(a) ? dep_flag(a) : link_flag(a))) {
+			i += skip - 1;
+			continue;
+		}
+		if (takes_value(a)) {
+			bad = mpp_argv_push(&cmd, a) < 0 ||
+			      (i + 1 < nargs &&
+			       mpp_argv_push(&cmd, args[i + 1]) < 0);
+			i++;
+			continue;
+		}
+		if (a[0] != '-' && only >= 0 && i != only)
+			continue; /* another input */
+		if (a[0] != '-' && alone)
+			continue; /* added below, after -c */
+		bad = mpp_argv_push(&cmd, obj_of[i]   ? obj_of[i]
+					  : tmp_of[i] ? tmp_of[i]
+						      : a) < 0;
+	}
+	if (alone && !bad)
+		bad = mpp_argv_push(&cmd, "-c") < 0 ||
+		      mpp_argv_push(&cmd, tmp_of[only]) < 0 ||
+		      mpp_argv_push(&cmd, "-o") < 0 ||
+		      mpp_argv_push(&cmd, obj_of[only]) < 0;
+	if (link && !bad) {
+		char *lib = lib_dir(), *l = NULL, *rp = NULL;
+		bad = !lib || asprintf(&l, "-L%s", lib) < 0 ||
+		      asprintf(&rp, "-Wl,-rpath,%s", lib) < 0 ||
+		      mpp_argv_push(&cmd, l) < 0 ||
+		      mpp_argv_push(&cmd, rp) < 0 ||
+		      mpp_argv_push(&cmd, "-lmpipredict") < 0;
+		free(lib);
+		free(l);
+		free(rp);
+	}
+	int rc = bad ? oom("the compiler command") : run(cmd.v);
+	mpp_argv_free(&cmd);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -271,12 +367,13 @@ int main(int argc, char **argv)
 			i++;
 	}
 
-	struct mpp_argv clang = {0}, cmd = {0}, quote = {0};
+	struct mpp_argv clang = {0};
 	char **tmp_of = calloc((size_t)nargs + 1, sizeof(*tmp_of));
+	char **dir_of = calloc((size_t)nargs + 1, sizeof(*dir_of));
 	char tmpdir[PATH_MAX] = "";
 	int nsrc = 0;
-	if (!tmp_of || mpp_argv_push(&cmd, argv[1]) < 0)
-		return 1;
+	if (!tmp_of || !dir_of)
+		return oom("the argument list");
 	for (int i = 0; i < nargs && instrument; i++) {
 		if (takes_value(args[i])) {
 			i++;
@@ -288,24 +385,29 @@ int main(int argc, char **argv)
 		    (mpp_flags_mpi(&clang, argv[1]) < 0 ||
 		     mpp_flags_filter(&clang, args, nargs, NULL) < 0 ||
 		     mpp_argv_push(&clang, "-Wno-everything") < 0))
-			return 1;
+			return oom("the parse flags");
 		if (!tmpdir[0]) {
 			const char *t = getenv("TMPDIR");
 			snprintf(tmpdir, sizeof(tmpdir), "%s/mpp-cc.XXXXXX",
 				 t && *t ? t : "/tmp");
 			if (!mkdtemp(tmpdir)) {
-				perror("mpipredict-cc: mkdtemp");
+				fprintf(stderr, "mpipredict-cc: %s: %s\n",
+					tmpdir, strerror(errno));
 				return 1;
 			}
 		}
 		const char *display = args[i];
 		while (display[0] == '.' && display[1] == '/')
 			display += 2;
+		char *name = mpp_feature_file(args[i]);
+		if (!name)
+			return oom(args[i]);
 		struct mpp_rewrite rw;
 		char err[PATH_MAX + 256];
-		int r = mpp_rewrite_file(args[i], display, app,
+		int r = mpp_rewrite_file(args[i], display, name, app,
 					 (const char *const *)clang.v, clang.n,
 					 &rw, err, sizeof(err));
+		free(name);
 		for (size_t k = 0; k < rw.nnotes; k++)
 			fprintf(stderr, "%s\n", rw.notes[k]);
 		if (r == 1)
@@ -339,48 +441,88 @@ int main(int argc, char **argv)
 					"unchanged\n",
 					path);
 			char *sd = strdup(args[i]);
-			if (tmp_of[i] && sd &&
-			    (mpp_argv_push(&quote, "-iquote") < 0 ||
-			     mpp_argv_push(&quote, dirname(sd)) < 0))
-				return 1;
+			if (!sd ||
+			    (tmp_of[i] && !(dir_of[i] = strdup(dirname(sd)))))
+				return oom(args[i]);
 			free(sd);
 		}
 		mpp_rewrite_free(&rw);
 	}
-	for (int i = 0; i < quote.n; i++)
-		if (mpp_argv_push(&cmd, quote.v[i]) < 0)
-			return 1;
-	for (int i = 0; i < nargs; i++)
-		if (mpp_argv_push(&cmd, tmp_of[i] ? tmp_of[i] : args[i]) < 0)
-			return 1;
-	if (link) {
-		char *lib = lib_dir(), *l = NULL, *rp = NULL;
-		if (!lib || asprintf(&l, "-L%s", lib) < 0 ||
-		    asprintf(&rp, "-Wl,-rpath,%s", lib) < 0 ||
-		    mpp_argv_push(&cmd, l) < 0 || mpp_argv_push(&cmd, rp) < 0 ||
-		    mpp_argv_push(&cmd, "-lmpipredict") < 0)
-			return 1;
-		free(lib);
-		free(l);
-		free(rp);
+
+	/* #include "x.h" in a rewritten copy must find what it found next to
+	 * the original: `-iquote <its directory>`, for that file only. One
+	 * command when every rewritten file comes from one directory; else one
+	 * compiler run per file. */
+	const char *dir1 = NULL;
+	int split = 0;
+	for (int i = 0; i < nargs; i++) {
+		if (!dir_of[i])
+			continue;
+		if (dir1 && strcmp(dir1, dir_of[i]) != 0)
+			split = 1;
+		dir1 = dir1 ? dir1 : dir_of[i];
+	}
+	char **obj_of = calloc((size_t)nargs + 1, sizeof(*obj_of));
+	if (!obj_of)
+		return oom("the argument list");
+	int rc = 0;
+	if (!split) {
+		rc = compile(argv[1], args, nargs, tmp_of, obj_of, -1, dir1,
+			     link, 0);
+	} else if (!link) {
+		for (int i = 0; i < nargs; i++) {
+			if (takes_value(args[i])) {
+				i++;
+				continue;
+			}
+			if (args[i][0] == '-')
+				continue;
+			int r = compile(argv[1], args, nargs, tmp_of, obj_of, i,
+					dir_of[i], 0, 0);
+			rc = rc ? rc : r;
+		}
+	} else {
+		/* Each rewritten source to an object of its own, then the
+		 * link with the objects in their places. The dependency
+		 * flags are dropped: gcc would write no file a make could
+		 * use for such a command anyway. */
+		for (int i = 0; i < nargs && rc == 0; i++) {
+			if (!tmp_of[i])
+				continue;
+			char *o = with_suffix(tmp_of[i], ".o");
+			if (!o)
+				return oom(args[i]);
+			obj_of[i] = o;
+			rc = compile(argv[1], args, nargs, tmp_of, obj_of, i,
+				     dir_of[i], 0, 1);
+		}
+		if (rc == 0)
+			rc = compile(argv[1], args, nargs, tmp_of, obj_of, -1,
+				     NULL, 1, 0);
 	}
 
-	int rc = run(cmd.v);
 	for (int i = 0; i < nargs; i++) {
+		if (obj_of[i]) {
+			unlink(obj_of[i]);
+			free(obj_of[i]);
+		}
 		if (!tmp_of[i])
 			continue;
-		if (deps)
+		if (deps && !split)
 			fix_deps(mf, o, args[i], tmp_of[i]);
+		else if (deps && !link)
+			fix_deps(NULL, NULL, args[i], tmp_of[i]);
 		unlink(tmp_of[i]);
 		char *d = dirname(tmp_of[i]);
 		rmdir(d);
 		free(tmp_of[i]);
+		free(dir_of[i]);
 	}
 	if (tmpdir[0])
 		rmdir(tmpdir);
 	free(tmp_of);
+	free(dir_of);
+	free(obj_of);
 	mpp_argv_free(&clang);
-	mpp_argv_free(&cmd);
-	mpp_argv_free(&quote);
 	return rc;
 }

@@ -77,6 +77,7 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		      size_t bodylen)
 {
 	size_t nc = plan->ncounters, ns = plan->nsites;
+	const char *nf = plan->name_file ? plan->name_file : display;
 	char *qname = mpp_quote_c(display);
 	char *qapp = app && *app ? mpp_quote_c(app) : NULL;
 	if (!qname || (app && *app && !qapp)) {
@@ -119,7 +120,7 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		const struct mpp_counter_info *c = &plan->counters[i];
 		char name[4096];
 		snprintf(name, sizeof(name), "%s:%s:%u:%u", kind_name(c->kind),
-			 display, c->line, c->col);
+			 nf, c->line, c->col);
 		if (put_quoted(out, name) < 0)
 			goto oom;
 		fputs(", ", out);
@@ -128,8 +129,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	for (size_t i = 0; i < ns; i++) {
 		const struct mpp_site_info *s = &plan->sites[i];
 		char name[4096];
-		snprintf(name, sizeof(name), "%s:%u:%u:%s", display, s->line,
-			 s->col, s->mpi);
+		snprintf(name, sizeof(name), "%s:%u:%u:%s", nf, s->line, s->col,
+			 s->mpi);
 		if (put_quoted(out, name) < 0)
 			goto oom;
 		fputs(", ", out);

@@ -259,7 +259,10 @@ int mpp_flags_compdb(struct mpp_argv *out, const char *build_dir,
 		clang_disposeString(dir);
 		mpp_argv_free(&words);
 		if (r < 0)
-			snprintf(err, errlen, "out of memory");
+			snprintf(err, errlen,
+				 "%s: out of memory reading its entry in "
+				 "%s/compile_commands.json",
+				 abs_src, build_dir);
 	}
 	if (cmds)
 		clang_CompileCommands_dispose(cmds);

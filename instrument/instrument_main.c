@@ -36,7 +36,9 @@ static void usage(FILE *f)
 	    "                unless MPIPREDICT_APP is set (also noted in\n"
 	    "                features.tsv)\n"
 	    "  -- CFLAGS     compiler flags (-I, -D, -std=, -fopenmp ...)\n"
-	    "The MPI include flags come from $MPICC (default mpicc).\n"
+	    "The MPI include flags come from $MPICC (default mpicc). Feature\n"
+	    "names hold the file's path relative to $MPIPREDICT_SRCROOT, else\n"
+	    "to the highest directory with a build file above it.\n"
 	    "Exit status: 0 done, 1 usage error, 2 a file could not be read\n"
 	    "or does not parse cleanly (nothing is written then).\n",
 	    f);
@@ -64,12 +66,19 @@ static const char *base_name(const char *p)
 	return b ? b + 1 : p;
 }
 
-/* The name used in feature names: the path as given, without "./". */
+/* The name used in notes and #line: the path as given, without "./".
+ * (Feature names use mpp_feature_file.) */
 static const char *display_name(const char *p)
 {
 	while (p[0] == '.' && p[1] == '/')
 		p += 2;
 	return p;
+}
+
+static int oom(const char *what)
+{
+	fprintf(stderr, "mpipredict-instrument: out of memory (%s)\n", what);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -80,7 +89,7 @@ int main(int argc, char **argv)
 	int nfiles = 0, ncflags = 0;
 	char **cflags = NULL;
 	if (!files)
-		return 2;
+		return oom("the file list");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--") == 0) {
@@ -141,11 +150,11 @@ int main(int argc, char **argv)
 	const char *mpicc = getenv("MPICC");
 	if (mpp_flags_mpi(&common, mpicc && *mpicc ? mpicc : "mpicc") < 0 ||
 	    mpp_flags_filter(&common, cflags, ncflags, NULL) < 0)
-		return 2;
+		return oom("the parse flags");
 
 	struct mpp_rewrite *out = calloc((size_t)nfiles, sizeof(*out));
 	if (!out)
-		return 2;
+		return oom("the rewritten files");
 	int status = 0;
 	char err[PATH_MAX + 256];
 	for (int i = 0; i < nfiles && status == 0; i++) {
@@ -177,9 +186,17 @@ int main(int argc, char **argv)
 					"the command-line flags\n",
 					files[i], builddir);
 		}
-		int r = mpp_rewrite_file(files[i], display_name(files[i]), app,
+		char *name = mpp_feature_file(files[i]);
+		if (!name) {
+			mpp_argv_free(&args);
+			oom(files[i]);
+			status = 2;
+			break;
+		}
+		int r = mpp_rewrite_file(files[i], display_name(files[i]), name, app,
 					 (const char *const *)use->v, use->n,
 					 &out[i], err, sizeof(err));
+		free(name);
 		mpp_argv_free(&args);
 		if (r == 1) {
 			fputs(out[i].diag ? out[i].diag : "", stderr);
@@ -204,6 +221,8 @@ int main(int argc, char **argv)
 	char *tsv = NULL;
 	size_t tsvlen = 0;
 	FILE *t = status == 0 ? open_memstream(&tsv, &tsvlen) : NULL;
+	if (status == 0 && !t)
+		status = oom("features.tsv");
 	if (t) {
 		if (app)
 			fprintf(t, "# app: %s\n", app);

@@ -33,6 +33,9 @@ struct mpp_plan {
 	char **notes; /* "file:line: not instrumented: why" (owned) */
 	size_t nnotes, capnotes;
 	struct mpp_edits edits;
+	/* The file part of feature names (see mpp_feature_file in
+	 * rewrite.h); codegen uses it for the names it writes. */
+	const char *name_file;
 };
 
 void mpp_plan_free(struct mpp_plan *p);

@@ -4,10 +4,12 @@
  */
 #include "instrument/rewrite.h"
 
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "instrument/codegen.h"
 #include "instrument/plan.h"
@@ -15,7 +17,64 @@
 #include "instrument/tu.h"
 #include "instrument/visit.h"
 
-int mpp_rewrite_file(const char *path, const char *display, const char *app,
+/* True if directory `dir` holds an entry named `name`. */
+static int holds(const char *dir, const char *name)
+{
+	char p[PATH_MAX];
+	struct stat st;
+	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
+		return 0;
+	return stat(p, &st) == 0;
+}
+
+static int holds_build_file(const char *dir)
+{
+	static const char *const names[] = {"Makefile",
+					    "makefile",
+					    "GNUmakefile",
+					    "CMakeLists.txt",
+					    "meson.build",
+					    "configure",
+					    "compile_commands.json"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (holds(dir, names[i]))
+			return 1;
+	return 0;
+}
+
+char *mpp_feature_file(const char *path)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX], root[PATH_MAX], abs[2 * PATH_MAX];
+	/* The directory resolved, the file's own name kept (it may be a
+	 * symbolic link to anywhere). */
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (!realpath(dirname(tmp), dir)) {
+		while (path[0] == '.' && path[1] == '/')
+			path += 2;
+		return strdup(path);
+	}
+	snprintf(abs, sizeof(abs), "%s/%s", strcmp(dir, "/") ? dir : "", base);
+	const char *env = getenv("MPIPREDICT_SRCROOT");
+	if (env && *env && realpath(env, root)) {
+		size_t n = strlen(root);
+		if (strncmp(abs, root, n) == 0 && abs[n] == '/')
+			return strdup(abs + n + 1);
+	}
+	snprintf(root, sizeof(root), "%s", dir);
+	while (strcmp(root, "/") != 0 && !holds(root, ".git")) {
+		snprintf(tmp, sizeof(tmp), "%s", root);
+		const char *parent = dirname(tmp);
+		if (!holds_build_file(parent))
+			break;
+		snprintf(root, sizeof(root), "%s", parent);
+	}
+	size_t n = strcmp(root, "/") ? strlen(root) : 0;
+	return strdup(abs + n + 1);
+}
+
+int mpp_rewrite_file(const char *path, const char *display,
+		     const char *name_file, const char *app,
 		     const char *const *args, int nargs,
 		     struct mpp_rewrite *out, char *err, size_t errlen)
 {
@@ -34,6 +93,7 @@ int mpp_rewrite_file(const char *path, const char *display, const char *app,
 		goto done;
 	rc = -1;
 
+	plan.name_file = name_file;
 	char abs[PATH_MAX], id[17];
 	mpp_unit_id(realpath(path, abs) ? abs : path, id);
 	if (mpp_visit(&tu, &src, id, display, &plan) < 0 ||
@@ -47,7 +107,7 @@ int mpp_rewrite_file(const char *path, const char *display, const char *app,
 	if (w < 0 || c != 0 ||
 	    !(f = open_memstream(&out->features, &out->flen)))
 		goto oom;
-	w = mpp_codegen_features(f, &plan, display);
+	w = mpp_codegen_features(f, &plan, name_file);
 	c = fclose(f);
 	if (w < 0 || c != 0)
 		goto oom;

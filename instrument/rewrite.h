@@ -20,13 +20,28 @@ struct mpp_rewrite {
 	size_t ncounters, nsites;
 };
 
-/* Rewrites `path`, naming it `display` in feature names, notes and #line,
- * parsing with clang arguments `args`; the unit carries `app` (NULL: none)
- * as the build's default app name. Returns 0; 1 if the file does not
- * parse cleanly (out->diag says why, nothing else is set); -1 on another
- * error, with a message in err. The caller frees out with
- * mpp_rewrite_free in every case. */
-int mpp_rewrite_file(const char *path, const char *display, const char *app,
+/* The file part of the feature names of the source at `path` (malloc'd,
+ * NULL when out of memory): unique among the files of one program even when
+ * a recursive make compiles two `util.c` from two directories, readable,
+ * and the same on every build of the same tree. It is the path relative to
+ * a root: $MPIPREDICT_SRCROOT when set and the file is inside it; else the
+ * file's directory, raised while its parent holds a build file (Makefile,
+ * makefile, GNUmakefile, CMakeLists.txt, meson.build, configure,
+ * compile_commands.json) and
+ * itself holds no .git. `src/a/util.c` and `src/b/util.c` of one project
+ * stay apart; a lone `t.c` in a directory without a build file above it
+ * is `t.c`. */
+char *mpp_feature_file(const char *path);
+
+/* Rewrites `path`, naming it `display` in notes and #line (the path as the
+ * user gave it, so that diagnostics and debuggers find it) and `name_file`
+ * in feature names and features.tsv, parsing with clang arguments `args`;
+ * the unit carries `app` (NULL: none) as the build's default app name.
+ * Returns 0; 1 if the file does not parse cleanly (out->diag says why, nothing
+ * else is set); -1 on another error, with a message in err. The caller frees
+ * out with mpp_rewrite_free in every case. */
+int mpp_rewrite_file(const char *path, const char *display,
+		     const char *name_file, const char *app,
 		     const char *const *args, int nargs,
 		     struct mpp_rewrite *out, char *err, size_t errlen);
 void mpp_rewrite_free(struct mpp_rewrite *r);

@@ -4,15 +4,190 @@
  */
 #include "instrument/tu.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Macro definitions already tokenized: (file, offset) -> their MACRO_
+ * flags (open addressing). */
+struct defseen {
+	CXFile file;
+	unsigned off;
+	int used, flags;
+};
+
 struct collect {
 	struct mpp_tu *t;
-	size_t cap;
+	size_t cap, pcap;
+	struct defseen *seen;
+	size_t nseen, capseen;
 	int oom;
 };
+
+static int add_pragma(struct collect *cl, size_t b, size_t e)
+{
+	struct mpp_tu *t = cl->t;
+	if (t->npragmas == cl->pcap) {
+		size_t cap = cl->pcap ? cl->pcap * 2 : 16;
+		struct mpp_range *v = realloc(t->pragmas, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		t->pragmas = v;
+		cl->pcap = cap;
+	}
+	t->pragmas[t->npragmas++] = (struct mpp_range){b, e};
+	return 0;
+}
+
+enum { MACRO_PRAGMA = 1, MACRO_STRINGIZES = 2 };
+
+/* MACRO_PRAGMA if the tokens of a macro definition hold `_Pragma`,
+ * MACRO_STRINGIZES if they hold `#` before a name (the first token is
+ * the macro's own name; `#define` is not in the extent). */
+static int definition_flags(CXTranslationUnit tu, CXSourceRange r)
+{
+	CXToken *tk = NULL;
+	unsigned n = 0;
+	int flags = 0, hash = 0;
+	clang_tokenize(tu, r, &tk, &n);
+	for (unsigned i = 0; i < n; i++) {
+		CXTokenKind k = clang_getTokenKind(tk[i]);
+		CXString s = clang_getTokenSpelling(tu, tk[i]);
+		const char *c = clang_getCString(s);
+		if (k == CXToken_Identifier || k == CXToken_Keyword) {
+			if (strcmp(c, "_Pragma") == 0 ||
+			    strcmp(c, "__pragma") == 0)
+				flags |= MACRO_PRAGMA;
+			if (hash)
+				flags |= MACRO_STRINGIZES;
+		}
+		hash = k == CXToken_Punctuation && strcmp(c, "#") == 0;
+		clang_disposeString(s);
+	}
+	clang_disposeTokens(tu, tk, n);
+	return flags;
+}
+
+/* The MACRO_ flags of the definition of the macro expanded at c; -1 out
+ * of memory. Each definition is tokenized once. */
+static int expansion_flags(struct collect *cl, CXCursor c)
+{
+	CXCursor d = clang_getCursorReferenced(c);
+	if (clang_getCursorKind(d) != CXCursor_MacroDefinition)
+		return 0;
+	CXSourceRange r = clang_getCursorExtent(d);
+	CXFile f;
+	unsigned off;
+	clang_getFileLocation(clang_getRangeStart(r), &f, NULL, NULL, &off);
+	if (2 * (cl->nseen + 1) > cl->capseen) {
+		size_t cap = cl->capseen ? cl->capseen * 2 : 256;
+		struct defseen *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return -1;
+		for (size_t i = 0; i < cl->capseen; i++) {
+			struct defseen *o = &cl->seen[i];
+			if (!o->used)
+				continue;
+			size_t j = ((uintptr_t)o->file ^ o->off * 2654435761u) &
+				   (cap - 1);
+			while (v[j].used)
+				j = (j + 1) & (cap - 1);
+			v[j] = *o;
+		}
+		free(cl->seen);
+		cl->seen = v;
+		cl->capseen = cap;
+	}
+	size_t j = ((uintptr_t)f ^ off * 2654435761u) & (cl->capseen - 1);
+	while (cl->seen[j].used) {
+		if (cl->seen[j].file == f && cl->seen[j].off == off)
+			return cl->seen[j].flags;
+		j = (j + 1) & (cl->capseen - 1);
+	}
+	int p = definition_flags(cl->t->tu, r);
+	cl->seen[j] = (struct defseen){f, off, 1, p};
+	cl->nseen++;
+	return p;
+}
+
+/* Finds `#pragma` and `_Pragma(...)` in the main file's tokens (a raw
+ * lexing, so text an #if excluded counts too: that only keeps loops on
+ * their plain counters). */
+static int ident_char(char c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+/* Offset of token tk in the main file. (Its start alone: an extent costs
+ * a lexing of the token.) */
+static unsigned tok_off(CXTranslationUnit tu, CXToken tk)
+{
+	unsigned o;
+	clang_getFileLocation(clang_getTokenLocation(tu, tk), NULL, NULL, NULL,
+			      &o);
+	return o;
+}
+
+static int scan_pragmas(struct collect *cl, const struct mpp_source *src)
+{
+	struct mpp_tu *t = cl->t;
+	const char *x = src->text;
+	if (!memmem(x, src->len, "ragma", 5))
+		return 0; /* nothing to find: spare the tokenizing */
+	CXSourceRange all = clang_getRange(
+	    clang_getLocationForOffset(t->tu, t->file, 0),
+	    clang_getLocationForOffset(t->tu, t->file, (unsigned)src->len));
+	CXToken *tk = NULL;
+	unsigned n = 0;
+	clang_tokenize(t->tu, all, &tk, &n);
+	int rc = 0;
+	for (unsigned i = 0; i < n && rc == 0; i++) {
+		CXTokenKind k = clang_getTokenKind(tk[i]);
+		if (k != CXToken_Punctuation && k != CXToken_Identifier)
+			continue;
+		unsigned tb = tok_off(t->tu, tk[i]);
+		if (k == CXToken_Punctuation && x[tb] == '#' &&
+		    x[tb + 1] != '#' && i + 1 < n) {
+			unsigned nb = tok_off(t->tu, tk[i + 1]);
+			if (nb + 6 <= src->len &&
+			    memcmp(x + nb, "pragma", 6) == 0 &&
+			    !ident_char(x[nb + 6]))
+				rc = add_pragma(cl, tb, nb + 6);
+		} else if (k == CXToken_Identifier &&
+			   ((tb + 7 <= src->len &&
+			     memcmp(x + tb, "_Pragma", 7) == 0 &&
+			     !ident_char(x[tb + 7])) ||
+			    (tb + 8 <= src->len &&
+			     memcmp(x + tb, "__pragma", 8) == 0 &&
+			     !ident_char(x[tb + 8])))) {
+			/* To the `)` that closes its argument. */
+			unsigned end = tb + 7, depth = 0;
+			for (unsigned j = i + 1; j < n; j++) {
+				CXSourceRange r =
+				    clang_getTokenExtent(t->tu, tk[j]);
+				unsigned jb, je;
+				clang_getFileLocation(clang_getRangeStart(r),
+						      NULL, NULL, NULL, &jb);
+				clang_getFileLocation(clang_getRangeEnd(r),
+						      NULL, NULL, NULL, &je);
+				char c = je - jb == 1 ? x[jb] : 0;
+				if (j == i + 1 && c != '(')
+					break;
+				depth += c == '(';
+				depth -= c == ')';
+				if (depth == 0) {
+					end = je;
+					break;
+				}
+			}
+			rc = add_pragma(cl, tb, end);
+		}
+	}
+	clang_disposeTokens(t->tu, tk, n);
+	return rc;
+}
 
 static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 					     CXClientData data)
@@ -42,7 +217,16 @@ static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 		cl->cap = cap;
 	}
 	t->macros[t->nmacros++] =
-	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition};
+	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition, 0};
+	if (k == CXCursor_MacroExpansion) {
+		int f = expansion_flags(cl, c);
+		if (f < 0 || ((f & MACRO_PRAGMA) && add_pragma(cl, b, e) < 0)) {
+			cl->oom = 1;
+			return CXChildVisit_Break;
+		}
+		t->macros[t->nmacros - 1].stringizes =
+		    (f & MACRO_STRINGIZES) != 0;
+	}
 	return CXChildVisit_Continue;
 }
 
@@ -146,15 +330,18 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
 		snprintf(err, errlen, "%s: libclang lost the file", src_path);
 		return -1;
 	}
-	struct collect cl = {t, 0, 0};
+	struct collect cl = {.t = t};
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu),
 			    collect_macro, &cl);
-	if (cl.oom || read_skipped(t, src) < 0) {
+	free(cl.seen);
+	if (cl.oom || scan_pragmas(&cl, src) < 0 || read_skipped(t, src) < 0) {
 		snprintf(err, errlen, "%s: out of memory", src_path);
 		return -1;
 	}
 	if (t->nmacros > 1)
 		qsort(t->macros, t->nmacros, sizeof(*t->macros), cmp_macro);
+	if (t->npragmas > 1)
+		qsort(t->pragmas, t->npragmas, sizeof(*t->pragmas), cmp_range);
 	return 0;
 }
 
@@ -165,6 +352,7 @@ void mpp_tu_free(struct mpp_tu *t)
 	if (t->index)
 		clang_disposeIndex(t->index);
 	free(t->macros);
+	free(t->pragmas);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -206,4 +394,31 @@ long mpp_tu_expansion_at(const struct mpp_tu *t, size_t off)
 		i--;
 	}
 	return -1;
+}
+
+long mpp_tu_expansion_before(const struct mpp_tu *t, size_t off)
+{
+	for (long i = last_at_or_before(t, off); i >= 0; i--)
+		if (!t->macros[i].is_definition && t->macros[i].end <= off)
+			return i;
+	return -1;
+}
+
+long mpp_tu_pragma_before(const struct mpp_tu *t, size_t off)
+{
+	size_t lo = 0, hi = t->npragmas;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->pragmas[mid].begin < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+int mpp_tu_pragma_within(const struct mpp_tu *t, size_t begin, size_t end)
+{
+	long i = mpp_tu_pragma_before(t, end);
+	return i >= 0 && t->pragmas[i].begin >= begin;
 }

@@ -17,6 +17,9 @@
 struct mpp_macro {
 	size_t begin, end;
 	int is_definition;
+	/* An expansion of a macro whose definition stringizes a parameter
+	 * (`#x`): text inserted into its arguments would show in a string. */
+	int stringizes;
 };
 
 struct mpp_tu {
@@ -25,6 +28,12 @@ struct mpp_tu {
 	CXFile file; /* the main file */
 	struct mpp_macro *macros;
 	size_t nmacros;
+	/* Where the main file asks for a pragma, as byte ranges sorted by
+	 * begin: a `#pragma` directive (from `#` to the end of the word
+	 * `pragma`), a `_Pragma(...)` operator (the whole of it), and the
+	 * invocation of a macro whose definition holds `_Pragma`. */
+	struct mpp_range *pragmas;
+	size_t npragmas;
 };
 
 /* Parses `src_path` (already read into `src`) with the clang arguments
@@ -41,5 +50,13 @@ void mpp_tu_free(struct mpp_tu *t);
 long mpp_tu_macro_inside(const struct mpp_tu *t, size_t off);
 /* Index of the macro expansion beginning exactly at off, or -1. */
 long mpp_tu_expansion_at(const struct mpp_tu *t, size_t off);
+/* Index of the last macro expansion (not definition) that ends at or
+ * before off, or -1. */
+long mpp_tu_expansion_before(const struct mpp_tu *t, size_t off);
+
+/* True if a pragma range begins in [begin, end). */
+int mpp_tu_pragma_within(const struct mpp_tu *t, size_t begin, size_t end);
+/* Index of the last pragma range that begins before off, or -1. */
+long mpp_tu_pragma_before(const struct mpp_tu *t, size_t off);
 
 #endif

@@ -9,6 +9,19 @@
  * the invocation for macro arguments). A position is safe to insert at when
  * it lies in the main file and not strictly inside a macro invocation or
  * definition.
+ *
+ * Counters in loops count into locals. A global counter that is
+ * incremented in a hot loop is loaded and stored every iteration (stores
+ * through the user's pointers may alias it); a local cannot alias. So the
+ * outermost loop that may be wrapped whole (see struct frame) becomes a
+ * host: `{__extension__ unsigned long long __mpp_lK = 0, ...; LOOP
+ * __mpp_c_ID[K] += __mpp_lK; ...}`, and every counter made inside it (its
+ * own, those of the loops and branches within) counts into its local.
+ * Every way out reaches a flush: the loop's end and `break` the one after
+ * the loop, a `return`, a `goto` (its label is outside, none may be inside)
+ * and a statement that calls exit(), MPI_Finalize() or another function
+ * that does not return get one of their own, `{flush; return x;}`. Counts
+ * stay exact; what cannot be proven so keeps plain global counters.
  */
 #include "instrument/visit.h"
 
@@ -97,6 +110,43 @@ static int keyset_add(struct keyset *s, uint64_t key)
 	return 1;
 }
 
+/* A loop being walked. It can host its counters and those inside it when
+ * `candidate`: its keyword is plain text of the file, no pragma or macro
+ * stands right before it (a pragma must stay right before its loop; a
+ * macro might hold `_Pragma`) and it is not part of a collapsed OpenMP
+ * nest; and `clean`: nothing inside it can leave it or enter it without
+ * passing a flush: no label (named, or a `case`/`default` of a switch
+ * outside it), no computed goto or `asm goto`, no return, goto or call of
+ * a function that does not return except as a statement that can be
+ * wrapped, no setjmp() (the locals would be indeterminate after a
+ * longjmp back), no nested function; and no pragma inside it (an OpenMP
+ * region with default(none) would have to name the locals). */
+struct frame {
+	size_t kw;       /* the loop keyword */
+	size_t counters; /* the first counter slot made inside it */
+	size_t leaves;   /* the first leave made inside it */
+	size_t hosts;    /* hosts chosen before it was entered */
+	unsigned depth;
+	unsigned switches; /* switch statements open inside it */
+	int clean, candidate;
+};
+
+/* A statement that leaves a host (return, goto, exit() ...): the edits
+ * `{` + flush before it and `}` after it, filled in (or emptied) once the
+ * function is walked. `reset`: the locals are zeroed after the flush
+ * (the statement may return: MPI_Finalize()). */
+struct leave {
+	size_t open, close; /* edit indices */
+	int reset;
+};
+
+/* A loop chosen to host: counter slots [c0, c1), leaves [l0, l1). */
+struct host {
+	size_t kw, end;
+	size_t c0, c1, l0, l1;
+	unsigned depth;
+};
+
 struct ctx {
 	const struct mpp_tu *t;
 	const struct mpp_source *src;
@@ -108,8 +158,32 @@ struct ctx {
 	CXCursor *stack;
 	size_t nstack, capstack;
 	struct keyset used;
+	struct frame *frames;
+	size_t nframes, capframes;
+	size_t *inc_edit; /* counter slot -> the edit holding its increment */
+	size_t capinc;
+	struct leave *leaves;
+	size_t nleaves, capleaves;
+	struct host *hosts;
+	size_t nhosts, caphosts;
 	int oom;
 };
+
+/* Makes room for one more element in *v (n used of *cap). */
+static int grow(struct ctx *x, void **v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? *cap * 2 : 64;
+	void *nv = realloc(*v, c * size);
+	if (!nv) {
+		x->oom = 1;
+		return -1;
+	}
+	*v = nv;
+	*cap = c;
+	return 0;
+}
 
 static enum CXChildVisitResult push_child(CXCursor c, CXCursor parent,
 					  CXClientData data)
@@ -235,6 +309,18 @@ static void add_edit(struct ctx *x, size_t off, enum mpp_edit_side side,
 {
 	if (mpp_edits_add(&x->plan->edits, off, side, depth, text) < 0)
 		x->oom = 1;
+}
+
+/* Adds the edit that increments counter k, remembering which it is: a
+ * host rewrites it to count into a local. */
+static void add_inc_edit(struct ctx *x, long k, size_t off, unsigned depth,
+			 const char *text)
+{
+	if (grow(x, (void **)&x->inc_edit, (size_t)k, &x->capinc,
+		 sizeof(*x->inc_edit)) < 0)
+		return;
+	x->inc_edit[k] = x->plan->edits.n;
+	add_edit(x, off, MPP_EDIT_OPEN, depth, text);
 }
 
 /* Offset just past the end of statement s, including its `;`; -1 if it
@@ -390,7 +476,7 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 		if (k < 0)
 			return;
 		snprintf(buf, sizeof(buf), "__mpp_c_%s[%ld]++;", x->id, k);
-		add_edit(x, s, MPP_EDIT_OPEN, depth, buf);
+		add_inc_edit(x, k, s, depth, buf);
 		return;
 	}
 	if (clean_start(x, body, &s) < 0 || s <= kw) {
@@ -428,7 +514,7 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 	} else {
 		snprintf(buf, sizeof(buf), "{__mpp_c_%s[%ld]++; ", x->id, k);
 	}
-	add_edit(x, open, MPP_EDIT_OPEN, depth, buf);
+	add_inc_edit(x, k, open, depth, buf);
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "}");
 }
 
@@ -455,7 +541,7 @@ static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 		return;
 	char buf[96];
 	snprintf(buf, sizeof(buf), "(__mpp_c_%s[%ld]++, ", x->id, k);
-	add_edit(x, cs, MPP_EDIT_OPEN, depth, buf);
+	add_inc_edit(x, k, cs, depth, buf);
 	add_edit(x, ce, MPP_EDIT_CLOSE, depth, ")");
 }
 
@@ -495,6 +581,16 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 		char mac[64];
 		macro_name(x, e, mac, sizeof(mac));
 		add_note(x, e, "call of %s written inside macro %s", mpi, mac);
+		return;
+	}
+	if (m >= 0 && x->t->macros[m].stringizes) {
+		char mac[64];
+		macro_name(x, e, mac, sizeof(mac));
+		add_note(x, e,
+			 "call of %s in an argument of macro %s, which "
+			 "stringizes an argument (its text must stay the "
+			 "original's)",
+			 mpi, mac);
 		return;
 	}
 	int r = keyset_add(&x->used, ((uint64_t)f << 3) | 7);
@@ -563,10 +659,268 @@ static unsigned collapse_levels(const struct ctx *x, size_t kw)
 	return levels > 1 && levels < 64 ? (unsigned)levels - 1 : 0;
 }
 
+/* Marks the innermost loop being walked as unable to host. */
+static void unclean(struct ctx *x)
+{
+	if (x->nframes)
+		x->frames[x->nframes - 1].clean = 0;
+}
+
+/* Whether a loop whose keyword is at kw may be wrapped (see struct frame);
+ * *guarded is set when a pragma or a macro stands right before it, which
+ * also keeps every loop around it from hosting. */
+static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw, int *guarded)
+{
+	const struct mpp_tu *t = x->t;
+	size_t s;
+	*guarded = 0;
+	if (clean_start(x, loop, &s) < 0 || s != kw ||
+	    mpp_tu_expansion_at(t, kw) >= 0)
+		return 0; /* a macro might declare or open more than a loop */
+	size_t d = mpp_source_directives_before(x->src, kw);
+	long p = mpp_tu_pragma_before(t, kw);
+	long m = mpp_tu_expansion_before(t, kw);
+	if ((d < kw && mpp_tu_pragma_within(t, d, kw)) ||
+	    (p >= 0 && t->pragmas[p].end <= kw &&
+	     mpp_source_next_code(x->src, t->pragmas[p].end) == kw) ||
+	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw)) {
+		*guarded = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* True if the declaration d is written with `_Noreturn` (or `noreturn`
+ * from <stdnoreturn.h>, or C2x's `[[noreturn]]`) before its name: that
+ * one is not part of the function's type. */
+static int noreturn_specifier(CXTranslationUnit tu, CXCursor d)
+{
+	CXSourceRange r =
+	    clang_getRange(clang_getRangeStart(clang_getCursorExtent(d)),
+			   clang_getCursorLocation(d));
+	CXToken *tk = NULL;
+	unsigned n = 0;
+	int found = 0;
+	clang_tokenize(tu, r, &tk, &n);
+	for (unsigned i = 0; i < n && !found; i++) {
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		const char *w = clang_getCString(sp);
+		found =
+		    strcmp(w, "_Noreturn") == 0 || strcmp(w, "noreturn") == 0;
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(tu, tk, n);
+	return found;
+}
+
+/* What a call does to a host: 0 nothing, 1 it may not return (or ends the
+ * counting: MPI_Finalize), so the locals are flushed before it, 2 it may
+ * return twice (setjmp), which no host may hold. */
+static int call_effect(CXTranslationUnit tu, CXCursor call)
+{
+	static const char *const leaving[] = {
+	    "exit",         "_exit",        "_Exit",     "quick_exit",
+	    "abort",        "longjmp",      "_longjmp",  "siglongjmp",
+	    "pthread_exit", "execv",        "execve",    "execvp",
+	    "execvpe",      "execl",        "execlp",    "execle",
+	    "fexecve",      "MPI_Finalize", "MPI_Abort", "__builtin_longjmp",
+	    "__longjmp_chk"};
+	static const char *const twice[] = {
+	    "setjmp",     "_setjmp",          "__sigsetjmp",
+	    "sigsetjmp",  "__builtin_setjmp", "vfork",
+	    "getcontext", "swapcontext",      "savectx"};
+	CXCursor ref = clang_getCursorReferenced(call);
+	if (clang_Cursor_isNull(ref) ||
+	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+		return 0;
+	CXString sp = clang_getCursorSpelling(ref);
+	const char *name = clang_getCString(sp);
+	int r = 0;
+	for (size_t i = 0; i < sizeof(twice) / sizeof(*twice) && !r; i++)
+		if (strcmp(name, twice[i]) == 0)
+			r = 2;
+	for (size_t i = 0; i < sizeof(leaving) / sizeof(*leaving) && !r; i++)
+		if (strcmp(name, leaving[i]) == 0)
+			r = 1;
+	clang_disposeString(sp);
+	if (!r) {
+		/* `__attribute__((noreturn))` shows in the function's type. */
+		CXString ts = clang_getTypeSpelling(clang_getCursorType(ref));
+		if (strstr(clang_getCString(ts), "noreturn"))
+			r = 1;
+		clang_disposeString(ts);
+	}
+	if (!r && noreturn_specifier(tu, ref))
+		r = 1;
+	return r;
+}
+
+/* True if an asm statement is `asm goto` (it may jump anywhere). */
+static int is_asm_goto(const struct ctx *x, CXCursor c)
+{
+	CXToken *tk = NULL;
+	unsigned n = 0;
+	int found = 0;
+	CXTranslationUnit tu = x->t->tu;
+	clang_tokenize(tu, clang_getCursorExtent(c), &tk, &n);
+	for (unsigned i = 0; i < n && !found; i++) {
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		const char *w = clang_getCString(sp);
+		found = strcmp(w, "goto") == 0;
+		if (strcmp(w, "(") == 0)
+			i = n; /* past the qualifiers */
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(tu, tk, n);
+	return found;
+}
+
+/* Statement c leaves any host around it: plans `{flush c}` for it, or
+ * marks the loop unclean if c cannot be wrapped. */
+static void add_leave(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
+		      int reset)
+{
+	size_t s, e;
+	if (clean_start(x, c, &s) < 0 || stmt_end(x, c, &e) < 0 || e > limit ||
+	    mpp_tu_macro_inside(x->t, e) >= 0) {
+		unclean(x);
+		return;
+	}
+	if (grow(x, (void **)&x->leaves, x->nleaves, &x->capleaves,
+		 sizeof(*x->leaves)) < 0)
+		return;
+	struct leave *l = &x->leaves[x->nleaves++];
+	l->open = x->plan->edits.n;
+	l->close = l->open + 1;
+	l->reset = reset;
+	add_edit(x, s, MPP_EDIT_OPEN, depth, "");
+	add_edit(x, e, MPP_EDIT_CLOSE, depth, "");
+}
+
+static void set_text(struct ctx *x, size_t edit, char *text)
+{
+	if (!text) {
+		x->oom = 1;
+		return;
+	}
+	free(x->plan->edits.v[edit].text);
+	x->plan->edits.v[edit].text = text;
+}
+
+/* The texts a host adds: `which` 'd' its wrapper's opening with the
+ * declarations, 'e' its wrapper's end with the flush, 'l' the opening of a
+ * leave with the flush (zeroing the locals if `reset`). NULL when out of
+ * memory. */
+static char *host_text(const struct ctx *x, const struct host *h, int which,
+		       int reset)
+{
+	/* Bounds: `__mpp_c_<id>[k] += __mpp_lk; __mpp_lk = 0; ` with k and
+	 * the id's 16 digits under 24 characters each. */
+	size_t cap = 64 + (h->c1 - h->c0) * 128, n = 0;
+	char *t = malloc(cap);
+	if (!t)
+		return NULL;
+#define PUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
+	if (which == 'd') {
+		PUT("{__extension__ unsigned long long ");
+		for (size_t k = h->c0; k < h->c1; k++)
+			PUT("%s__mpp_l%zu = 0", k > h->c0 ? ", " : "", k);
+		PUT("; ");
+	} else {
+		PUT(which == 'e' ? " " : "{");
+		for (size_t k = h->c0; k < h->c1; k++)
+			PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k, k);
+		for (size_t k = h->c0; reset && k < h->c1; k++)
+			PUT("__mpp_l%zu = 0; ", k);
+		if (which == 'e')
+			PUT("}");
+	}
+#undef PUT
+	return t;
+}
+
+/* Turns the increment of counter k to its local: `__mpp_c_ID[k]` in its
+ * edit becomes `__mpp_lk`. */
+static void use_local(struct ctx *x, size_t k)
+{
+	char pat[64], *text;
+	snprintf(pat, sizeof(pat), "__mpp_c_%s[%zu]", x->id, k);
+	const char *old = x->plan->edits.v[x->inc_edit[k]].text,
+		   *at = strstr(old, pat);
+	if (!at)
+		return;
+	if (asprintf(&text, "%.*s__mpp_l%zu%s", (int)(at - old), old, k,
+		     at + strlen(pat)) < 0)
+		text = NULL;
+	set_text(x, x->inc_edit[k], text);
+}
+
+/* Writes the chosen hosts of the function just walked into the edits:
+ * the wrappers, the increments turned to locals, the flushes before the
+ * statements that leave; empties the leaves no host holds. */
+static void finish_hosts(struct ctx *x)
+{
+	size_t nl = 0;
+	for (size_t i = 0; i < x->nhosts && !x->oom; i++) {
+		const struct host *h = &x->hosts[i];
+		for (size_t k = h->c0; k < h->c1; k++)
+			use_local(x, k);
+		for (; nl < h->l0; nl++) {
+			set_text(x, x->leaves[nl].open, strdup(""));
+			set_text(x, x->leaves[nl].close, strdup(""));
+		}
+		for (; nl < h->l1; nl++) {
+			const struct leave *l = &x->leaves[nl];
+			set_text(x, l->open, host_text(x, h, 'l', l->reset));
+			set_text(x, l->close, strdup("}"));
+		}
+		char *d = host_text(x, h, 'd', 0), *e = host_text(x, h, 'e', 0);
+		if (d && e) {
+			add_edit(x, h->kw, MPP_EDIT_OPEN, h->depth, d);
+			add_edit(x, h->end, MPP_EDIT_CLOSE, h->depth, e);
+		} else {
+			x->oom = 1;
+		}
+		free(d);
+		free(e);
+	}
+	for (; nl < x->nleaves; nl++) {
+		set_text(x, x->leaves[nl].open, strdup(""));
+		set_text(x, x->leaves[nl].close, strdup(""));
+	}
+	x->nhosts = x->nleaves = 0;
+}
+
+/* Done walking loop c (its frame on top): chooses it as a host if it can
+ * be one, replacing the hosts chosen inside it. */
+static void end_frame(struct ctx *x, CXCursor c, size_t limit)
+{
+	struct frame f = x->frames[--x->nframes];
+	size_t end;
+	if (f.clean && f.candidate && x->plan->ncounters > f.counters &&
+	    stmt_end(x, c, &end) == 0 && end <= limit &&
+	    mpp_tu_macro_inside(x->t, end) < 0 &&
+	    !mpp_tu_pragma_within(x->t, f.kw, end)) {
+		x->nhosts = f.hosts;
+		if (grow(x, (void **)&x->hosts, x->nhosts, &x->caphosts,
+			 sizeof(*x->hosts)) < 0)
+			return;
+		x->hosts[x->nhosts++] = (struct host){
+		    f.kw,     end,        f.counters, x->plan->ncounters,
+		    f.leaves, x->nleaves, f.depth - 1};
+	}
+	if (!f.clean)
+		unclean(x);
+}
+
 /* `nest`: how many more loop levels, this one included, belong to a
- * collapsed nest whose bodies must not be touched. */
+ * collapsed nest whose bodies must not be touched; `bare`: c is the body
+ * of such a loop and must stay exactly as it is; `is_stmt`: c is a
+ * statement (not part of an expression). Depths go in steps of 2 so that
+ * a host's wrapper (depth - 1) nests between its loop's edits and those
+ * of the statement around it. */
 static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
-		 unsigned nest)
+		 unsigned nest, int bare, int is_stmt)
 {
 	if (x->oom)
 		return;
@@ -575,6 +929,9 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	size_t kw = 0, then_limit = limit, body = n;
 	unsigned inner = 0;
 	int have_kw = exp_off(x, clang_getCursorLocation(c), &kw) == 0;
+	int framed = 0;
+	long in_switch = -1;
+	unsigned levels = 0;
 
 	switch (k) {
 	case CXCursor_ForStmt:
@@ -586,9 +943,21 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		if (n == 0 || !have_kw)
 			break;
 		body = k == CXCursor_DoStmt ? at : at + n - 1;
-		unsigned levels = collapse_levels(x, kw);
+		levels = collapse_levels(x, kw);
 		if (nest > levels)
 			levels = nest;
+		int guarded = 0;
+		int cand =
+		    levels == 0 && !bare && loop_can_host(x, c, kw, &guarded);
+		if (guarded)
+			unclean(x);
+		if (grow(x, (void **)&x->frames, x->nframes, &x->capframes,
+			 sizeof(*x->frames)) < 0)
+			break;
+		x->frames[x->nframes++] = (struct frame){
+		    kw,  x->plan->ncounters, x->nleaves, x->nhosts, depth, 0, 1,
+		    cand};
+		framed = 1;
 		if (levels > 0) {
 			add_note(x, kw,
 				 "loop body of %s in a collapsed loop "
@@ -621,6 +990,39 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		break;
 	case CXCursor_CallExpr:
 		tag_call(x, c, depth);
+		if (x->nframes) {
+			int eff = call_effect(x->t->tu, c);
+			if (eff == 1 && is_stmt)
+				add_leave(x, c, depth - 1, limit, 1);
+			else if (eff)
+				unclean(x);
+		}
+		break;
+	case CXCursor_ReturnStmt:
+	case CXCursor_GotoStmt:
+		if (x->nframes)
+			add_leave(x, c, depth - 1, limit, 0);
+		break;
+	case CXCursor_SwitchStmt:
+		if (x->nframes) {
+			in_switch = (long)x->nframes - 1;
+			x->frames[in_switch].switches++;
+		}
+		break;
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+		if (x->nframes && x->frames[x->nframes - 1].switches == 0)
+			unclean(x);
+		break;
+	case CXCursor_AsmStmt:
+		if (x->nframes && is_asm_goto(x, c))
+			unclean(x);
+		break;
+	case CXCursor_LabelStmt:
+	case CXCursor_IndirectGotoStmt:
+	case CXCursor_FunctionDecl:
+	case CXCursor_BlockExpr:
+		unclean(x);
 		break;
 	default:
 		break;
@@ -632,6 +1034,8 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		if (end_off(x, c, &e) == 0 && e > 0)
 			rbrace = e - 1;
 	}
+	int is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
+		      k == CXCursor_DoStmt;
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		size_t lim = limit;
 		if (k == CXCursor_CompoundStmt)
@@ -643,8 +1047,20 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		unsigned child_nest = i == body                    ? inner
 				      : k == CXCursor_CompoundStmt ? nest
 								   : 0;
-		walk(x, x->stack[at + i], depth + 1, lim, child_nest);
+		int child_bare = is_loop && i == body && levels > 0;
+		int child_stmt =
+		    k == CXCursor_CompoundStmt || (is_loop && i == body) ||
+		    (k == CXCursor_IfStmt && i >= 1) ||
+		    ((k == CXCursor_LabelStmt || k == CXCursor_CaseStmt ||
+		      k == CXCursor_DefaultStmt) &&
+		     i + 1 == n);
+		walk(x, x->stack[at + i], depth + 2, lim, child_nest,
+		     child_bare, child_stmt);
 	}
+	if (in_switch >= 0 && (size_t)in_switch < x->nframes)
+		x->frames[in_switch].switches--;
+	if (framed && !x->oom)
+		end_frame(x, c, limit);
 	x->nstack = at;
 }
 
@@ -666,7 +1082,8 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 		x->oom = 1;
 		return CXChildVisit_Break;
 	}
-	walk(x, c, 0, x->src->len, 0);
+	walk(x, c, 2, x->src->len, 0, 0, 0);
+	finish_hosts(x);
 	free(x->func);
 	x->func = NULL;
 	return x->oom ? CXChildVisit_Break : CXChildVisit_Continue;
@@ -685,5 +1102,9 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	free(x.line_name);
 	free(x.stack);
 	free(x.used.v);
+	free(x.frames);
+	free(x.inc_edit);
+	free(x.leaves);
+	free(x.hosts);
 	return x.oom ? -1 : 0;
 }

@@ -31,26 +31,26 @@ tab=$(printf '\t')
 cat >want.tsv <<TSV
 # app: demo
 name${tab}kind${tab}file${tab}line${tab}col${tab}function${tab}detail
-then:mpi_calls.c:48:2${tab}then${tab}mpi_calls.c${tab}48${tab}2${tab}main${tab}if
-then:mpi_calls.c:53:2${tab}then${tab}mpi_calls.c${tab}53${tab}2${tab}main${tab}if
-loop:mpi_calls.c:55:2${tab}loop${tab}mpi_calls.c${tab}55${tab}2${tab}main${tab}for
-loop:mpi_calls.c:60:2${tab}loop${tab}mpi_calls.c${tab}60${tab}2${tab}main${tab}while
-call:mpi_calls.c:42:9:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}42${tab}9${tab}finish${tab}MPI_Barrier
-bytes:mpi_calls.c:42:9:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}42${tab}9${tab}finish${tab}MPI_Barrier
-call:mpi_calls.c:48:6:MPI_Send${tab}call${tab}mpi_calls.c${tab}48${tab}6${tab}main${tab}MPI_Send
-bytes:mpi_calls.c:48:6:MPI_Send${tab}bytes${tab}mpi_calls.c${tab}48${tab}6${tab}main${tab}MPI_Send
-call:mpi_calls.c:50:6:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}50${tab}6${tab}main${tab}MPI_Barrier
-bytes:mpi_calls.c:50:6:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}50${tab}6${tab}main${tab}MPI_Barrier
-call:mpi_calls.c:50:28:MPI_Send${tab}call${tab}mpi_calls.c${tab}50${tab}28${tab}main${tab}MPI_Send
-bytes:mpi_calls.c:50:28:MPI_Send${tab}bytes${tab}mpi_calls.c${tab}50${tab}28${tab}main${tab}MPI_Send
-call:mpi_calls.c:53:15:MPI_Allreduce${tab}call${tab}mpi_calls.c${tab}53${tab}15${tab}main${tab}MPI_Allreduce
-bytes:mpi_calls.c:53:15:MPI_Allreduce${tab}bytes${tab}mpi_calls.c${tab}53${tab}15${tab}main${tab}MPI_Allreduce
-call:mpi_calls.c:56:9:MPI_Send${tab}call${tab}mpi_calls.c${tab}56${tab}9${tab}main${tab}MPI_Send
-bytes:mpi_calls.c:56:9:MPI_Send${tab}bytes${tab}mpi_calls.c${tab}56${tab}9${tab}main${tab}MPI_Send
-call:mpi_calls.c:57:29:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}57${tab}29${tab}main${tab}MPI_Barrier
-bytes:mpi_calls.c:57:29:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}57${tab}29${tab}main${tab}MPI_Barrier
-call:mpi_calls.c:60:9:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}60${tab}9${tab}main${tab}MPI_Barrier
-bytes:mpi_calls.c:60:9:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}60${tab}9${tab}main${tab}MPI_Barrier
+then:mpi_calls.c:50:2${tab}then${tab}mpi_calls.c${tab}50${tab}2${tab}main${tab}if
+then:mpi_calls.c:55:2${tab}then${tab}mpi_calls.c${tab}55${tab}2${tab}main${tab}if
+loop:mpi_calls.c:57:2${tab}loop${tab}mpi_calls.c${tab}57${tab}2${tab}main${tab}for
+loop:mpi_calls.c:63:2${tab}loop${tab}mpi_calls.c${tab}63${tab}2${tab}main${tab}while
+call:mpi_calls.c:44:9:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}44${tab}9${tab}finish${tab}MPI_Barrier
+bytes:mpi_calls.c:44:9:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}44${tab}9${tab}finish${tab}MPI_Barrier
+call:mpi_calls.c:50:6:MPI_Send${tab}call${tab}mpi_calls.c${tab}50${tab}6${tab}main${tab}MPI_Send
+bytes:mpi_calls.c:50:6:MPI_Send${tab}bytes${tab}mpi_calls.c${tab}50${tab}6${tab}main${tab}MPI_Send
+call:mpi_calls.c:52:6:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}52${tab}6${tab}main${tab}MPI_Barrier
+bytes:mpi_calls.c:52:6:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}52${tab}6${tab}main${tab}MPI_Barrier
+call:mpi_calls.c:52:28:MPI_Send${tab}call${tab}mpi_calls.c${tab}52${tab}28${tab}main${tab}MPI_Send
+bytes:mpi_calls.c:52:28:MPI_Send${tab}bytes${tab}mpi_calls.c${tab}52${tab}28${tab}main${tab}MPI_Send
+call:mpi_calls.c:55:15:MPI_Allreduce${tab}call${tab}mpi_calls.c${tab}55${tab}15${tab}main${tab}MPI_Allreduce
+bytes:mpi_calls.c:55:15:MPI_Allreduce${tab}bytes${tab}mpi_calls.c${tab}55${tab}15${tab}main${tab}MPI_Allreduce
+call:mpi_calls.c:58:9:MPI_Send${tab}call${tab}mpi_calls.c${tab}58${tab}9${tab}main${tab}MPI_Send
+bytes:mpi_calls.c:58:9:MPI_Send${tab}bytes${tab}mpi_calls.c${tab}58${tab}9${tab}main${tab}MPI_Send
+call:mpi_calls.c:59:29:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}59${tab}29${tab}main${tab}MPI_Barrier
+bytes:mpi_calls.c:59:29:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}59${tab}29${tab}main${tab}MPI_Barrier
+call:mpi_calls.c:63:9:MPI_Barrier${tab}call${tab}mpi_calls.c${tab}63${tab}9${tab}main${tab}MPI_Barrier
+bytes:mpi_calls.c:63:9:MPI_Barrier${tab}bytes${tab}mpi_calls.c${tab}63${tab}9${tab}main${tab}MPI_Barrier
 TSV
 expect_same "features.tsv" want.tsv out/features.tsv
 
@@ -64,7 +64,9 @@ cat >proj/compile_commands.json <<JSON
 JSON
 "$INS" -o outp proj/src/a.c 2>err.txt && fail "without -p: expected a refusal (cfg.h not found), got exit 0"
 "$INS" -o outp -p proj proj/src/a.c 2>err.txt || fail "-p proj: exit $?: $(cat err.txt)"
-grep -q "^loop:proj/src/a.c:6:2${tab}" outp/features.tsv || fail "-p: expected the loop under MODE == 3, got: $(cat outp/features.tsv)"
+# Feature names are relative to the project's root (proj: it holds the
+# build file), whatever directory the command ran in.
+grep -q "^loop:src/a.c:6:2${tab}" outp/features.tsv || fail "-p: expected the loop under MODE == 3, got: $(cat outp/features.tsv)"
 
 # mpipredict-cc: gcc's nested functions are not C to clang.
 printf '#include <stdio.h>\nint main(void)\n{\n\tint k = 2;\n\tint add(int x) { return x + k; }\n\tprintf("%%d\\n", add(3));\n\treturn 0;\n}\n' >nested.c

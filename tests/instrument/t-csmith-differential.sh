@@ -3,7 +3,10 @@
 # original, must print the same checksum. 50 programs (seeds 1..50, so the
 # set is the same every run); MPP_LONG=1 (make check-long) runs 300. A
 # program whose original does not finish within 5 s is dropped, not
-# counted. Prints how many were compared.
+# counted. A rewriter that inserts nothing must fail too: every compared
+# program must have counters in its manifest, and most (a program may run
+# none of its few loops and branches) must count something. Prints how
+# many were compared.
 . "$MPP_SRC/tests/instrument/lib.sh"
 command -v csmith >/dev/null || fail "csmith is not installed (make deps)"
 [ -f /usr/include/csmith/csmith.h ] || fail "libcsmith-dev is not installed (make deps)"
@@ -29,8 +32,15 @@ one() {
 	MPP_TESTRT_OUT=$p.counts timeout 15 ./"$p.inst" >"$p.got" 2>/dev/null ||
 		{ echo "$s inst-run-failed"; return; }
 	if cmp -s "$p.want" "$p.got"; then
-		echo "$s same"
-		rm -rf "$p".*
+		local rows nz
+		rows=$(grep -c -v -e '^#' -e '^name' "$p.d/features.tsv")
+		nz=$(awk '$1 != "unattributed" && $2 > 0' "$p.counts" 2>/dev/null | wc -l)
+		if [ "$rows" -gt 0 ]; then
+			echo "$s same $rows $nz"
+			rm -rf "$p".*
+		else
+			echo "$s no-manifest-rows"
+		fi
 	else
 		echo "$s differs"
 	fi
@@ -39,10 +49,12 @@ export -f one
 export INS
 
 seq 1 "$n" | xargs -P 2 -I{} bash -c 'one {}' >results.txt
-same=$(grep -c ' same$' results.txt)
+same=$(grep -c ' same ' results.txt)
 dropped=$(grep -c ' dropped$' results.txt)
-bad=$(grep -v -e ' same$' -e ' dropped$' results.txt | sort -n)
-echo "csmith: $n programs, $same same, $dropped dropped (original > 5 s)"
+bad=$(grep -v -e ' same ' -e ' dropped$' results.txt | sort -n)
+echo "csmith: $n programs, $same same, $dropped dropped (original > 5 s);" \
+	"$(awk '$2 == "same" { r += $3; z += $4 } END { printf "%d counters, %d of them non-zero", r, z }' results.txt)" \
+	"$(awk '$2 == "same" && $4 > 0 { c++ } END { printf "(in %d programs)", c }' results.txt)"
 if [ -n "$bad" ]; then
 	echo "expected every program to print the same checksum, got:"
 	echo "$bad"
@@ -53,4 +65,7 @@ if [ -n "$bad" ]; then
 	done
 	exit 1
 fi
+counting=$(awk '$2 == "same" && $4 > 0' results.txt | wc -l)
+[ "$counting" -ge $((same * 3 / 4)) ] ||
+	fail "expected at least $((same * 3 / 4)) of $same programs with non-zero counters, got $counting"
 [ "$same" -ge $((n * 8 / 10)) ] || fail "expected at least $((n * 8 / 10)) compared programs, got $same"

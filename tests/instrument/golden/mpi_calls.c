@@ -36,6 +36,8 @@ int MPI_Comm_rank(int comm, int *rank)
 #define CHECK(call) do { if ((call) != 0) return 1; } while (0)
 #define TWICE(e) ((e) + (e))
 #define BARRIER() MPI_Barrier(0)
+#define MPI_SUCCESS 0
+#define REPORT(call) if ((call) != MPI_SUCCESS) printf("%s failed\n", #call)
 
 static int finish(void)
 {
@@ -56,6 +58,7 @@ int main(void)
 		CHECK(MPI_Send(buf, i * 2, 0, 1, 0, 0));
 	printf("twice %d\n", TWICE(MPI_Barrier(0)));
 	BARRIER();
+	REPORT(MPI_Barrier(1));
 	MPI_Comm_rank(7, &rank);
 	while (MPI_Barrier(0) != 0)
 		;
