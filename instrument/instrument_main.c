@@ -193,9 +193,9 @@ int main(int argc, char **argv)
 			status = 2;
 			break;
 		}
-		int r = mpp_rewrite_file(files[i], display_name(files[i]), name, app,
-					 (const char *const *)use->v, use->n,
-					 &out[i], err, sizeof(err));
+		int r = mpp_rewrite_file(files[i], display_name(files[i]), name,
+					 app, (const char *const *)use->v,
+					 use->n, &out[i], err, sizeof(err));
 		free(name);
 		mpp_argv_free(&args);
 		if (r == 1) {
