@@ -345,8 +345,9 @@ static double now_unix(void)
 }
 
 /* The job's parameters: the request's counts first, then what its script
- * says. The arguments: the request's `args`; else the script's launch
- * line; else, with no script, `argv` after the executable. An empty args
+ * (or submit line) says. The arguments: the request's `args`; else, with no
+ * script, `argv` after the executable when there is more than it; else the
+ * launch line of the script or submit line. An empty args
  * field does not hide the arguments of the script's launch line (a client
  * may send both). */
 static int job_params(const mpp_request *q, const mpp_script_job *job,
@@ -364,7 +365,7 @@ static int job_params(const mpp_request *q, const mpp_script_job *job,
 		return mpp_params_from_argv(q->args, q->nargs, ntasks, nodes,
 					    p);
 	}
-	if (q->script == NULL && q->nargv > 0)
+	if (q->script == NULL && q->nargv > 1)
 		return mpp_params_from_argv(q->argv + 1, q->nargv - 1, ntasks,
 					    nodes, p);
 	return mpp_params_from_argv((const char *const *)job->argv, job->argc,
@@ -496,13 +497,22 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	mpp_script_job job;
 	memset(&job, 0, sizeof job);
 	job.ntasks = job.nnodes = -1;
-	if (q->script != NULL) {
+	/* srun's job_submit sees argv[0] alone (Slurm 22.05): the submit
+	 * line ("srun -n 4 ./app -n 512") is where its arguments are, and the
+	 * script reader reads such a line as it reads a batch script's. */
+	const char *text = q->script;
+	size_t len = q->script_len;
+	if (text == NULL && q->submit_line != NULL && q->nargv <= 1) {
+		text = q->submit_line;
+		len = q->submit_line_len;
+	}
+	if (text != NULL) {
 		char err[256];
-		int rc = mpp_script_parse(q->script, q->script_len, &job, err,
-					  sizeof err);
+		int rc = mpp_script_parse(text, len, &job, err, sizeof err);
 		if (rc != MPP_OK) {
-			mpp_api_error(r, rc == MPP_ENOMEM ? 500 : 400, "%s",
-				      err);
+			mpp_api_error(
+			    r, rc == MPP_ENOMEM ? 500 : 400, "%s%s",
+			    text == q->script ? "" : "submit_line: ", err);
 			return;
 		}
 	}
@@ -521,7 +531,7 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 		return;
 	}
 	if (!q->has_features && !q->has_args && !q->has_argv && q->ntasks < 0 &&
-	    q->nodes < 0 && q->script == NULL) {
+	    q->nodes < 0 && q->script == NULL && job.exe == NULL) {
 		mpp_api_error(r, 400,
 			      "features: missing (give features, or job "
 			      "parameters: ntasks, nodes, args, argv, "
@@ -537,13 +547,20 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	if (m == NULL) {
 		mpp_api_error(r, 404, "app: no model for '%s'", app);
 	} else if (run_model(m, terms, q, &job, &p, &basis, r) == 0) {
+		/* The plugin sends the uid (no user-database lookup under
+		 * slurmctld's locks); the audit shows it as "uid:N". */
+		char uid[32];
+		if (q->user == NULL && q->uid >= 0)
+			snprintf(uid, sizeof uid, "uid:%.0f", q->uid);
 		mpp_prediction_rec rec = {
 		    .at = now_unix(),
 		    .job_id = q->job_id,
 		    .app = m->app,
 		    .model_id = m->id,
 		    .basis = mpp_basis_name(basis),
-		    .user = q->user,
+		    .user = q->user       ? q->user
+			    : q->uid >= 0 ? uid
+					  : NULL,
 		    .partition = q->partition,
 		    .runtime_s = p.runtime_s,
 		    .lower_s = p.lower_s,

@@ -36,12 +36,14 @@ enum field {
 	F_FEATURES,
 	F_ARGS,
 	F_ARGV,
+	F_SUBMIT_LINE,
+	F_UID,
 };
 
 static const char *const field_names[] = {
     NULL,       "app",    "user",  "partition",       "script",
     "job_id",   "ntasks", "nodes", "ntasks_per_node", "time_limit_s",
-    "features", "args",   "argv",
+    "features", "args",   "argv",  "submit_line",     "uid",
 };
 #define NFIELDS (sizeof field_names / sizeof *field_names)
 
@@ -146,7 +148,11 @@ static void type_error(struct decoder *d, int field)
 	case F_USER:
 	case F_PARTITION:
 	case F_SCRIPT:
+	case F_SUBMIT_LINE:
 		fail(d, "%s: expected a string", field_names[field]);
+		break;
+	case F_UID:
+		fail(d, "uid: expected an integer from 0 to 4294967295");
 		break;
 	case F_JOB_ID:
 		fail(d, "job_id: expected a string or integer");
@@ -183,11 +189,15 @@ static void field_value(struct decoder *d, int kind, const char *s, size_t len)
 	case F_USER:
 	case F_PARTITION:
 	case F_SCRIPT:
+	case F_SUBMIT_LINE:
 		if (kind == K_STRING) {
 			const char *v = copy(d, (const unsigned char *)s, len);
 			if (d->field == F_APP)
 				q->app = v;
-			else if (d->field == F_USER)
+			else if (d->field == F_SUBMIT_LINE) {
+				q->submit_line = v;
+				q->submit_line_len = len;
+			} else if (d->field == F_USER)
 				q->user = v;
 			else if (d->field == F_PARTITION)
 				q->partition = v;
@@ -216,6 +226,18 @@ static void field_value(struct decoder *d, int kind, const char *s, size_t len)
 						  : &q->per_node,
 			    field_names[d->field], s, len);
 		return;
+	case F_UID:
+		if (kind == K_NUMBER) {
+			int ok;
+			double x = number(d, s, len, &ok);
+			if (!ok)
+				return;
+			if (x >= 0 && x <= 4294967295.0 && x == floor(x)) {
+				q->uid = x;
+				return;
+			}
+		}
+		break;
 	case F_TIME_LIMIT:
 		if (kind == K_NUMBER) {
 			int ok;
@@ -438,7 +460,7 @@ int mpp_request_parse(const char *body, size_t len, size_t max_features,
 		      mpp_request *q, char *err, size_t errlen)
 {
 	memset(q, 0, sizeof *q);
-	q->ntasks = q->nodes = q->per_node = -1;
+	q->ntasks = q->nodes = q->per_node = q->uid = -1;
 	err[0] = '\0';
 	struct decoder d = {
 	    .q = q,
@@ -484,5 +506,5 @@ void mpp_request_free(mpp_request *q)
 	free(q->argv);
 	free(q->strings);
 	memset(q, 0, sizeof *q);
-	q->ntasks = q->nodes = q->per_node = -1;
+	q->ntasks = q->nodes = q->per_node = q->uid = -1;
 }

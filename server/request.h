@@ -26,6 +26,11 @@ typedef struct mpp_request {
 	size_t script_len;
 	const char *job_id; /* a string, or a JSON integer's digits */
 	double ntasks, nodes, per_node; /* -1 when absent */
+	const char *submit_line; /* the command line that submitted the job
+				    (the Slurm plugin sends it; for srun it
+				    is the only place the arguments are) */
+	size_t submit_line_len;
+	double uid; /* the submitting user's uid, -1 when absent */
 
 	int has_features; /* "features" was an object (maybe empty) */
 	mpp_kv *features; /* names unique, values finite and >= 0 */

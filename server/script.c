@@ -544,6 +544,14 @@ static int try_launcher(char **words, size_t n, mpp_script_job *job,
 	size_t i = 0;
 	while (i < n && (is_assignment(words[i]) || is_prefix_word(words[i])))
 		i++;
+	/* salloc runs its command inside the allocation it makes: skip it
+	 * and its options (srun's, as far as counts go) and look at the
+	 * command, e.g. the submit line "salloc -n 4 mpirun ./app 64". */
+	const char *b = i < n ? strrchr(words[i], '/') : NULL;
+	if (i < n && strcmp(b ? b + 1 : words[i], "salloc") == 0) {
+		i++;
+		skip_options(words, n, &i, 1, c);
+	}
 	if (i == n)
 		return 0;
 	size_t len;
