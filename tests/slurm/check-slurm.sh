@@ -307,6 +307,17 @@ expect "real daemon, annotate: limits unchanged" "60 N/A" \
 	"$(minutes "$(field "$jid" TimeLimit)") $(field "$jid" TimeMin)"
 submit "$unknown" -t 60
 expect "real daemon, unknown app (404): unchanged" " 60" "$(comment "$jid") $(minutes "$(field "$jid" TimeLimit)")"
+# An srun job (no script): the real daemon reads its submit line, so the
+# arguments count (-n 512 --iters 100 on 2 tasks, as in jacobi.sh).
+ln -sf /bin/true "$work/jacobi"
+srun_line="srun -J srunreal -t 5 -n 2 --comment=mine $work/jacobi -n 512 --iters 100"
+answer=$(jq -n --arg a "$work/jacobi" --arg l "$srun_line" '{argv: [$a], submit_line: $l, uid: 0}' |
+	curl -s -H 'Content-Type: application/json' -d @- "$daemon_url/v1/predict")
+read -r rt lo up ver < <(jq -r '"\(.runtime_s) \(.lower_s) \(.upper_s) \(.model.version)"' <<<"$answer")
+srun_note=$(printf 'mpipredict: %.0fs [%.0f,%.0f] jacobi@%s' "$rt" "$lo" "$up" "$ver")
+submit_alloc srunreal $srun_line
+expect "real daemon, srun job: predicted from its submit line" "mine; $srun_note" "$(comment "$jid")"
+expect "real daemon, srun job: the same prediction as the batch script's" "mine; $want_note" "$(comment "$jid")"
 l0=$(plugin_lines)
 submit "$(script nolaunch.sh 'echo hello')" --comment=mine
 expect "real daemon, script without a launcher line (400): unchanged, one log line" "mine 1" \
