@@ -127,11 +127,36 @@ static void stop(const char *why)
 	exit(2);
 }
 
+/* More counters than fit in registers beside inner loops: the outer loop
+ * keeps plain counters, each inner loop hosts its own. */
+static int crowded(int n)
+{
+	int s = 0;
+	for (int it = 0; it < n; it++) {
+		for (int a = 0; a < 3; a++)
+			if (a & 1)
+				s += a;
+			else
+				s -= 1;
+		for (int b = 0; b < 4; b++)
+			if (b == 2)
+				s *= 2;
+			else
+				s++;
+		if (s > 40)
+			s -= 40;
+		else
+			s += 3;
+	}
+	return s;
+}
+
 int main(void)
 {
 	int v[6] = {4, 8, 15, 16, 23, 42};
 	printf("%d\n", shapes(10));
 	printf("%d %d\n", find(v, 6, 16), find(v, 6, 5));
 	printf("%d\n", plain(5));
+	printf("%d\n", crowded(4));
 	finish(4);
 }
