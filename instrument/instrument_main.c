@@ -98,9 +98,11 @@ int main(int argc, char **argv)
 			break;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
+			free(files);
 			return 0;
 		} else if (strcmp(a, "--version") == 0) {
 			printf("mpipredict-instrument %s\n", MPP_VERSION);
+			free(files);
 			return 0;
 		} else if (strcmp(a, "-o") == 0 || strcmp(a, "-p") == 0 ||
 			   strcmp(a, "--app") == 0) {
@@ -109,6 +111,7 @@ int main(int argc, char **argv)
 					"mpipredict-instrument: %s needs "
 					"a value\n",
 					a);
+				free(files);
 				return 1;
 			}
 			const char *v = argv[++i];
@@ -123,6 +126,7 @@ int main(int argc, char **argv)
 				"mpipredict-instrument: unknown option "
 				"'%s' (see --help)\n",
 				a);
+			free(files);
 			return 1;
 		} else {
 			files[nfiles++] = argv[i];
@@ -131,6 +135,7 @@ int main(int argc, char **argv)
 	if (nfiles == 0) {
 		fprintf(stderr, "mpipredict-instrument: no input file (see "
 				"--help)\n");
+		free(files);
 		return 1;
 	}
 	for (int i = 0; i < nfiles; i++)
@@ -142,6 +147,7 @@ int main(int argc, char **argv)
 					" would both be written to %s/%s\n",
 					files[j], files[i], outdir,
 					base_name(files[i]));
+				free(files);
 				return 2;
 			}
 
