@@ -130,6 +130,35 @@ out:
 	return rc;
 }
 
+int mpp_fit_explained(const gsl_matrix *C, const gsl_vector *g, const size_t *T,
+		      size_t t, double *explained)
+{
+	gsl_matrix *L = gsl_matrix_alloc(t, t);
+	gsl_vector *gt = gsl_vector_alloc(t), *x = gsl_vector_alloc(t);
+	int rc = L && gt && x ? MPP_OK : MPP_ENOMEM;
+
+	*explained = -INFINITY;
+	for (size_t i = 0; rc == MPP_OK && i < t; i++) {
+		double ci = gsl_matrix_get(C, T[i], T[i]);
+		double di = ci > 0 ? 1 / sqrt(ci) : 0;
+		for (size_t j = 0; j < t; j++) {
+			double cj = gsl_matrix_get(C, T[j], T[j]);
+			double dj = cj > 0 ? 1 / sqrt(cj) : 0;
+			gsl_matrix_set(L, i, j,
+				       gsl_matrix_get(C, T[i], T[j]) * di * dj +
+					   (i == j ? 1e-8 : 0));
+		}
+		gsl_vector_set(gt, i, gsl_vector_get(g, T[i]) * di);
+	}
+	if (rc == MPP_OK && gsl_linalg_cholesky_decomp1(L) == GSL_SUCCESS &&
+	    gsl_linalg_cholesky_solve(L, gt, x) == GSL_SUCCESS)
+		gsl_blas_ddot(gt, x, explained);
+	gsl_matrix_free(L);
+	gsl_vector_free(gt);
+	gsl_vector_free(x);
+	return rc;
+}
+
 int mpp_fit_rank_dual(const gsl_matrix *Zc, const gsl_vector *yc,
 		      gsl_vector *beta)
 {

@@ -26,6 +26,16 @@ int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
 			gsl_vector *beta);
 
 /*
+ * The part of the centred sum of squares that a least-squares fit on the
+ * columns T[0..t) of the moments (C, g; as mpp_fit_rank_primal, not
+ * overwritten) explains: g_T' C_TT^-1 g_T, on the columns scaled to unit
+ * norm with the same tiny ridge. *explained gets -INFINITY when C_TT is
+ * not positive definite.
+ */
+int mpp_fit_explained(const gsl_matrix *C, const gsl_vector *g, const size_t *T,
+		      size_t t, double *explained);
+
+/*
  * The same when columns outnumber runs: Zc (s x nt) holds each candidate
  * column centred and scaled to unit norm, yc the centred run times. Ridge in
  * its dual form (nt x nt kernel), penalty by GCV.
