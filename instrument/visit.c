@@ -907,9 +907,8 @@ static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 	if (f.clean && f.candidate &&
 	    (x->nhosts == f.hosts ||
 	     x->plan->ncounters - f.counters <= HOST_LOCALS) &&
-	    x->plan->ncounters > f.counters &&
-	    stmt_end(x, c, &end) == 0 && end <= limit &&
-	    mpp_tu_macro_inside(x->t, end) < 0 &&
+	    x->plan->ncounters > f.counters && stmt_end(x, c, &end) == 0 &&
+	    end <= limit && mpp_tu_macro_inside(x->t, end) < 0 &&
 	    !mpp_tu_pragma_within(x->t, f.kw, end)) {
 		x->nhosts = f.hosts;
 		if (grow(x, (void **)&x->hosts, x->nhosts, &x->caphosts,

@@ -189,8 +189,7 @@ static int cmp_key_index(const void *key, const void *elem)
 /* Add the header's feature columns to the union; colmap[c] is the feature
  * index of header column NFIXED + c. */
 static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
-		       const char *name, size_t hline, char *err,
-		       size_t errlen)
+		       const char *name, size_t hline, char *err, size_t errlen)
 {
 	size_t nold = rs->nfeatures, ncols = hdr->nfields - NFIXED;
 	size_t *sorted = malloc((nold + 1) * sizeof(*sorted));
