@@ -1622,7 +1622,7 @@ void mpp_train_opts_init(mpp_train_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->top_p = 0.5;
 	o->folds = 5;
-	o->coverage = 0.9;
+	o->coverage = 0.95;
 	o->seed = 1;
 }
 

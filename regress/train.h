@@ -41,7 +41,7 @@ typedef struct mpp_train_opts {
 	void *ctx;
 } mpp_train_opts;
 
-/* Defaults: method default, target 0, top_p 0.5, 5 folds, coverage 0.9. */
+/* Defaults: method default, target 0, top_p 0.5, 5 folds, coverage 0.95. */
 void mpp_train_opts_init(mpp_train_opts *o);
 
 typedef struct mpp_train_report {

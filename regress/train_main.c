@@ -37,7 +37,7 @@ static const char usage[] =
     "  --cv K                folds of the cross-validation (default 5)\n"
     "  --method M            default (sound) or seed (the seed's literal "
     "loop)\n"
-    "  --coverage C          prediction interval coverage (default 0.9)\n"
+    "  --coverage C          prediction interval coverage (default 0.95)\n"
     "  --allow-mixed-builds  accept runs of different build_ids in one "
     "app\n"
     "  --json                print the result as JSON\n"
