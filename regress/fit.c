@@ -55,12 +55,10 @@ static double gcv_lambda(const double *ev, const double *u, size_t n, double yy,
 	return best_l;
 }
 
-int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
-			gsl_vector *beta)
+int mpp_fit_unit_scale(gsl_matrix *C, gsl_vector *g)
 {
 	size_t s = C->size1;
 	gsl_vector *d = gsl_vector_alloc(s);
-	int rc = MPP_OK;
 
 	if (!d)
 		return MPP_ENOMEM;
@@ -76,24 +74,39 @@ int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
 					   gsl_vector_get(d, j));
 		gsl_vector_set(g, i, gsl_vector_get(g, i) * di);
 	}
+	gsl_vector_free(d);
+	return MPP_OK;
+}
+
+/* Solve (L + 1e-8 I) x = g by Cholesky, L overwritten: least squares on
+ * unit-norm columns, the tiny ridge keeping near-collinear columns
+ * solvable. 0 when L is not positive definite. */
+static int solve_ridged(gsl_matrix *L, const gsl_vector *g, gsl_vector *x)
+{
+	for (size_t j = 0; j < L->size1; j++)
+		gsl_matrix_set(L, j, j, gsl_matrix_get(L, j, j) + 1e-8);
+	return gsl_linalg_cholesky_decomp1(L) == GSL_SUCCESS &&
+	       gsl_linalg_cholesky_solve(L, g, x) == GSL_SUCCESS;
+}
+
+int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
+			gsl_vector *beta)
+{
+	size_t s = C->size1;
+	int rc = mpp_fit_unit_scale(C, g);
+
+	if (rc)
+		return rc;
 	if (nt >= 2 * s) {
-		/* Enough runs: least squares, with a tiny ridge so that
-		 * near-collinear columns stay solvable. */
+		/* Enough runs: least squares. */
 		gsl_matrix *L = gsl_matrix_alloc(s, s);
-		if (!L) {
-			gsl_vector_free(d);
+		if (!L)
 			return MPP_ENOMEM;
-		}
 		gsl_matrix_memcpy(L, C);
-		for (size_t j = 0; j < s; j++)
-			gsl_matrix_set(L, j, j, gsl_matrix_get(L, j, j) + 1e-8);
-		int ok = gsl_linalg_cholesky_decomp1(L) == GSL_SUCCESS &&
-			 gsl_linalg_cholesky_solve(L, g, beta) == GSL_SUCCESS;
+		int ok = solve_ridged(L, g, beta);
 		gsl_matrix_free(L);
-		if (ok) {
-			gsl_vector_free(d);
+		if (ok)
 			return MPP_OK;
-		}
 	}
 	gsl_vector *ev = gsl_vector_alloc(s), *c = gsl_vector_alloc(s),
 		   *u = gsl_vector_alloc(s);
@@ -120,7 +133,6 @@ int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
 	}
 	gsl_blas_dgemv(CblasNoTrans, 1, V, c, 0, beta);
 out:
-	gsl_vector_free(d);
 	gsl_vector_free(ev);
 	gsl_vector_free(c);
 	gsl_vector_free(u);
@@ -130,33 +142,22 @@ out:
 	return rc;
 }
 
-int mpp_fit_explained(const gsl_matrix *C, const gsl_vector *g, const size_t *T,
-		      size_t t, double *explained)
+double mpp_fit_explained(const gsl_matrix *C, const gsl_vector *g,
+			 const size_t *T, gsl_matrix *L, gsl_vector *gt,
+			 gsl_vector *x)
 {
-	gsl_matrix *L = gsl_matrix_alloc(t, t);
-	gsl_vector *gt = gsl_vector_alloc(t), *x = gsl_vector_alloc(t);
-	int rc = L && gt && x ? MPP_OK : MPP_ENOMEM;
+	size_t t = L->size1;
+	double e;
 
-	*explained = -INFINITY;
-	for (size_t i = 0; rc == MPP_OK && i < t; i++) {
-		double ci = gsl_matrix_get(C, T[i], T[i]);
-		double di = ci > 0 ? 1 / sqrt(ci) : 0;
-		for (size_t j = 0; j < t; j++) {
-			double cj = gsl_matrix_get(C, T[j], T[j]);
-			double dj = cj > 0 ? 1 / sqrt(cj) : 0;
-			gsl_matrix_set(L, i, j,
-				       gsl_matrix_get(C, T[i], T[j]) * di * dj +
-					   (i == j ? 1e-8 : 0));
-		}
-		gsl_vector_set(gt, i, gsl_vector_get(g, T[i]) * di);
+	for (size_t i = 0; i < t; i++) {
+		for (size_t j = 0; j < t; j++)
+			gsl_matrix_set(L, i, j, gsl_matrix_get(C, T[i], T[j]));
+		gsl_vector_set(gt, i, gsl_vector_get(g, T[i]));
 	}
-	if (rc == MPP_OK && gsl_linalg_cholesky_decomp1(L) == GSL_SUCCESS &&
-	    gsl_linalg_cholesky_solve(L, gt, x) == GSL_SUCCESS)
-		gsl_blas_ddot(gt, x, explained);
-	gsl_matrix_free(L);
-	gsl_vector_free(gt);
-	gsl_vector_free(x);
-	return rc;
+	if (!solve_ridged(L, gt, x))
+		return -INFINITY;
+	gsl_blas_ddot(gt, x, &e);
+	return e;
 }
 
 int mpp_fit_rank_dual(const gsl_matrix *Zc, const gsl_vector *yc,

@@ -26,14 +26,23 @@ int mpp_fit_rank_primal(gsl_matrix *C, gsl_vector *g, double yy, size_t nt,
 			gsl_vector *beta);
 
 /*
- * The part of the centred sum of squares that a least-squares fit on the
- * columns T[0..t) of the moments (C, g; as mpp_fit_rank_primal, not
- * overwritten) explains: g_T' C_TT^-1 g_T, on the columns scaled to unit
- * norm with the same tiny ridge. *explained gets -INFINITY when C_TT is
- * not positive definite.
+ * Scale the moments C (s x s) and g, in place, to the columns scaled to
+ * unit norm: C_ij / sqrt(C_ii C_jj), g_i / sqrt(C_ii); a zero column stays
+ * zero.
  */
-int mpp_fit_explained(const gsl_matrix *C, const gsl_vector *g, const size_t *T,
-		      size_t t, double *explained);
+int mpp_fit_unit_scale(gsl_matrix *C, gsl_vector *g);
+
+/*
+ * The part of the centred sum of squares that a least-squares fit on the
+ * columns T[0..t) of unit-scaled moments (C, g; mpp_fit_unit_scale)
+ * explains: g_T' C_TT^-1 g_T, with the tiny ridge of mpp_fit_rank_primal;
+ * -INFINITY when C_TT is not positive definite. t is the size of the
+ * caller's workspace: L (t x t), gt and x (t), all overwritten, so that a
+ * search over many subsets allocates nothing.
+ */
+double mpp_fit_explained(const gsl_matrix *C, const gsl_vector *g,
+			 const size_t *T, gsl_matrix *L, gsl_vector *gt,
+			 gsl_vector *x);
 
 /*
  * The same when columns outnumber runs: Zc (s x nt) holds each candidate

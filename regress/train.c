@@ -792,15 +792,18 @@ out:
 static int refine_keep(const struct data *d, size_t f, const size_t *R,
 		       size_t s, size_t t, size_t *K)
 {
-	gsl_matrix *C = gsl_matrix_alloc(s, s);
-	gsl_vector *g = gsl_vector_alloc(s);
+	gsl_matrix *C = gsl_matrix_alloc(s, s), *L = gsl_matrix_alloc(t, t);
+	gsl_vector *g = gsl_vector_alloc(s), *gt = gsl_vector_alloc(t),
+		   *x = gsl_vector_alloc(t);
 	size_t *pos = malloc(t * sizeof(*pos)), n = 0;
 	char *in = calloc(s, 1);
-	double yy, cur;
-	int rc = C && g && pos && in ? MPP_OK : MPP_ENOMEM;
+	double yy, cur = -INFINITY;
+	int rc = C && L && g && gt && x && pos && in ? MPP_OK : MPP_ENOMEM;
 
 	if (rc == MPP_OK)
 		rc = moments(d, f, R, s, C, g, &yy);
+	if (rc == MPP_OK)
+		rc = mpp_fit_unit_scale(C, g);
 	for (size_t j = 0; rc == MPP_OK && j < s; j++)
 		for (size_t i = 0; i < t; i++)
 			if (R[j] == K[i]) {
@@ -810,18 +813,18 @@ static int refine_keep(const struct data *d, size_t f, const size_t *R,
 	if (rc == MPP_OK && n != t)
 		rc = MPP_EINVAL; /* rounds are nested: cannot happen */
 	if (rc == MPP_OK)
-		rc = mpp_fit_explained(C, g, pos, t, &cur);
+		cur = mpp_fit_explained(C, g, pos, L, gt, x);
 	for (int pass = 0, moved = 1;
 	     rc == MPP_OK && moved && pass < SWAP_PASSES; pass++) {
 		moved = 0;
-		for (size_t i = 0; rc == MPP_OK && i < t; i++) {
+		for (size_t i = 0; i < t; i++) {
 			size_t was = pos[i], best = was;
-			double e;
-			for (size_t j = 0; rc == MPP_OK && j < s; j++) {
+			for (size_t j = 0; j < s; j++) {
 				if (in[j])
 					continue;
 				pos[i] = j;
-				rc = mpp_fit_explained(C, g, pos, t, &e);
+				double e =
+				    mpp_fit_explained(C, g, pos, L, gt, x);
 				/* Clearly better only: ties keep the rank. */
 				if (e > cur + 1e-9 * (yy > 0 ? yy : 1)) {
 					cur = e;
@@ -838,7 +841,10 @@ static int refine_keep(const struct data *d, size_t f, const size_t *R,
 		if (in[j])
 			K[k++] = R[j];
 	gsl_matrix_free(C);
+	gsl_matrix_free(L);
 	gsl_vector_free(g);
+	gsl_vector_free(gt);
+	gsl_vector_free(x);
 	free(pos);
 	free(in);
 	return rc;
