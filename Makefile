@@ -118,11 +118,14 @@ $(OBJ)/%.o: %.c
 # could define them.
 REGRESS_LIB := $(OBJ)/regress/libregress.a
 STORE_LIB   := $(OBJ)/schema/libstore.a
+CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 
+include common/module.mk
 include instrument/module.mk
 include collector/module.mk
 include regress/module.mk
 include schema/module.mk
+include cli/module.mk
 include server/module.mk
 include contrib/module.mk
 include tests/module.mk

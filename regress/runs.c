@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 static const char *const fixed_cols[] = {
     "run_id", "app",    "build_id",  "started_at", "job_id",

@@ -293,9 +293,9 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		case 'm':
-			if (strcmp(optarg, "default") && strcmp(optarg, "seed"))
+			if (!mpp_train_method_exists(optarg))
 				return usage_error("--method: '%s' is not "
-						   "default or seed",
+						   "a training method",
 						   optarg);
 			o.method = optarg;
 			break;
