@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -40,14 +41,17 @@ double mpp_tr_now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void progress(const mpp_train_opts *o, const char *fmt, size_t a,
-		     size_t b, double secs)
+__attribute__((format(printf, 2, 3))) static void
+progress(const mpp_train_opts *o, const char *fmt, ...)
 {
 	char msg[128];
+	va_list ap;
 
 	if (!o->progress)
 		return;
-	snprintf(msg, sizeof(msg), fmt, a, b, secs);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
 	o->progress(o->ctx, msg);
 }
 
