@@ -63,7 +63,7 @@ all:
 # One place that lists every Debian package the project uses (Debian 12).
 # DEPS: build, `make check` and `make demo`; DEPS_SLURM: `make check-slurm`;
 # DEPS_BENCH: `make bench`; DEPS_DEV: `make format`, `make compdb`.
-# Beyond the libraries DESIGN.md names: clang-14 (the rewriter's output is
+# Beyond the libraries docs/design.md names: clang-14 (the rewriter's output is
 # also compiled with clang in tests), csmith + libcsmith-dev (differential
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
