@@ -234,13 +234,20 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 	struct stat st;
 	const char *dot, *slash;
 	size_t tl;
-	int rc;
+	int rc, is_dir;
 
 	if (!target || !*target)
 		target = DEFAULT_TARGET;
 	tl = strlen(target);
-	if (target[tl - 1] == '/' ||
-	    (stat(target, &st) == 0 && S_ISDIR(st.st_mode))) {
+	/* A directory unless it names a .csv file or an existing file: a
+	 * user who writes MPIPREDICT_RUNS=/some/new/dir means a folder. */
+	if (target[tl - 1] == '/')
+		is_dir = 1;
+	else if (stat(target, &st) == 0)
+		is_dir = S_ISDIR(st.st_mode);
+	else
+		is_dir = !(tl > 4 && strcmp(target + tl - 4, ".csv") == 0);
+	if (is_dir) {
 		safe_name(app, name, sizeof name);
 		rc = snprintf(file, sizeof file, "%s%s%s.csv", target,
 			      target[tl - 1] == '/' ? "" : "/", name);

@@ -1,5 +1,5 @@
 /*
- * runs.c: reads run rows (DESIGN.md, "Run records") from RFC 4180 CSV into
+ * runs.c: reads run rows (docs/design.md, "Run records") from RFC 4180 CSV into
  * an mpp_runs set (runs.h): quoted fields with embedded commas, quotes and
  * line breaks, CRLF or LF, the union of the feature columns of every source.
  *
@@ -16,13 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 static const char *const fixed_cols[] = {
     "run_id", "app",    "build_id",  "started_at", "job_id",
     "nprocs", "nnodes", "runtime_s", "args",
 };
 enum { NFIXED = 9 };
+/* colmap's mark for the exit_status column. */
+#define EXIT_STATUS_COL ((size_t)-1)
 
 /* One record: its fields are NUL-terminated strings inside buf. */
 struct record {
@@ -256,6 +258,12 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 	for (size_t c = 0; c < ncols; c++) {
 		const char *col = rec_get(hdr, NFIXED + c);
 		struct name_key key = {col, rs->features};
+		if (c == 0 && strcmp(col, "exit_status") == 0) {
+			/* A run's exit status (collector rows since
+			 * issue 14), not a feature. */
+			colmap[c] = EXIT_STATUS_COL;
+			continue;
+		}
 		size_t *hit =
 		    bsearch(&key, sorted, nold, sizeof(*sorted), cmp_key_index);
 		if (hit) {
@@ -338,6 +346,10 @@ static int fill_run(const mpp_runs *rs, const struct record *rec,
 	for (size_t c = 0; c < ncols; c++) {
 		const char *s = rec_get(rec, NFIXED + c);
 		double v;
+		if (colmap[c] == EXIT_STATUS_COL) {
+			run->exit_status = *s ? atoi(s) : 0;
+			continue;
+		}
 		if (!*s)
 			continue;
 		if (!parse_double(s, &v) || !isfinite(v)) {
@@ -416,7 +428,7 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 	size_t pos = 0, line = 1, start, nold = rs->nfeatures,
 	       first = rs->nruns;
 	size_t cap = rs->nruns, nbad = 0, ncols, *colmap = NULL, *lines = NULL;
-	size_t nlines = 0, hline;
+	size_t nlines = 0, hline, nfailed = 0;
 	const char *why = NULL;
 	int rc, r;
 
@@ -507,12 +519,24 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 			nbad++;
 			continue;
 		}
+		if (rs->runs[rs->nruns].exit_status != 0 &&
+		    !rs->include_failed) {
+			run_free(&rs->runs[rs->nruns]);
+			nfailed++;
+			continue;
+		}
 		lines[nlines++] = start;
 		rs->nruns++;
 	}
+	if (rc == MPP_OK && nfailed)
+		warnf(warn, ctx,
+		      "%s: %zu failed run%s (exit_status not 0) left out "
+		      "(--include-failed takes them)",
+		      name, nfailed, nfailed > 1 ? "s" : "");
 	if (rc == MPP_OK && rs->nruns == first) {
-		snprintf(err, errlen, "%s: no usable row (%zu malformed)", name,
-			 nbad);
+		snprintf(err, errlen,
+			 "%s: no usable row (%zu malformed, %zu failed)", name,
+			 nbad, nfailed);
 		rc = MPP_EINVAL;
 	}
 	if (rc == MPP_OK)
