@@ -17,6 +17,8 @@ FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS)
 $(OBJ)/fuzz/%.o: CPPFLAGS += $(shell pkg-config --cflags yajl jansson)
 
 REPLAY_BINS := $(addprefix $(BUILD)/tests/fuzz/replay-,$(FUZZERS))
+# Kept, not deleted as intermediates of the pattern rules below.
+.SECONDARY: $(FUZZERS:%=$(OBJ)/fuzz/%.o) $(OBJ)/fuzz/replay.o
 $(BUILD)/tests/fuzz/replay-%: $(OBJ)/fuzz/%.o $(OBJ)/fuzz/replay.o $(FUZZ_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/fuzz/$*.o $(OBJ)/fuzz/replay.o \
