@@ -199,10 +199,18 @@ void __mpp_register(struct __mpp_unit *u)
 	units = u;
 }
 
-/* WAIT-kind functions move no bytes of their own: no bytes columns. */
-#define HAS_BYTES_P2P  1
-#define HAS_BYTES_COLL 1
-#define HAS_BYTES_WAIT 0
+/* Functions that move no bytes of their own have no bytes columns:
+ * completion (WAIT), starting persistent requests (START: the bytes go to
+ * the *_init call), one-sided synchronisation (SYNC), opening, closing and
+ * other MPI-IO calls that transfer no data (IOMETA). */
+#define HAS_BYTES_P2P    1
+#define HAS_BYTES_COLL   1
+#define HAS_BYTES_RMA    1
+#define HAS_BYTES_IO     1
+#define HAS_BYTES_WAIT   0
+#define HAS_BYTES_START  0
+#define HAS_BYTES_SYNC   0
+#define HAS_BYTES_IOMETA 0
 static const int fn_has_bytes[MPP_NFN] = {
 #define MPP_MPI(name, ret, kind, params, args, acct) HAS_BYTES_##kind,
 #include "collector/mpi_table.def"
@@ -315,6 +323,7 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			feat(f, t->untagged_bytes[i], "mpi:%s:untagged:bytes",
 			     fn_names[i]);
 	}
+	feat(f, t->io_ns, "io:time_ns");
 	for (l = 0; l < MPP_NLEVEL; l++) {
 		msgs = vol = 0;
 		for (b = 0; b < MPP_NBUCKET; b++) {

@@ -1,5 +1,5 @@
 /*
- * runs.c: reads run rows (DESIGN.md, "Run records") from RFC 4180 CSV into
+ * runs.c: reads run rows (docs/design.md, "Run records") from RFC 4180 CSV into
  * an mpp_runs set (runs.h): quoted fields with embedded commas, quotes and
  * line breaks, CRLF or LF, the union of the feature columns of every source.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 static const char *const fixed_cols[] = {
     "run_id", "app",    "build_id",  "started_at", "job_id",
@@ -188,17 +188,61 @@ static int cmp_key_index(const void *key, const void *elem)
 	return strcmp(k->name, k->names[*(const size_t *)elem]);
 }
 
+/* Header feature columns sorted by name, then by position. */
+struct col_key {
+	const char *name;
+	size_t pos;
+};
+
+static int cmp_col(const void *a, const void *b)
+{
+	const struct col_key *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+	return c ? c : (x->pos > y->pos) - (x->pos < y->pos);
+}
+
 /* Add the header's feature columns to the union; colmap[c] is the feature
- * index of header column NFIXED + c. */
+ * index of header column NFIXED + c. A name given twice in the header is an
+ * error (the first duplicate in column order is named), found by sorting
+ * the header's names once: O(n log n), not a scan of the columns taken so
+ * far for each column (80,000 columns took 41.7 s that way). */
 static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 		       const char *name, size_t hline, char *err, size_t errlen)
 {
 	size_t nold = rs->nfeatures, ncols = hdr->nfields - NFIXED;
 	size_t *sorted = malloc((nold + 1) * sizeof(*sorted));
+	struct col_key *cols = malloc((ncols + 1) * sizeof(*cols));
 	char **features;
 
-	if (!sorted)
+	if (!sorted || !cols) {
+		free(sorted);
+		free(cols);
 		return MPP_ENOMEM;
+	}
+	for (size_t c = 0; c < ncols; c++) {
+		cols[c].name = rec_get(hdr, NFIXED + c);
+		cols[c].pos = c;
+		if (!*cols[c].name) {
+			snprintf(err, errlen, "%s:%zu: column %zu has no name",
+				 name, hline, NFIXED + c + 1);
+			free(sorted);
+			free(cols);
+			return MPP_EINVAL;
+		}
+	}
+	qsort(cols, ncols, sizeof(*cols), cmp_col);
+	size_t dup = ncols; /* the earliest second occurrence */
+	for (size_t i = 1; i < ncols; i++)
+		if (strcmp(cols[i - 1].name, cols[i].name) == 0 &&
+		    (dup == ncols || cols[i].pos < dup))
+			dup = cols[i].pos;
+	free(cols);
+	if (dup < ncols) {
+		snprintf(err, errlen, "%s:%zu: column %s appears twice", name,
+			 hline, rec_get(hdr, NFIXED + dup));
+		free(sorted);
+		return MPP_EINVAL;
+	}
 	for (size_t i = 0; i < nold; i++)
 		sorted[i] = i;
 	qsort_r(sorted, nold, sizeof(*sorted), cmp_name_index, rs->features);
@@ -222,24 +266,9 @@ static int map_columns(mpp_runs *rs, const struct record *hdr, size_t *colmap,
 		}
 		size_t *hit =
 		    bsearch(&key, sorted, nold, sizeof(*sorted), cmp_key_index);
-		if (!*col) {
-			snprintf(err, errlen, "%s:%zu: column %zu has no name",
-				 name, hline, NFIXED + c + 1);
-			free(sorted);
-			return MPP_EINVAL;
-		}
 		if (hit) {
 			colmap[c] = *hit;
 			continue;
-		}
-		for (size_t f = nold; f < rs->nfeatures; f++) {
-			if (strcmp(rs->features[f], col) == 0) {
-				snprintf(err, errlen,
-					 "%s:%zu: column %s appears twice",
-					 name, hline, col);
-				free(sorted);
-				return MPP_EINVAL;
-			}
 		}
 		rs->features[rs->nfeatures] = strdup(col);
 		if (!rs->features[rs->nfeatures]) {
