@@ -89,11 +89,12 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__mpp_calls, __mpp_bytes; int __mpp_fn; }; "
 		"struct __mpp_tags { unsigned __mpp_n; "
 		"struct __mpp_site *__mpp_v[%d]; }; "
-		"extern __thread struct __mpp_tags __mpp_tags "
+		"%s__thread struct __mpp_tags __mpp_tags "
 		"__attribute__((__tls_model__(\"initial-exec\"))); "
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
 		"static struct __mpp_site __mpp_s_%s[%zu];",
-		MPP_TAG_DEPTH, id, nc ? nc : 1, id, ns ? ns : 1);
+		MPP_TAG_DEPTH, plan->cxx ? "extern \"C\" " : "extern ", id,
+		nc ? nc : 1, id, ns ? ns : 1);
 	/* Call sites push their tag through a function: two pushes in one
 	 * expression (`MPI_A(..) + MPI_B(..)`, a macro using its argument
 	 * twice) written as plain stores would be unsequenced, undefined,
@@ -147,11 +148,12 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"static struct __mpp_unit __mpp_u_%s = {%d, \"%016llx\", %s, "
 		"%s, %zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, "
 		"__mpp_sn_%s, 0}; "
-		"extern void __mpp_register(struct __mpp_unit *); "
+		"%svoid __mpp_register(struct __mpp_unit *); "
 		"__attribute__((__constructor__)) static void "
 		"__mpp_init_%s(void) { __mpp_register(&__mpp_u_%s); }\n",
 		id, MPP_ABI_VERSION, (unsigned long long)h, qname,
-		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id);
+		qapp ? qapp : "0", nc, id, id, ns, id, id,
+		plan->cxx ? "extern \"C\" " : "extern ", id, id);
 	free(qname);
 	free(qapp);
 	return ferror(out) ? -1 : 0;
