@@ -53,6 +53,13 @@
 __attribute__((
     tls_model("initial-exec"))) _Thread_local struct __mpp_tags __mpp_tags;
 
+/* The push as a function, for units that must link without this library
+ * (mpp_abi.h: they reference it weakly). */
+void __mpp_tag(struct __mpp_site *site)
+{
+	__mpp_tag_push(site);
+}
+
 struct mpp_traffic mpp_traffic;
 const unsigned long long mpp_bucket_lo[MPP_NBUCKET] = {
     0, 64, 1024, 16384, 262144, 4194304,
