@@ -556,9 +556,35 @@ static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 /* Tags a call of an MPI function: `MPI_X(args)` becomes
  * `(__mpp_tag_<id>(&__mpp_s_<id>[k]), MPI_X)(args)`; see codegen.c for
  * why the store is in a function. */
+/* C++ templates: a call with dependent arguments is not resolved until
+ * instantiation; its callee is an OverloadedDeclRef under the first
+ * child, whose declarations are the candidates: the MPI function when
+ * its only candidate is the C function. Null cursor otherwise. */
+static CXCursor dependent_callee(struct ctx *x, CXCursor call)
+{
+	CXCursor c = call, r = clang_getNullCursor();
+	size_t at = x->nstack;
+	for (int d = 0; d < 4; d++) {
+		size_t n = push_children(x, c);
+		if (n == 0)
+			break;
+		c = x->stack[x->nstack - n];
+		x->nstack -= n;
+		if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+			if (clang_getNumOverloadedDecls(c) == 1)
+				r = clang_getOverloadedDecl(c, 0);
+			break;
+		}
+	}
+	x->nstack = at;
+	return r;
+}
+
 static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 {
 	CXCursor ref = clang_getCursorReferenced(call);
+	if (x->cxx && clang_Cursor_isNull(ref))
+		ref = dependent_callee(x, call);
 	if (clang_Cursor_isNull(ref) ||
 	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
 		return;
