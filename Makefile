@@ -118,11 +118,13 @@ $(OBJ)/%.o: %.c
 # could define them.
 REGRESS_LIB := $(OBJ)/regress/libregress.a
 STORE_LIB   := $(OBJ)/schema/libstore.a
+HISTORY_LIB := $(OBJ)/history/libhistory.a
 
 include instrument/module.mk
 include collector/module.mk
 include regress/module.mk
 include schema/module.mk
+include history/module.mk
 include server/module.mk
 include contrib/module.mk
 include tests/module.mk
