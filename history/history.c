@@ -193,13 +193,13 @@ static double last_two(const rec *r)
 }
 
 /*
- * Ours: the most specific key with enough history wins. A job with the
- * same request and size as a recent one of the same user (and app) is
- * usually a rerun of it: the mean of the last two such jobs, or the last
- * one alone. Else the same request, then the same app, then Tsafrir's
- * user-wide rule.
+ * The base of ours: the same user's jobs that look most like this one. A
+ * job with the same request and size as recent ones of the same user (and
+ * app) is usually a rerun of them: the mean of the last two such jobs (the
+ * last one alone when there is one). Else the same request at any size,
+ * else the same app (when known), else Tsafrir's user-wide rule.
  */
-static double ours(const mpp_hist *h, const keys *k)
+static double ours_base(const mpp_hist *h, const keys *k)
 {
 	const rec *s = lookup(h, k->s), *r = lookup(h, k->r),
 		  *a = lookup(h, k->a), *u = lookup(h, k->u);
@@ -210,6 +210,8 @@ static double ours(const mpp_hist *h, const keys *k)
 		return newest(s, 0);
 	if (r && r->n >= 2)
 		return last_two(r);
+	if (r && r->n == 1)
+		return newest(r, 0);
 	if (a && a->n >= 2)
 		return last_two(a);
 	return last_two(u);
@@ -221,7 +223,8 @@ static int cmp_double(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* The q-quantile (nearest rank) of the record's log-errors. */
+/* The q-quantile (nearest rank) of the user's log-errors, log(actual /
+ * base prediction), over the last NLAST. */
 static double err_quantile(const rec *u, double q)
 {
 	double v[NLAST];
@@ -232,6 +235,14 @@ static double err_quantile(const rec *u, double q)
 	qsort(v, n, sizeof(*v), cmp_double);
 	i = (size_t)ceil(q * (double)n);
 	return v[i ? i - 1 : 0];
+}
+
+/* The method's base prediction, before any correction by the user's
+ * errors; NAN when there is too little history. */
+static double base(const mpp_hist *h, const keys *k)
+{
+	return h->method == MPP_HIST_TSAFRIR ? last_two(lookup(h, k->u))
+					     : ours_base(h, k);
 }
 
 static int check_job(const mpp_hist_job *j)
@@ -245,7 +256,7 @@ static int check_job(const mpp_hist_job *j)
 int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 		     mpp_hist_pred *out)
 {
-	double req = j && j->req_s > 0 ? j->req_s : 0, p;
+	double req = j && j->req_s > 0 ? j->req_s : 0, b, p;
 	const rec *u;
 	keys k;
 
@@ -253,26 +264,35 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 	if (check_job(j))
 		return MPP_EINVAL;
 	make_keys(j, &k);
-	p = h->method == MPP_HIST_TSAFRIR ? last_two(lookup(h, k.u))
-					  : ours(h, &k);
-	out->known = isfinite(p);
-	if (!out->known)
+	b = base(h, &k);
+	u = lookup(h, k.u);
+	out->known = isfinite(b);
+	if (!out->known) {
+		out->runtime_s = req;
+		out->upper_s = req;
+		return MPP_OK;
+	}
+	/* Ours removes the user's own bias: the base times the median of
+	 * the user's last errors. Tsafrir's rule is kept as published. */
+	p = b;
+	if (h->method == MPP_HIST_OURS && u && u->nerr >= 4)
+		p = floor(b * exp(err_quantile(u, 0.5)));
+	if (req > 0 && p > req)
 		p = req;
-	else if (req > 0 && p > req)
-		p = req;
-	if (p < 1 && out->known)
+	if (p < 1)
 		p = 1;
 	out->runtime_s = p;
 	out->lower_s = 0;
 	out->upper_s = req > 0 ? req : p;
-	u = lookup(h, k.u);
-	if (out->known && u && u->nerr >= 4) {
-		double lo = p * exp(err_quantile(u, 0.05));
-		double hi = p * exp(err_quantile(u, 0.95));
+	if (u && u->nerr >= 4) {
+		double lo = b * exp(err_quantile(u, 0.05));
+		double hi = b * exp(err_quantile(u, 0.95));
 		out->lower_s = lo < p ? lo : p;
 		out->upper_s = hi > p ? hi : p;
 		if (req > 0 && out->upper_s > req)
 			out->upper_s = req;
+		if (out->lower_s > out->upper_s)
+			out->lower_s = out->upper_s;
 		out->nerrors = u->nerr < NLAST ? u->nerr : NLAST;
 	}
 	return MPP_OK;
@@ -289,14 +309,14 @@ static void push(rec *r, double v)
 int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
 {
 	const char *ks[4];
-	mpp_hist_pred before;
+	double b;
 	keys k;
 	rec *u;
 
 	if (check_job(j) || !(runtime_s > 0) || !isfinite(runtime_s))
 		return MPP_EINVAL;
-	mpp_hist_predict(h, j, &before);
 	make_keys(j, &k);
+	b = base(h, &k);
 	ks[0] = k.u;
 	ks[1] = k.a;
 	ks[2] = k.r;
@@ -313,8 +333,8 @@ int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
 	u = get_or_add(h, k.u);
 	if (!u)
 		return MPP_ENOMEM;
-	if (before.known && before.runtime_s > 0) {
-		u->lerr[u->epos] = log(runtime_s / before.runtime_s);
+	if (isfinite(b) && b > 0) {
+		u->lerr[u->epos] = log(runtime_s / b);
 		u->epos = (u->epos + 1) % NLAST;
 		u->nerr++;
 	}

@@ -2,7 +2,8 @@
  * t_history.c: the history predictor (history/history.h) on hand-made job
  * sequences: Tsafrir's rule (two finished jobs, mean truncated, capped at
  * the request), users kept apart, the step correction, ours preferring the
- * same request and size, intervals from the user's errors, bad input.
+ * same request and size and removing the user's bias, intervals from the
+ * user's errors, bad input, many users.
  */
 #include <math.h>
 #include <stdio.h>
@@ -131,6 +132,32 @@ static void ours(void)
 	mpp_hist_free(h);
 }
 
+/* A user whose jobs double each time: Tsafrir's mean of the last two is
+ * always 3/8 of the next run; ours learns that bias from the user's own
+ * errors and removes it. Each job has a new request, so no finer key
+ * helps. */
+static void bias(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_OURS);
+	mpp_hist *t = mpp_hist_new(MPP_HIST_TSAFRIR);
+	double run = 100;
+	mpp_hist_pred po, pt;
+
+	for (int i = 0; i < 8; i++, run *= 2) {
+		observe(h, "erin", NULL, 1e7 + i, 8, run);
+		observe(t, "erin", NULL, 1e7 + i, 8, run);
+	}
+	po = predict(h, "erin", NULL, 2e7, 8);
+	pt = predict(t, "erin", NULL, 2e7, 8);
+	EXPECT(fabs(po.runtime_s - run) < 0.01 * run,
+	       "ours: expected the next run %g within 1 %%, got %g", run,
+	       po.runtime_s);
+	EXPECT(fabs(pt.runtime_s - 0.375 * run) < 1,
+	       "tsafrir: expected 3/8 of %g, got %g", run, pt.runtime_s);
+	mpp_hist_free(h);
+	mpp_hist_free(t);
+}
+
 static void bad_input(void)
 {
 	mpp_hist *h = mpp_hist_new(MPP_HIST_OURS);
@@ -185,6 +212,7 @@ int main(void)
 	tsafrir();
 	correction();
 	ours();
+	bias();
 	bad_input();
 	many_users();
 	if (failures)
