@@ -25,7 +25,21 @@ $(OBJ)/history/tests/t_history.o: tests/history/t_history.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-HISTORY_PROGS := $(BUILD)/bin/mpipredict-replay
+# The commands on the store: the jobcomp ingest and the accuracy report.
+$(BUILD)/bin/mpipredict-jobcomp: $(OBJ)/history/jobcomp_main.o \
+		$(OBJ)/history/jobcomp.o $(STORE_LIB) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ)/history/jobcomp_main.o \
+	  $(OBJ)/history/jobcomp.o $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
+	  $(REGRESS_LDLIBS)
+$(BUILD)/bin/mpipredict-accuracy: $(OBJ)/history/accuracy_main.o \
+		$(STORE_LIB) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
+	  $(REGRESS_LDLIBS)
+
+HISTORY_PROGS := $(BUILD)/bin/mpipredict-replay \
+	$(BUILD)/bin/mpipredict-jobcomp $(BUILD)/bin/mpipredict-accuracy
 HISTORY_TESTS := $(BUILD)/tests/history/t-history
 
 PROGRAMS += $(HISTORY_PROGS)

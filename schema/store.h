@@ -85,7 +85,8 @@ typedef struct mpp_job_rec {
 } mpp_job_rec;
 
 /* Store n finished jobs in one transaction: a job id already stored is
- * updated (never duplicated). A job's prediction (predictions audit) is
+ * updated (never duplicated; a field the new report lacks keeps its
+ * value). A job's prediction (predictions audit) is
  * joined by job id; an audit record without a job id (the Slurm plugin
  * cannot know it at submission) of the same user ("uid:N" or the name),
  * made within 5 s of the job's submission, is given the job's id first
