@@ -27,6 +27,11 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 		     size_t batch, mpp_audit *q, mpp_cache *cache,
 		     mpp_keeper **out, char *err, size_t errlen);
 
+/* From now on, when another connection commits, the keeper also feeds the
+ * jobs added since to h (hist.h); h must outlive the keeper. */
+struct mpp_histsvc;
+void mpp_keeper_set_history(mpp_keeper *k, struct mpp_histsvc *h);
+
 /* Closes q, writes what it still holds (for at most a few seconds), stops
  * the thread and closes the store; returns 0. The cache stays valid (the
  * caller destroys it). Returns -1 when the thread is still stuck in the
