@@ -241,8 +241,16 @@ static double err_quantile(const rec *u, double q)
  * errors; NAN when there is too little history. */
 static double base(const mpp_hist *h, const keys *k)
 {
-	return h->method == MPP_HIST_TSAFRIR ? last_two(lookup(h, k->u))
-					     : ours_base(h, k);
+	const rec *a;
+
+	if (h->method != MPP_HIST_TSAFRIR)
+		return ours_base(h, k);
+	/* Tsafrir's rule per user, and per user and app when the app is
+	 * known (from the script): the app's last two when there are two. */
+	a = lookup(h, k->a);
+	if (a && a->n >= 2)
+		return last_two(a);
+	return last_two(lookup(h, k->u));
 }
 
 static int check_job(const mpp_hist_job *j)
@@ -321,7 +329,7 @@ int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
 	ks[1] = k.a;
 	ks[2] = k.r;
 	ks[3] = k.s;
-	for (int i = 0; i < (h->method == MPP_HIST_TSAFRIR ? 1 : 4); i++) {
+	for (int i = 0; i < (h->method == MPP_HIST_TSAFRIR ? 2 : 4); i++) {
 		rec *r;
 		if (!*ks[i])
 			continue;

@@ -8,7 +8,8 @@
  * - MPP_HIST_TSAFRIR: Tsafrir, Etsion and Feitelson (IEEE TPDS 2007) as the
  *   SC'15 study ran it: the mean of the user's last two finished jobs,
  *   truncated to whole seconds and capped at the request; the request
- *   itself until the user has two finished jobs.
+ *   itself until the user has two finished jobs. When the app is known
+ *   and the user has two finished jobs of it, those two instead.
  * - MPP_HIST_OURS: the same user's jobs that look like this one first (same
  *   app, same request, same size), see history.c for the rule and
  *   history/README.md for what it gains on the KTH-SP2 replay.

@@ -114,9 +114,16 @@ static void ours(void)
 	       "ours, same request and size: expected 60, got %g", p.runtime_s);
 	p = predict(h, "carol", "lbm", 7200, 32);
 	EXPECT(p.runtime_s == 5000, "ours: expected 5000, got %g", p.runtime_s);
-	p = predict(t, "carol", "lbm", 7200, 32);
-	EXPECT(p.runtime_s == 2530, "tsafrir: expected (60+5000)/2, got %g",
+	p = predict(t, "carol", NULL, 7200, 32);
+	EXPECT(p.runtime_s == 2530,
+	       "tsafrir, no app: expected (60+5000)/2, got %g", p.runtime_s);
+	observe(t, "carol", "cg", 600, 1, 10);
+	observe(t, "carol", "cg", 600, 1, 20);
+	p = predict(t, "carol", "cg", 7200, 32);
+	EXPECT(p.runtime_s == 15,
+	       "tsafrir, app cg known: expected cg's (10+20)/2, got %g",
 	       p.runtime_s);
+	p = predict(t, "carol", "lbm", 7200, 32);
 	/* Errors recorded: an interval around the prediction, within the
 	 * request. */
 	EXPECT(p.nerrors >= 4 && p.lower_s <= p.runtime_s &&
