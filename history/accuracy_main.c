@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 #include "schema/store.h"
 
 static const char usage[] =

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "history/history.h"
-#include "regress/model.h"
+#include "common/status.h"
 
 enum { EV_PREDOVER = 0, EV_SUBMIT = 1, EV_TERM = 2 };
 

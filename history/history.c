@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 enum { NLAST = 16, KEYMAX = 512 };
 

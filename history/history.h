@@ -66,7 +66,7 @@ const char *mpp_hist_method_name(int method);
 
 /* Predict job j from what has been observed so far. Never fails on a valid
  * job: with no history it returns known = 0 and runtime_s = req_s (or 0
- * when there is no request). Returns MPP_EINVAL (regress/model.h codes)
+ * when there is no request). Returns MPP_EINVAL (common/status.h codes)
  * when j->user is NULL or empty. */
 int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 		     mpp_hist_pred *out);

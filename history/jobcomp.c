@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 static int integer(const char *s, long long lo, long long *out)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "history/jobcomp.h"
-#include "regress/model.h"
+#include "common/status.h"
 #include "schema/store.h"
 
 static const char usage[] =

@@ -13,7 +13,7 @@
 
 #include "history/easy.h"
 #include "history/history.h"
-#include "regress/model.h"
+#include "common/status.h"
 
 static const char usage[] =
     "usage: mpipredict-replay [options] TRACE.swf   (- reads stdin)\n"

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 enum { NFIELDS = 18 };
 

@@ -14,7 +14,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "history/history.h"
-#include "regress/model.h"
+#include "common/status.h"
 #include "server/api.h"
 #include "server/metrics.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "history/history.h"
-#include "regress/model.h"
+#include "common/status.h"
 
 static int failures;
 
