@@ -79,13 +79,14 @@ all:
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
 # inside its save), bsdextrautils (`column` in the demo), libfuzzer-14-dev
-# (`make fuzz`: clang-14's libFuzzer runtime); for benchmarks
+# (`make fuzz`: clang-14's libFuzzer runtime), xz-utils (the KTH-SP2 trace
+# of history/ is shipped xz-compressed); for benchmarks
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
-        libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev
+        libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear
@@ -130,6 +131,7 @@ $(OBJ)/%.o: %.c
 # could define them.
 REGRESS_LIB := $(OBJ)/regress/libregress.a
 STORE_LIB   := $(OBJ)/schema/libstore.a
+HISTORY_LIB := $(OBJ)/history/libhistory.a
 CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 
 include common/module.mk
@@ -137,6 +139,7 @@ include instrument/module.mk
 include collector/module.mk
 include regress/module.mk
 include schema/module.mk
+include history/module.mk
 include cli/module.mk
 include server/module.mk
 include contrib/module.mk
