@@ -8,7 +8,9 @@
  * survives a restart) and the keeper thread adds the rows that arrive
  * later (mpp_histsvc_refresh). The jobs table is pruned by the ingest
  * (mpipredict-jobcomp --keep), so what is read at start stays bounded; the
- * predictor keeps a fixed-size record per user and per finer key.
+ * predictor keeps a fixed-size record per user and per finer key, and when
+ * those pass 262,144 (a few hundred bytes each) it is rebuilt from the
+ * table, which drops the keys of pruned jobs.
  * Request threads and the keeper share it under a mutex (a prediction
  * takes about a microsecond). Not for jobs whose app has a model.
  */
