@@ -16,18 +16,20 @@
 #include "history/history.h"
 #include "common/status.h"
 #include "server/api.h"
+#include "server/log.h"
 #include "server/metrics.h"
 
 struct mpp_histsvc {
 	pthread_mutex_t lock;
 	mpp_hist *hist;
 	int64_t last_id;
+	/* Keys past this many are dropped by rebuilding from the (pruned)
+	 * jobs table: a user's many distinct requests and sizes would
+	 * otherwise grow the predictor without bound in a daemon that never
+	 * restarts. */
+	size_t max_keys;
+	unsigned long rebuilds;
 };
-
-/* Keys past this many are dropped by rebuilding from the (pruned) jobs
- * table: a user's many distinct requests and sizes would otherwise grow
- * the predictor without bound in a daemon that never restarts. */
-enum { MAX_KEYS = 1 << 18 };
 
 /* Where learn() puts a row: the shared predictor (locked) or a new one
  * being rebuilt (not yet shared). */
@@ -67,8 +69,8 @@ static int learn(void *ctx, const mpp_job_rec *r)
 	return rc == MPP_ENOMEM ? rc : MPP_OK;
 }
 
-int mpp_histsvc_open(const char *db_path, int method, mpp_histsvc **out,
-		     char *err, size_t errlen)
+int mpp_histsvc_open(const char *db_path, int method, size_t max_keys,
+		     mpp_histsvc **out, char *err, size_t errlen)
 {
 	mpp_histsvc *h = calloc(1, sizeof(*h));
 	mpp_store *s = NULL;
@@ -81,6 +83,7 @@ int mpp_histsvc_open(const char *db_path, int method, mpp_histsvc **out,
 		return MPP_ENOMEM;
 	}
 	pthread_mutex_init(&h->lock, NULL);
+	h->max_keys = max_keys;
 	rc = mpp_store_open(db_path, MPP_STORE_READONLY, &s, err, errlen);
 	target t = {h, h->hist};
 	if (rc == MPP_OK)
@@ -120,7 +123,7 @@ int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
 	pthread_mutex_lock(&h->lock);
 	nkeys = mpp_hist_nkeys(h->hist);
 	pthread_mutex_unlock(&h->lock);
-	if (rc || nkeys <= MAX_KEYS)
+	if (rc || nkeys <= h->max_keys)
 		return rc;
 	/* Too many keys: start again from what the table keeps. */
 	fresh = mpp_hist_new(mpp_hist_method(h->hist));
@@ -139,6 +142,11 @@ int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
 	h->last_id = last > h->last_id ? last : h->last_id;
 	pthread_mutex_unlock(&h->lock);
 	mpp_hist_free(old);
+	h->rebuilds++;
+	mpp_log(MPP_LOG_INFO,
+		"history: %zu keys, over %zu: rebuilt from the jobs table (%zu "
+		"keys)",
+		nkeys, h->max_keys, mpp_hist_nkeys(fresh));
 	return MPP_OK;
 }
 
