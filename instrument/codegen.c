@@ -103,14 +103,20 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	/* C++ units reach the runtime's C functions with C linkage. */
 	const char *lk = plan->cxx ? "extern \"C\"" : "extern";
 	char *qname = mpp_quote_c(display);
+	/* The unit's file is the one its feature names hold (mpp_abi.h):
+	 * the runtime tells same-named units apart by it. */
+	char *qnf = mpp_quote_c(nf);
 	char *qapp = app && *app ? mpp_quote_c(app) : NULL;
-	if (!qname || (app && *app && !qapp)) {
+	if (!qname || !qnf || (app && *app && !qapp)) {
+		free(qnf);
 		free(qname);
+		free(qapp);
 		return -1;
 	}
 	char *qlib = runtime_path();
 	if (!qlib) {
 		free(qname);
+		free(qnf);
 		free(qapp);
 		return -1;
 	}
@@ -236,13 +242,15 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"(void)__mpp_argc; __mpp_preload_%s(__mpp_argv, "
 		"__mpp_register != 0); if (__mpp_register) "
 		"__mpp_register(&__mpp_u_%s); }\n",
-		id, MPP_ABI_VERSION, (unsigned long long)h, qname,
+		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
 		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id);
 	free(qname);
+	free(qnf);
 	free(qapp);
 	return ferror(out) ? -1 : 0;
 oom:
 	free(qname);
+	free(qnf);
 	free(qapp);
 	return -1;
 }

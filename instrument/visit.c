@@ -693,6 +693,74 @@ static unsigned collapse_levels(const struct ctx *x, size_t kw)
 	return levels > 1 && levels < 64 ? (unsigned)levels - 1 : 0;
 }
 
+/* True if pragma range i opens an OpenMP or OpenACC region with a data
+ * environment of its own (parallel, target, teams, task, taskloop,
+ * kernels, serial): locals of a host around it would be shared between
+ * its threads and rejected by default(none). Other pragmas (simd, for,
+ * GCC ivdep or unroll, clang loop ...) change nothing for a host around
+ * them. A pragma that a macro invocation asks for counts as a region:
+ * its text is not at hand. */
+static int region_pragma(const struct ctx *x, size_t i)
+{
+	static const char *const region[] = {"parallel", "target",   "teams",
+					     "task",     "taskloop", "kernels",
+					     "serial"};
+	const struct mpp_range *r = &x->t->pragmas[i];
+	const char *t = x->src->text;
+	size_t p = r->begin, e = r->end;
+	if (t[p] == '#') {
+		/* `#pragma` ends its range; the words run to the line's end
+		 * (continued lines included). */
+		e = p;
+		while (e < x->src->len &&
+		       (t[e] != '\n' || (e > 0 && t[e - 1] == '\\') ||
+			(e > 1 && t[e - 1] == '\r' && t[e - 2] == '\\')))
+			e++;
+		p = r->end;
+	} else if (e - p >= 7 && strncmp(t + p, "_Pragma", 7) == 0) {
+		p += 7;
+	} else {
+		return 1;
+	}
+	int first = 1, omp = 0;
+	while (p < e) {
+		while (p < e && !((t[p] >= 'a' && t[p] <= 'z') ||
+				  (t[p] >= 'A' && t[p] <= 'Z') || t[p] == '_'))
+			p++;
+		size_t w = p;
+		while (p < e && ((t[p] >= 'a' && t[p] <= 'z') ||
+				 (t[p] >= 'A' && t[p] <= 'Z') || t[p] == '_' ||
+				 (t[p] >= '0' && t[p] <= '9')))
+			p++;
+		if (p == w)
+			break;
+		if (first) {
+			omp = (p - w == 3 && (strncmp(t + w, "omp", 3) == 0 ||
+					      strncmp(t + w, "acc", 3) == 0));
+			if (!omp)
+				return 0;
+			first = 0;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(region) / sizeof(*region); k++)
+			if (strlen(region[k]) == p - w &&
+			    strncmp(t + w, region[k], p - w) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* True if a pragma that opens a region (region_pragma) begins in
+ * [begin, end). */
+static int region_pragma_within(const struct ctx *x, size_t begin, size_t end)
+{
+	for (long i = mpp_tu_pragma_before(x->t, end);
+	     i >= 0 && x->t->pragmas[i].begin >= begin; i--)
+		if (region_pragma(x, (size_t)i))
+			return 1;
+	return 0;
+}
+
 /* Marks the innermost loop being walked as unable to host. */
 static void unclean(struct ctx *x)
 {
@@ -700,27 +768,31 @@ static void unclean(struct ctx *x)
 		x->frames[x->nframes - 1].clean = 0;
 }
 
-/* Whether a loop whose keyword is at kw may be wrapped (see struct frame);
- * *guarded is set when a pragma or a macro stands right before it, which
- * also keeps every loop around it from hosting. */
-static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw, int *guarded)
+/* Whether a loop whose keyword is at kw may be wrapped (see struct frame).
+ * Not when a pragma or a macro stands right before it (the pragma must
+ * stay right before its loop); the loops around it still may host unless
+ * the pragma opens a region (region_pragma, checked in end_frame): a
+ * `#pragma omp simd` or an `#if` block before an inner loop once kept the
+ * whole nest's counters in memory (+38 % instructions on a stencil). */
+static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 {
 	const struct mpp_tu *t = x->t;
 	size_t s;
-	*guarded = 0;
 	if (clean_start(x, loop, &s) < 0 || s != kw ||
 	    mpp_tu_expansion_at(t, kw) >= 0)
 		return 0; /* a macro might declare or open more than a loop */
 	size_t d = mpp_source_directives_before(x->src, kw);
 	long p = mpp_tu_pragma_before(t, kw);
 	long m = mpp_tu_expansion_before(t, kw);
+	/* A macro expanded in a directive line (`#if LOOPGEN` right before
+	 * the loop) expands to no code. */
+	while (m >= 0 && mpp_source_in_directive(x->src, t->macros[m].begin))
+		m = m > 0 ? mpp_tu_expansion_before(t, t->macros[m].begin) : -1;
 	if ((d < kw && mpp_tu_pragma_within(t, d, kw)) ||
 	    (p >= 0 && t->pragmas[p].end <= kw &&
 	     mpp_source_next_code(x->src, t->pragmas[p].end) == kw) ||
-	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw)) {
-		*guarded = 1;
+	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw))
 		return 0;
-	}
 	return 1;
 }
 
@@ -942,7 +1014,7 @@ static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 	     x->plan->ncounters - f.counters <= HOST_LOCALS) &&
 	    x->plan->ncounters > f.counters && stmt_end(x, c, &end) == 0 &&
 	    end <= limit && mpp_tu_macro_inside(x->t, end) < 0 &&
-	    !mpp_tu_pragma_within(x->t, f.kw, end)) {
+	    !region_pragma_within(x, f.kw, end)) {
 		x->nhosts = f.hosts;
 		if (grow(x, (void **)&x->hosts, x->nhosts, &x->caphosts,
 			 sizeof(*x->hosts)) < 0)
@@ -1159,11 +1231,7 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		levels = collapse_levels(x, kw);
 		if (nest > levels)
 			levels = nest;
-		int guarded = 0;
-		int cand =
-		    levels == 0 && !bare && loop_can_host(x, c, kw, &guarded);
-		if (guarded)
-			unclean(x);
+		int cand = levels == 0 && !bare && loop_can_host(x, c, kw);
 		if (grow(x, (void **)&x->frames, x->nframes, &x->capframes,
 			 sizeof(*x->frames)) < 0)
 			break;
