@@ -1,0 +1,40 @@
+# simulate/: build rules for this part (see the top Makefile). `make simulate`
+# builds mpipredict-simulate and libmpp-smpitrace.a (collector/trace.c and
+# simulate/smpi_wrap.c compiled with SimGrid's smpicc, for programs built
+# with smpicc).
+
+SMPICC ?= smpicc
+SIMULATE_SRC := simulate/main.c simulate/platform.c simulate/ti.c \
+	simulate/replay.c simulate/analysis.c
+SIMULATE_OBJS := $(SIMULATE_SRC:%.c=$(OBJ)/%.o)
+SIMULATE_LDLIBS := $(shell pkg-config --libs simgrid jansson gsl) -lm
+
+$(OBJ)/simulate/%.o: CPPFLAGS += $(shell pkg-config --cflags simgrid jansson gsl)
+
+$(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(SIMULATE_OBJS) $(REGRESS_LIB) $(SIMULATE_LDLIBS)
+
+# The SMPI side: smpicc, no sanitizers (SimGrid runs ranks as threads of
+# one process and swaps their stacks).
+$(OBJ)/simulate-smpi/%.o: collector/%.c collector/trace.h collector/mpi_table.def
+	@mkdir -p $(@D)
+	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+$(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def
+	@mkdir -p $(@D)
+	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+
+$(BUILD)/lib/libmpp-smpitrace.a: $(OBJ)/simulate-smpi/smpi_wrap.o $(OBJ)/simulate-smpi/trace.o
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+PROGRAMS   += $(BUILD)/bin/mpipredict-simulate
+LIBRARIES  += $(BUILD)/lib/libmpp-smpitrace.a
+FORMAT_SRC += $(wildcard simulate/*.[ch])
+
+BENCHES += bench-simulate
+.PHONY: bench-simulate simulate
+bench-simulate: all
+	@MPP_BUILD=$(abspath $(BUILD)) tests/simulate/bench.sh
+
+simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/libmpp-smpitrace.a
