@@ -63,7 +63,7 @@ static void usage(FILE *f)
 	    "                per-segment power laws in the varying "
 	    "parameters)\n"
 	    "  SMPI_PROGRAM  the program built with smpicc and "
-	    "-lmpp-smpitrace\n"
+	    "mpp-smpitrace.o\n"
 	    "  --json        JSON instead of text; --keep DIR keep the "
 	    "work files\n"
 	    "  -h, --help, --version\n",
@@ -437,7 +437,7 @@ static int cmd_predict(int argc, char **argv)
 	if (mpp_trace_read(sdir, &skel, err, sizeof err) < 0) {
 		fprintf(stderr,
 			"%s: the SMPI run left no usable trace (was it linked "
-			"with -lmpp-smpitrace?): %s\n",
+			"with mpp-smpitrace.o?): %s\n",
 			prog, err);
 		rc = 3;
 		goto clean;

@@ -1,5 +1,5 @@
 # simulate/: build rules for this part (see the top Makefile). `make simulate`
-# builds mpipredict-simulate and libmpp-smpitrace.a (collector/trace.c and
+# builds mpipredict-simulate and mpp-smpitrace.o (collector/trace.c and
 # simulate/smpi_wrap.c compiled with SimGrid's smpicc, for programs built
 # with smpicc).
 
@@ -24,12 +24,14 @@ $(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def
 	@mkdir -p $(@D)
 	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
 
-$(BUILD)/lib/libmpp-smpitrace.a: $(OBJ)/simulate-smpi/smpi_wrap.o $(OBJ)/simulate-smpi/trace.o
+# One relocatable object, not an archive: SMPI's mpi.h declares the MPI
+# functions weak, and weak references never pull members out of an archive.
+$(BUILD)/lib/mpp-smpitrace.o: $(OBJ)/simulate-smpi/smpi_wrap.o $(OBJ)/simulate-smpi/trace.o
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(LD) -r -o $@ $^
 
 PROGRAMS   += $(BUILD)/bin/mpipredict-simulate
-LIBRARIES  += $(BUILD)/lib/libmpp-smpitrace.a
+LIBRARIES  += $(BUILD)/lib/mpp-smpitrace.o
 FORMAT_SRC += $(wildcard simulate/*.[ch])
 
 BENCHES += bench-simulate
@@ -37,4 +39,4 @@ BENCHES += bench-simulate
 bench-simulate: all
 	@MPP_BUILD=$(abspath $(BUILD)) tests/simulate/bench.sh
 
-simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/libmpp-smpitrace.a
+simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/mpp-smpitrace.o

@@ -171,14 +171,16 @@ static int parse_log(const char *log, struct mpp_timeline *tl, char *err,
 {
 	FILE *f = fopen(log, "r");
 	char line[65536];
-	const char *tag = "] [smpi_replay/VERBOSE] ";
+	const char *tag = "[smpi_replay/VERBOSE] ";
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", log, strerror(errno));
 		return -1;
 	}
 	tl->sim_time = -1;
+	/* "[host:actor:(pid) END] file:line: [smpi_replay/VERBOSE] RANK
+	 * ACTION ARGS... DURATION" */
 	while (fgets(line, sizeof line, f)) {
-		char *p = strstr(line, tag), *q;
+		char *p = strstr(line, tag), *q, *b;
 		double end, dur;
 		struct mpp_event e = {0};
 		if (!p) {
@@ -187,7 +189,10 @@ static int parse_log(const char *log, struct mpp_timeline *tl, char *err,
 				tl->sim_time = strtod(q + 16, NULL);
 			continue;
 		}
-		*p = '\0';
+		b = strchr(line, ']');
+		if (line[0] != '[' || !b || b > p)
+			continue;
+		*b = '\0';
 		q = strrchr(line, ' ');
 		if (!q)
 			continue;

@@ -1,16 +1,22 @@
 /*
  * smpi_wrap.c: libmpp-smpitrace, the trace mode of libmpipredict for
  * programs built with SimGrid's smpicc. Linked into such a program
- * (`smpicc app.c -lmpp-smpitrace`), it writes under MPIPREDICT_TRACE the
+ * (`smpicc app.c mpp-smpitrace.o`), it writes under MPIPREDICT_TRACE the
  * same traces as libmpipredict (collector/trace.c, compiled here with
  * smpicc), so an SMPI run of the target configuration gives the
  * communication skeleton mpipredict-simulate rescales.
+ *
+ * smpicc links a program as a shared object that SimGrid loads after
+ * libsimgrid: a plain definition of MPI_Send would lose to libsimgrid's.
+ * The wrappers are "protected": the program's own calls bind to them.
  *
  * Not for: counting (no features, no run row).
  */
 #include <mpi.h>
 
 #include "collector/trace.h"
+
+#pragma GCC visibility push(protected)
 
 int MPI_Init(int *argc, char ***argv)
 {
@@ -47,3 +53,5 @@ int MPI_Finalize(void)
 	}
 #include "collector/mpi_table.def"
 #undef MPP_MPI
+
+#pragma GCC visibility pop
