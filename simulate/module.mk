@@ -32,7 +32,7 @@ $(BUILD)/lib/mpp-smpitrace.o: $(OBJ)/simulate-smpi/smpi_wrap.o $(OBJ)/simulate-s
 
 PROGRAMS   += $(BUILD)/bin/mpipredict-simulate
 LIBRARIES  += $(BUILD)/lib/mpp-smpitrace.o
-FORMAT_SRC += $(wildcard simulate/*.[ch])
+FORMAT_SRC += $(wildcard simulate/*.[ch]) $(wildcard tests/simulate/progs/*.c)
 
 BENCHES += bench-simulate
 .PHONY: bench-simulate simulate
