@@ -135,21 +135,23 @@ int mpp_analyse(const struct mpp_timeline *tl, const struct mpp_trace *t,
 	a->par_mean = sum / span;
 	a->balance = sum > 0 ? mx / (sum / n) : 1;
 	level_bytes(t, p, pl, a);
-	int pk = 0;
-	for (int r = 0; r < n; r++) {
-		int h = mpp_rank_host(p, pl, r);
-		pk = h + 1 > pk ? h + 1 : pk;
+	double cap[MPP_NLV] = {0};
+	static const char *const suffix[MPP_NLV] = {"_cmp", "_socket", "_nic"};
+	for (size_t i = 0; i < tl->nlinks; i++) {
+		const char *nm = tl->links[i].name;
+		size_t ln = strlen(nm);
+		for (int l = 0; l < MPP_NLV; l++) {
+			size_t ls = strlen(suffix[l]);
+			if (ln > ls && !strcmp(nm + ln - ls, suffix[l])) {
+				a->links[l]++;
+				a->sim_bytes[l] += tl->links[i].bytes;
+				cap[l] += tl->links[i].bandwidth;
+			}
+		}
 	}
-	a->links[MPP_LV_CMP] = pk;
-	a->links[MPP_LV_SOCKET] = p->packages_per_node > 1 ? pl->nodes : 0;
-	a->links[MPP_LV_NET] = pl->nodes > 1 ? pl->nodes : 0;
-	for (int l = 0; l < MPP_NLV; l++) {
-		double lat, bw;
-		if (!p->lv[l].present || !a->links[l])
-			continue;
-		mpp_level_link(p, l, &lat, &bw);
-		a->util[l] = a->bytes[l] / (bw * a->links[l] * span);
-	}
+	for (int l = 0; l < MPP_NLV; l++)
+		if (cap[l] > 0)
+			a->util[l] = a->sim_bytes[l] / (cap[l] * span);
 	return 0;
 }
 
@@ -178,10 +180,12 @@ void mpp_analysis_print(const struct mpp_analysis *a, FILE *f)
 			fputc('#', f);
 		fputc('\n', f);
 	}
-	fprintf(f, "level    bytes        links  utilisation\n");
+	fprintf(f, "level   message_bytes  links  link_bytes  utilisation "
+		   "(SimGrid)\n");
 	for (int l = 0; l < MPP_NLV; l++)
-		fprintf(f, "%-7s %12.0f %6d  %6.2f%%\n", mpp_level_names[l],
-			a->bytes[l], a->links[l], 100 * a->util[l]);
+		fprintf(f, "%-7s %13.0f %6d %11.0f  %6.2f%%\n",
+			mpp_level_names[l], a->bytes[l], a->links[l],
+			a->sim_bytes[l], 100 * a->util[l]);
 }
 
 json_t *mpp_analysis_json(const struct mpp_analysis *a)

@@ -27,7 +27,9 @@ struct mpp_analysis {
 	double par_mean;              /* sum of compute / makespan */
 	double par_bin[MPP_NBINS];    /* mean ranks computing per tenth */
 	double balance;               /* max / mean compute over ranks */
-	double bytes[MPP_NLV], util[MPP_NLV];
+	double bytes[MPP_NLV];        /* replayed messages, by level */
+	double sim_bytes[MPP_NLV];    /* SimGrid: integral of bandwidth_used */
+	double util[MPP_NLV];         /* sim_bytes / (capacity x run time) */
 	int links[MPP_NLV];
 };
 

@@ -5,7 +5,7 @@
 
 SMPICC ?= smpicc
 SIMULATE_SRC := simulate/main.c simulate/platform.c simulate/ti.c \
-	simulate/replay.c simulate/analysis.c
+	simulate/replay.c simulate/analysis.c simulate/paje.c
 SIMULATE_OBJS := $(SIMULATE_SRC:%.c=$(OBJ)/%.o)
 SIMULATE_LDLIBS := $(shell pkg-config --libs simgrid jansson gsl) -lm
 

@@ -39,6 +39,8 @@ int mpp_profile_read(const char *path, struct mpp_profile *p, char *err,
 
 /* Where the ranks go: `nodes` nodes, `rpn` ranks per node, filled node by
  * node, and inside a node package by package. */
+enum { MPP_FLAT_MAX_HOSTS = 128 };
+
 struct mpp_placement {
 	int ranks, nodes, rpn;
 };
@@ -51,8 +53,10 @@ int mpp_rank_level(const struct mpp_profile *p, const struct mpp_placement *pl,
 		   int a, int b);
 
 /* Write DIR/platform.xml, DIR/hostfile and DIR/smpi.cfg (one --cfg=...
- * per line) for the placement. Fails (-1, err) when the placement needs a
- * level the profile does not have. */
+ * per line) for the placement; with at most MPP_FLAT_MAX_HOSTS hosts also
+ * DIR/platform-flat.xml, the same links and routes in one zone (SimGrid
+ * 3.32 traces links only on such a platform; see platform.c). Fails (-1, err)
+ * when the placement needs a level the profile does not have. */
 int mpp_platform_write(const struct mpp_profile *p,
 		       const struct mpp_placement *pl, const char *dir,
 		       char *err, size_t errlen);

@@ -71,7 +71,8 @@ static int run(char *const *argv, const char *log, const char *k, const char *v,
 /* argv for smpirun: the fixed part plus one --cfg= per line of smpi.cfg
  * (when cfg). */
 static char **smpirun_argv(const char *dir, int nranks, int cfg,
-			   char *const *tail, char *err, size_t errlen)
+			   const char *platform, char *const *tail, char *err,
+			   size_t errlen)
 {
 	size_t n = 0, cap = 64;
 	char **av = calloc(cap, sizeof *av), path[4200], line[512];
@@ -95,7 +96,7 @@ static char **smpirun_argv(const char *dir, int nranks, int cfg,
 	snprintf(line, sizeof line, "%d", nranks);
 	ADD(line);
 	ADD("-platform");
-	snprintf(path, sizeof path, "%s/platform.xml", dir);
+	snprintf(path, sizeof path, "%s/%s", dir, platform);
 	ADD(path);
 	ADD("-hostfile");
 	snprintf(path, sizeof path, "%s/hostfile", dir);
@@ -227,12 +228,27 @@ static int parse_log(const char *log, struct mpp_timeline *tl, char *err,
 int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
 		   char *err, size_t errlen)
 {
-	char list[4200], log[4200];
+	char list[4200], log[4200], paje[4200], pcfg[4300];
 	snprintf(list, sizeof list, "%s/list", dir);
 	snprintf(log, sizeof log, "%s/replay.log", dir);
-	char *tail[] = {"--log=smpi_replay.thresh:verbose", "-replay", list,
+	snprintf(paje, sizeof paje, "%s/replay.paje", dir);
+	snprintf(pcfg, sizeof pcfg, "--cfg=tracing/filename:%s", paje);
+	char *tail[] = {"--log=smpi_replay.thresh:verbose",
+			"-replay",
+			list,
+			"--cfg=tracing:yes",
+			"--cfg=tracing/uncategorized:yes",
+			"--cfg=tracing/precision:12",
+			pcfg,
 			NULL};
-	char **av = smpirun_argv(dir, nranks, 1, tail, err, errlen);
+	char flat[4200];
+	snprintf(flat, sizeof flat, "%s/platform-flat.xml", dir);
+	int traced = access(flat, R_OK) == 0;
+	if (!traced)
+		tail[3] = NULL; /* no link trace on nested zones (platform.c) */
+	char **av = smpirun_argv(dir, nranks, 1,
+				 traced ? "platform-flat.xml" : "platform.xml",
+				 tail, err, errlen);
 	double t0 = now();
 	memset(tl, 0, sizeof *tl);
 	if (!av)
@@ -240,9 +256,11 @@ int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
 	int rc = run(av, log, NULL, NULL, err, errlen);
 	argv_free(av);
 	tl->wall = now() - t0;
-	if (rc < 0)
+	if (rc < 0 || parse_log(log, tl, err, errlen) < 0)
 		return -1;
-	return parse_log(log, tl, err, errlen);
+	if (!traced)
+		return 0;
+	return mpp_paje_links(paje, &tl->links, &tl->nlinks, err, errlen);
 }
 
 int mpp_smpi_run(const char *dir, int nranks, const char *prog,
@@ -261,7 +279,8 @@ int mpp_smpi_run(const char *dir, int nranks, const char *prog,
 	tail[0] = (char *)prog;
 	for (size_t i = 0; i < na; i++)
 		tail[i + 1] = args[i];
-	char **av = smpirun_argv(dir, nranks, 0, tail, err, errlen);
+	char **av =
+	    smpirun_argv(dir, nranks, 0, "platform.xml", tail, err, errlen);
 	free(tail);
 	if (!av)
 		return -1;
@@ -276,5 +295,6 @@ int mpp_smpi_run(const char *dir, int nranks, const char *prog,
 void mpp_timeline_free(struct mpp_timeline *tl)
 {
 	free(tl->ev);
+	free(tl->links);
 	memset(tl, 0, sizeof *tl);
 }

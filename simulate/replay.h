@@ -11,6 +11,8 @@
 
 #include <stddef.h>
 
+#include "simulate/paje.h"
+
 enum mpp_ev_kind { MPP_EV_COMPUTE, MPP_EV_MPI, MPP_EV_WAIT };
 
 struct mpp_event {
@@ -25,11 +27,14 @@ struct mpp_timeline {
 	double wall;     /* wall seconds smpirun took */
 	struct mpp_event *ev;
 	size_t n, cap;
+	struct mpp_link_use *links; /* from SimGrid's Paje trace */
+	size_t nlinks;
 };
 
 /* Replay DIR/list on DIR/platform.xml + DIR/hostfile with the options of
  * DIR/smpi.cfg; SimGrid's log goes to DIR/replay.log and its per-action
- * timing becomes the timeline. Returns 0, or -1 with err (the log's last
+ * timing becomes the timeline, its Paje trace (DIR/replay.paje) the links'
+ * usage. Returns 0, or -1 with err (the log's last
  * line when smpirun failed). */
 int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
 		   char *err, size_t errlen);

@@ -3,7 +3,9 @@
 # in SimGrid (mpipredict-simulate check-platform uses SimGrid's own loader
 # and routing): four hosts (n<node>p<package>) of two cores, a loopback
 # link per package, a socket link per node, a port and a NIC per node, and
-# routes through them; the SMPI options carry the profile's overheads. A
+# routes through them; the SMPI options carry the profile's overheads; the
+# flat equivalent the replay runs on (for SimGrid's link tracing) has the
+# same links and the same route between every pair of hosts. A
 # profile without the level a placement needs, and a malformed one, are
 # refused naming the field.
 set -u
@@ -31,6 +33,11 @@ expect "^link n0_port bandwidth .* latency 1.62e-05 shared 0$"
 	{ echo "hostfile: expected ranks 0-3 on n0 (two per package), got $(tr '\n' ' ' <plat/hostfile)"; fail=1; }
 grep -qx "smpi/os:0:3e-07:5e-11" plat/smpi.cfg ||
 	{ echo "smpi.cfg: expected smpi/os:0:3e-07:5e-11, got $(cat plat/smpi.cfg)"; fail=1; }
+mpipredict-simulate check-platform plat/platform-flat.xml >flat.txt 2>err.txt ||
+	{ echo "SimGrid did not load the flat platform: $(cat err.txt)"; exit 1; }
+diff <(grep -v '^link __loopback__' check.txt | grep -v '^links' | sort) \
+	<(grep -v '^link __loopback__' flat.txt | grep -v '^links' | sort) >d.txt ||
+	{ echo "expected the same hosts, links and routes in both platforms:"; cat d.txt; fail=1; }
 # socket level missing but needed: refused
 write_profile nosock.json 2 4
 mpipredict-simulate platform --profile nosock.json --ranks 4 -o p2 2>err.txt
