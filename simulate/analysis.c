@@ -203,8 +203,9 @@ json_t *mpp_analysis_json(const struct mpp_analysis *a)
 		json_array_append_new(busy, json_real(a->busy_k[k]));
 	for (int l = 0; l < MPP_NLV; l++)
 		json_object_set_new(lv, mpp_level_names[l],
-				    json_pack("{s:f,s:i,s:f}", "bytes",
+				    json_pack("{s:f,s:i,s:f,s:f}", "bytes",
 					      a->bytes[l], "links", a->links[l],
+					      "link_bytes", a->sim_bytes[l],
 					      "utilisation", a->util[l]));
 	json_object_set_new(o, "simulated_s", json_real(a->makespan));
 	json_object_set_new(o, "parallelism_mean", json_real(a->par_mean));

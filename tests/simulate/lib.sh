@@ -5,6 +5,9 @@
 # apps: real MPI with libmpipredict (trace mode) and smpicc with
 # mpp-smpitrace.o.
 apps_src=$MPP_SRC/tests/apps
+# Under SANITIZE=1 the MPI libraries' leaks are suppressed by module
+# (tests/lsan.supp); that needs full stacks through them.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}fast_unwind_on_malloc=0"
 write_profile() { # file [packages_per_node cores_per_node socket-level?]
 	local pk=${2:-1} cores=${3:-2} socket=null
 	[ "${4:-}" = socket ] && socket='{"o": 4e-7, "Os": 8e-11, "Or": 8e-11,
@@ -25,7 +28,8 @@ write_profile() { # file [packages_per_node cores_per_node socket-level?]
 JSON
 }
 build_real() { # app -> ./app.real
-	mpicc -O2 -I"$apps_src" -o "$1.real" "$apps_src/$1.c" -lm \
+	# shellcheck disable=SC2086
+	mpicc -O2 ${MPP_TEST_CFLAGS:-} -I"$apps_src" -o "$1.real" "$apps_src/$1.c" -lm \
 	  -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict
 }
 build_smpi() { # app -> ./app.smpi

@@ -4,7 +4,8 @@
 # nodes of two cores): every rank has its actions, the simulated time is
 # positive and no longer than the trace's computation could explain, and
 # the analyses name four ranks, a parallelism within [0, 4] and net
-# traffic (ranks 0,1 and 2,3 on different nodes exchange faces).
+# traffic (ranks 0,1 and 2,3 on different nodes exchange faces), which
+# SimGrid's own link trace also shows on the NICs.
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
@@ -22,7 +23,7 @@ n=$(jq '.ranks | length' sim.json)
 [ "$n" = 4 ] || { echo "expected 4 ranks in the analysis, got $n"; fail=1; }
 jq -e '.simulated_s > 0 and .parallelism_mean >= 0 and .parallelism_mean <= 4' sim.json >/dev/null ||
 	{ echo "expected 0 < simulated_s, parallelism in [0,4]: $(jq -c '{simulated_s,parallelism_mean}' sim.json)"; fail=1; }
-jq -e '.levels.net.bytes > 0 and .levels.cmp.bytes > 0' sim.json >/dev/null ||
+jq -e ".levels.net.bytes > 0 and .levels.cmp.bytes > 0 and .levels.net.link_bytes > 0" sim.json >/dev/null ||
 	{ echo "expected cmp and net bytes: $(jq -c .levels sim.json)"; fail=1; }
 jq -e '[.ranks[].compute_s] | all(. > 0)' sim.json >/dev/null ||
 	{ echo "expected compute time on every rank: $(jq -c .ranks sim.json)"; fail=1; }

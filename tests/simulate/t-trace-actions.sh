@@ -9,7 +9,8 @@
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
-mpicc -O1 -o calls "$MPP_SRC/tests/simulate/progs/calls.c" \
+# shellcheck disable=SC2086
+mpicc -O1 ${MPP_TEST_CFLAGS:-} -o calls "$MPP_SRC/tests/simulate/progs/calls.c" \
 	-L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict || exit 1
 MPIPREDICT_TRACE=tr mpirun -np 2 ./calls 100 >/dev/null 2>err.txt ||
 	{ echo "run failed: $(tail -3 err.txt)"; exit 1; }
