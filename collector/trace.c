@@ -306,6 +306,19 @@ static unsigned long long counts_sum(const int *c, int n, MPI_Datatype t)
 		fprintf(out, " 0");                                            \
 	} while (0)
 
+/* Shapes with no SimGrid replay action (neighbourhood collectives,
+ * persistent requests, one-sided, I/O): the name alone, so that the
+ * segment boundaries stay; mpipredict-simulate drops them from replays. */
+#define TR_NEIGHBOR(...)
+#define TR_PSEND(...)
+#define TR_PRECV(...)
+#define TR_START(...)
+#define TR_RMA(...)
+#define TR_NONE(...)
+#define TR_IOTIME(...)
+#define TR_FILEIO(...)
+#define TR_IFILEIO(...)
+
 #define MPP_MPI(name, ret, kind, params, args, acct)                           \
 	void mpp_trace_##name params                                           \
 	{                                                                      \

@@ -20,6 +20,8 @@
  */
 #include <errno.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,6 +206,7 @@ struct kind {
 	double flops;  /* total over ranks */
 	double occ;    /* occurrences over ranks */
 	double target; /* single-rank seconds per occurrence at the target */
+	double even;   /* flops per occurrence when SMPI measured none */
 	int have;
 };
 
@@ -243,7 +246,8 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    size_t replen, char *err, size_t errlen)
 {
 	struct kind *sk = NULL, **tk = NULL;
-	size_t nsk = 0, *ntk = NULL, nv = 0, rep = 0;
+	size_t nsk = 0, *ntk = NULL, nv = 0, rep = 0, *grp = NULL, ngrp = 0;
+	double *vals = NULL;
 	mpp_params *tp = NULL, target = {0};
 	const char *vars[8];
 	int rc = -1;
@@ -266,10 +270,23 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	}
 	if (mpp_params_from_string(target_args, -1, -1, &target) != 0)
 		goto oom;
-	/* Parameters that vary among the training traces, are positive, and
-	 * are given for the target: the law's variables (at most ntrain - 1
+	/* Traces of the same arguments are repeats of one input: one row of
+	 * the fit each, the median over its repeats (one run disturbed by
+	 * other jobs moves a median of three less than a mean). */
+	grp = calloc(ntrain, sizeof *grp);
+	vals = calloc(ntrain, sizeof *vals);
+	if (!grp || !vals)
+		goto oom;
+	for (size_t j = 0; j < ntrain; j++) {
+		size_t q = 0;
+		while (q < j && strcmp(train[q].args, train[j].args))
+			q++;
+		grp[j] = q == j ? ngrp++ : grp[q];
+	}
+	/* Parameters that vary among the training inputs, are positive, and
+	 * are given for the target: the law's variables (at most inputs - 1
 	 * of them, so that the fit has a degree of freedom or is exact). */
-	for (size_t i = 0; i < tp[0].n && nv < 8 && nv + 1 < ntrain; i++) {
+	for (size_t i = 0; i < tp[0].n && nv < 8 && nv + 1 < ngrp; i++) {
 		const char *nm = tp[0].names[i];
 		const double *tv = mpp_params_get(&target, nm);
 		int varies = 0, ok = tv && *tv > 0;
@@ -285,8 +302,8 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
 		size_t m = 0;
-		gsl_matrix *X = gsl_matrix_alloc(ntrain, nv + 1);
-		gsl_vector *y = gsl_vector_alloc(ntrain);
+		gsl_matrix *X = gsl_matrix_alloc(ngrp, nv + 1);
+		gsl_vector *y = gsl_vector_alloc(ngrp);
 		gsl_vector *c = gsl_vector_alloc(nv + 1);
 		gsl_matrix *cov = gsl_matrix_alloc(nv + 1, nv + 1);
 		if (!X || !y || !c || !cov) {
@@ -296,22 +313,34 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 			gsl_matrix_free(cov);
 			goto oom;
 		}
-		for (size_t j = 0; j < ntrain; j++) {
-			struct kind *tx = NULL;
-			for (size_t q = 0; q < ntk[j]; q++)
-				if (!strcmp(tk[j][q].k, x->k))
-					tx = &tk[j][q];
-			if (!tx || tx->occ == 0 || tx->flops <= 0)
+		for (size_t G = 0; G < ngrp; G++) {
+			size_t nval = 0, first = ntrain;
+			for (size_t j = 0; j < ntrain; j++) {
+				struct kind *tx = NULL;
+				if (grp[j] != G)
+					continue;
+				first = first < ntrain ? first : j;
+				for (size_t q = 0; q < ntk[j]; q++)
+					if (!strcmp(tk[j][q].k, x->k))
+						tx = &tk[j][q];
+				if (tx && tx->occ > 0 && tx->flops > 0)
+					vals[nval++] =
+					    tx->flops / tx->occ * 1e-9;
+			}
+			if (nval == 0)
 				continue;
+			gsl_sort(vals, 1, nval);
 			gsl_matrix_set(X, m, 0, 1.0);
 			for (size_t v = 0; v < nv; v++)
 				gsl_matrix_set(
 				    X, m, v + 1,
-				    log(*mpp_params_get(&tp[j], vars[v])));
-			gsl_vector_set(y, m, log(tx->flops / tx->occ * 1e-9));
+				    log(*mpp_params_get(&tp[first], vars[v])));
+			gsl_vector_set(y, m,
+				       log(gsl_stats_median_from_sorted_data(
+					   vals, 1, nval)));
 			m++;
 		}
-		if (m == ntrain) {
+		if (m == ngrp) {
 			double chi;
 			gsl_multifit_linear_workspace *w =
 			    gsl_multifit_linear_alloc(m, nv + 1);
@@ -358,6 +387,11 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		if (x->have && x->flops > 0)
 			f = x->target * (x->occ / skel->nranks) /
 			    (x->flops * 1e-9);
+		/* SMPI injects no computation below its cpu threshold (1 us):
+		 * such a kind's work is spread evenly over its occurrences. */
+		if (x->have && x->flops <= 0 && x->occ > 0)
+			x->even =
+			    x->target * (x->occ / skel->nranks) / x->occ * 1e9;
 		if (report && rep < replen && x->flops * 1e-9 > 1e-4)
 			rep += (size_t)snprintf(
 			    report + rep, replen - rep,
@@ -373,8 +407,14 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 				continue;
 			kind_of(skel, r, i, k, sizeof k);
 			for (size_t s = 0; s < nsk; s++)
-				if (!strcmp(sk[s].k, k))
-					skel->a[r][i].flops *= sk[s].target;
+				if (!strcmp(sk[s].k, k)) {
+					if (sk[s].even > 0)
+						skel->a[r][i].flops =
+						    sk[s].even;
+					else
+						skel->a[r][i].flops *=
+						    sk[s].target;
+				}
 		}
 	rc = 0;
 	goto out;
@@ -390,7 +430,24 @@ out:
 	free(ntk);
 	free(tp);
 	free(sk);
+	free(grp);
+	free(vals);
 	return rc;
+}
+
+/* Actions SimGrid 3.32's replay knows (smpi_replay.cpp registers them);
+ * point-to-point and waits are handled before. */
+static int replayable(const char *n)
+{
+	static const char *const ok[] = {
+	    "init",      "finalize",   "barrier",       "bcast",
+	    "reduce",    "allreduce",  "alltoall",      "alltoallv",
+	    "gather",    "gatherv",    "scatter",       "scatterv",
+	    "allgather", "allgatherv", "reducescatter", "waitall"};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(n, ok[i]))
+			return 1;
+	return 0;
 }
 
 /* First integer token of s (the peer of a point-to-point action). */
@@ -467,13 +524,16 @@ int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 				fprintf(f, "%d allreduce %llu 0\n", r,
 					strtoull(x->args, NULL, 10));
 				(*approx)++;
-			} else if (n[0] == 'i' && strcmp(n, "init") &&
-				   strcmp(n, "isend") && strcmp(n, "irecv")) {
+			} else if (n[0] == 'i' && replayable(n + 1) &&
+				   strcmp(n, "init") && strcmp(n, "isend") &&
+				   strcmp(n, "irecv")) {
 				fprintf(f, "%d %s %s\n", r, n + 1, x->args);
 				(*approx)++;
-			} else {
+			} else if (replayable(n)) {
 				fprintf(f, "%d %s%s%s\n", r, n,
 					x->args[0] ? " " : "", x->args);
+			} else {
+				(*approx)++; /* no replay action: dropped */
 			}
 		}
 		if (fclose(f) != 0) {

@@ -2,8 +2,9 @@
 # bench-simulate: for each example app, predictions for configurations that
 # were never in the training or trace runs, against measured medians.
 #
-#   trained/traced: 1 rank at three inputs (3 runs each; the median run's
-#                   trace is kept; its run rows train the regression);
+#   trained/traced: 1 rank at three inputs, 3 runs each (all traces go to
+#                   predict, which takes the median per input; the run
+#                   rows train the regression);
 #   predicted:      a fourth, larger input, at 2 ranks on one node and at
 #                   2 ranks on 2 fake nodes (OpenMPI over TCP:
 #                   --mca btl tcp,self), never run before the predictions;
@@ -55,7 +56,7 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 			  mpirun -np 1 "./$app.real" $in >/dev/null 2>&1
 			echo "$(wall_of tr-$app-$k-$i) tr-$app-$k-$i"
 		done | sort -g >w.txt
-		trains+=(--train "$(sed -n 2p w.txt | cut -d' ' -f2)")
+		for d in $(cut -d' ' -f2 w.txt); do trains+=(--train "$d"); done
 	done
 	mpipredict-train --db models.db --app "$app.real" "runs/$app.real.csv" >/dev/null 2>train.err ||
 		echo "$app: training failed: $(tail -1 train.err)"
