@@ -39,4 +39,6 @@ BENCHES += bench-simulate
 bench-simulate: all
 	@MPP_BUILD=$(abspath $(BUILD)) tests/simulate/bench.sh
 
-simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/mpp-smpitrace.o
+# The tests (make check PART=simulate) also trace with libmpipredict.
+simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/mpp-smpitrace.o \
+	$(BUILD)/lib/libmpipredict.so
