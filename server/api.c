@@ -439,6 +439,15 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		for (size_t i = 0; i < nignored; i++)
 			put_key(g, ignored[i]);
 		yajl_gen_array_close(g);
+		/* Parameters outside the training range (issue 15): the
+		 * interval is then the wider extrapolation one. */
+		if (p->nextrapolated) {
+			put_key(g, "extrapolated");
+			yajl_gen_array_open(g);
+			for (size_t i = 0; i < p->nextrapolated; i++)
+				put_key(g, p->extrapolated[i]);
+			yajl_gen_array_close(g);
+		}
 		yajl_gen_map_close(g);
 	}
 	reply_gen(r, 200, g);
@@ -467,7 +476,9 @@ static int run_model(const mpp_model *m, const mpp_strmap *terms,
 			rc = mpp_model_predict_params(m, &p, out, err,
 						      sizeof err);
 		mpp_params_free(&p);
-		*basis = MPP_BASIS_PARAMETERS;
+		*basis = rc == MPP_OK && out->path == MPP_PATH_RUNTIME_LAW
+			     ? MPP_BASIS_RUNTIME_LAW
+			     : MPP_BASIS_PARAMETERS;
 	}
 	if (rc == MPP_ENOMEM) {
 		mpp_api_error(r, 500, "out of memory");

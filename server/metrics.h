@@ -22,7 +22,13 @@ enum mpp_endpoint {
 	MPP_EP_COUNT
 };
 
-enum mpp_basis { MPP_BASIS_FEATURES, MPP_BASIS_PARAMETERS, MPP_BASIS_COUNT };
+/* The path that answered (regress/model.h, enum mpp_path, same order). */
+enum mpp_basis {
+	MPP_BASIS_FEATURES,
+	MPP_BASIS_PARAMETERS,
+	MPP_BASIS_RUNTIME_LAW,
+	MPP_BASIS_COUNT
+};
 
 enum mpp_error_kind {
 	MPP_ERR_INTERNAL,      /* a 5xx answer */
