@@ -359,17 +359,24 @@ static int job_params(const mpp_request *q, const mpp_script_job *job,
 		ntasks = nodes * q->per_node;
 	const char *s = q->args_string;
 	int empty = s ? s[strspn(s, " \t")] == '\0' : q->nargs == 0;
+	int rc;
 	if (q->has_args && !(empty && job->exe != NULL)) {
 		if (s != NULL)
-			return mpp_params_from_string(s, ntasks, nodes, p);
-		return mpp_params_from_argv(q->args, q->nargs, ntasks, nodes,
-					    p);
+			rc = mpp_params_from_string(s, ntasks, nodes, p);
+		else
+			rc = mpp_params_from_argv(q->args, q->nargs, ntasks,
+						  nodes, p);
+	} else if (q->script == NULL && q->nargv > 1) {
+		rc = mpp_params_from_argv(q->argv + 1, q->nargv - 1, ntasks,
+					  nodes, p);
+	} else {
+		rc = mpp_params_from_argv((const char *const *)job->argv,
+					  job->argc, ntasks, nodes, p);
 	}
-	if (q->script == NULL && q->nargv > 1)
-		return mpp_params_from_argv(q->argv + 1, q->nargv - 1, ntasks,
-					    nodes, p);
-	return mpp_params_from_argv((const char *const *)job->argv, job->argc,
-				    ntasks, nodes, p);
+	/* Declared parameters (script.h; checked when it was read). */
+	if (rc == MPP_OK && job->declared != NULL)
+		rc = mpp_params_declare(p, job->declared);
+	return rc;
 }
 
 /* Predicts from measured features. Each of the request's names is looked
