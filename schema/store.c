@@ -23,17 +23,39 @@ enum { SCHEMA_VERSION = 6 };
 
 /* Step i brings version i + 1 to version i + 2 (step 0: 1 -> 2). Models
  * stored before version 3 have no parameters-path fit of their own (NULL),
- * which keeps their old behaviour. */
+ * which keeps their old behaviour. Version 4 adds the jobs table (the same
+ * text as schema.sql's). */
 static const char *const migrations[] = {
     "ALTER TABLE param_models ADD COLUMN zero_serial INTEGER NOT NULL "
     "DEFAULT 0; PRAGMA user_version = 2;",
     "ALTER TABLE models ADD COLUMN pintercept REAL; "
     "ALTER TABLE model_terms ADD COLUMN pcoef REAL; "
     "PRAGMA user_version = 3;",
-    /* 3 -> 4 and 4 -> 5 are other branches' steps (history, levels); the
-     * lead chains them at merge. Placeholders so that this branch's step
-     * is the one to version 6. */
+    /* 3 -> 4: finished jobs' actual run times (history/). */
+    "CREATE TABLE jobs ( "
+    " id INTEGER PRIMARY KEY, "
+    " job_id TEXT NOT NULL UNIQUE, "
+    " user TEXT NOT NULL, "
+    " uid INTEGER, "
+    " account TEXT, "
+    " partition TEXT, "
+    " app TEXT, "
+    " nodes INTEGER, "
+    " ntasks INTEGER, "
+    " time_limit_s REAL, "
+    " submit_at REAL, "
+    " start_at REAL, "
+    " end_at REAL, "
+    " runtime_s REAL NOT NULL, "
+    " state TEXT NOT NULL, "
+    " updated_at REAL NOT NULL "
+    "); "
+    "CREATE INDEX jobs_user_end ON jobs(user, end_at); "
+    "CREATE INDEX predictions_job ON predictions(job_id); "
+    "CREATE INDEX predictions_user_at ON predictions(user, at); "
     "PRAGMA user_version = 4;",
+    /* 4 -> 5 is the levels/calibrate branch's step; the lead chains it
+     * at merge. A placeholder so that this branch's step is 5 -> 6. */
     "PRAGMA user_version = 5;",
     /* 5 -> 6 (issue 15): the run-time law, the parameters' training
      * ranges and the extrapolation interval. Models stored before have
@@ -850,6 +872,133 @@ int mpp_store_record_predictions(mpp_store *s, const mpp_prediction_rec *r,
 	return rc;
 }
 
+/* The id below which every prediction record goes; 0: none. */
+static int prune_limit(mpp_store *s, double before, long long keep_rows,
+		       int64_t *limit, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*limit = 0;
+	/* Records are inserted in time order, so the first one young enough
+	 * bounds the old ones (a scan over the old ones only). */
+	if (before > 0) {
+		rc = prepare(s,
+			     "SELECT coalesce((SELECT id FROM predictions "
+			     "WHERE at >= ?1 ORDER BY id LIMIT 1), "
+			     "(SELECT max(id) + 1 FROM predictions), 0)",
+			     &st, err, errlen);
+		if (rc)
+			return rc;
+		sqlite3_bind_double(st, 1, before);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			*limit = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (keep_rows > 0) {
+		rc = prepare(s,
+			     "SELECT id FROM predictions ORDER BY id DESC "
+			     "LIMIT 1 OFFSET ?1",
+			     &st, err, errlen);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, keep_rows);
+		/* The newest record beyond the kept ones goes too. */
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int64(st, 0) + 1 > *limit)
+			*limit = sqlite3_column_int64(st, 0) + 1;
+		sqlite3_finalize(st);
+	}
+	return MPP_OK;
+}
+
+int mpp_store_prune_predictions(mpp_store *s, double before,
+				long long keep_rows, long long *deleted,
+				char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t limit;
+	long long n = 0;
+	int rc = prune_limit(s, before, keep_rows, &limit, err, errlen);
+
+	if (rc == MPP_OK && limit > 0)
+		rc = prepare(s,
+			     "DELETE FROM predictions WHERE id < min(?1, "
+			     "(SELECT min(id) FROM predictions) + 10000)",
+			     &st, err, errlen);
+	while (rc == MPP_OK && st != NULL) {
+		sqlite3_bind_int64(st, 1, limit);
+		rc = step_done(s, st, err, errlen);
+		int k = sqlite3_changes(s->db);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (deleted)
+		*deleted = n;
+	return rc;
+}
+
+/* Is stored run `id` the same as r (fields and feature values)? A body
+ * sent again after its answer was lost holds the same rows: storing them
+ * is then done already, not an error. */
+static int same_run(mpp_store *s, int64_t id, const mpp_run *r,
+		    size_t nfeatures, const int64_t *ids, int *same, char *err,
+		    size_t errlen)
+{
+	sqlite3_stmt *fields = NULL, *count = NULL, *value = NULL;
+	int rc = prepare(s,
+			 "SELECT 1 FROM runs r JOIN apps a ON a.id = r.app_id "
+			 "WHERE r.id = ?1 AND a.name = ?2 AND r.build_id = ?3 "
+			 "AND r.started_at IS ?4 AND r.job_id IS ?5 AND "
+			 "r.nprocs = ?6 AND r.nnodes = ?7 AND r.runtime_s = ?8 "
+			 "AND r.args IS ?9",
+			 &fields, err, errlen);
+	if (rc == MPP_OK)
+		rc =
+		    prepare(s, "SELECT count(*) FROM run_values WHERE run = ?1",
+			    &count, err, errlen);
+	if (rc == MPP_OK)
+		rc = prepare(s,
+			     "SELECT value FROM run_values WHERE run = ?1 AND "
+			     "feature = ?2",
+			     &value, err, errlen);
+	*same = 0;
+	if (rc == MPP_OK) {
+		sqlite3_bind_int64(fields, 1, id);
+		bind_text(fields, 2, r->app);
+		bind_text(fields, 3, r->build_id);
+		bind_text(fields, 4, r->started_at);
+		bind_text(fields, 5, r->job_id);
+		sqlite3_bind_double(fields, 6, r->nprocs);
+		sqlite3_bind_double(fields, 7, r->nnodes);
+		sqlite3_bind_double(fields, 8, r->runtime_s);
+		bind_text(fields, 9, r->args);
+		*same = sqlite3_step(fields) == SQLITE_ROW;
+	}
+	long long nvalues = 0;
+	for (size_t f = 0; rc == MPP_OK && *same && f < nfeatures; f++) {
+		if (!isfinite(r->values[f]))
+			continue;
+		nvalues++;
+		sqlite3_bind_int64(value, 1, id);
+		sqlite3_bind_int64(value, 2, ids[f]);
+		*same = sqlite3_step(value) == SQLITE_ROW &&
+			sqlite3_column_double(value, 0) == r->values[f];
+		sqlite3_reset(value);
+	}
+	if (rc == MPP_OK && *same) {
+		sqlite3_bind_int64(count, 1, id);
+		*same = sqlite3_step(count) == SQLITE_ROW &&
+			sqlite3_column_int64(count, 0) == nvalues;
+	}
+	sqlite3_finalize(fields);
+	sqlite3_finalize(count);
+	sqlite3_finalize(value);
+	return rc;
+}
+
 static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 {
 	sqlite3_stmt *exists = NULL, *run = NULL, *feat = NULL, *fid = NULL,
@@ -859,8 +1008,8 @@ static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 	int rc = ids ? MPP_OK : MPP_ENOMEM;
 
 	if (rc == MPP_OK)
-		rc = prepare(s, "SELECT 1 FROM runs WHERE run_id = ?1", &exists,
-			     err, errlen);
+		rc = prepare(s, "SELECT id FROM runs WHERE run_id = ?1",
+			     &exists, err, errlen);
 	if (rc == MPP_OK)
 		rc = prepare(s,
 			     "INSERT INTO runs(run_id, app_id, build_id, "
@@ -898,11 +1047,21 @@ static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 		int64_t app, rowid;
 		bind_text(exists, 1, r->run_id);
 		int found = sqlite3_step(exists) == SQLITE_ROW;
+		int64_t stored = found ? sqlite3_column_int64(exists, 0) : 0;
 		sqlite3_reset(exists);
 		if (found) {
-			snprintf(err, errlen, "run_id '%s' is already stored",
-				 r->run_id);
-			rc = MPP_EINVAL;
+			int same;
+			rc = same_run(s, stored, r, rs->nfeatures, ids, &same,
+				      err, errlen);
+			if (rc == MPP_OK && same)
+				continue;
+			if (rc == MPP_OK) {
+				snprintf(err, errlen,
+					 "run_id '%s' is already stored with "
+					 "other values",
+					 r->run_id);
+				rc = MPP_EINVAL;
+			}
 			break;
 		}
 		rc = app_id(s, r->app, &app, err, errlen);
@@ -952,5 +1111,215 @@ int mpp_store_add_runs(mpp_store *s, const mpp_runs *rs, char *err,
 		rc = exec(s, "COMMIT", err, errlen);
 	if (rc)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static int put_job(mpp_store *s, sqlite3_stmt *claim, sqlite3_stmt *up,
+		   sqlite3_stmt *prune, const mpp_job_rec *r, int keep,
+		   double now, char *err, size_t errlen)
+{
+	char uid[32] = "";
+	int rc;
+
+	if (!r->job_id || !*r->job_id || !r->user || !*r->user || !r->state) {
+		snprintf(err, errlen, "job: job_id, user and state are needed");
+		return MPP_EINVAL;
+	}
+	if (r->uid >= 0)
+		snprintf(uid, sizeof(uid), "uid:%lld", (long long)r->uid);
+	bind_text(claim, 1, r->job_id);
+	bind_text(claim, 2, r->user);
+	bind_text(claim, 3, uid);
+	bind_real(claim, 4, r->submit_at);
+	rc = step_done(s, claim, err, errlen);
+	if (rc)
+		return rc;
+	bind_text(up, 1, r->job_id);
+	bind_text(up, 2, r->user);
+	if (r->uid >= 0)
+		sqlite3_bind_int64(up, 3, r->uid);
+	bind_text(up, 4, r->account);
+	bind_text(up, 5, r->partition);
+	bind_text(up, 6, r->name);
+	bind_real(up, 7, r->nodes);
+	bind_real(up, 8, r->ntasks);
+	bind_real(up, 9, r->time_limit_s);
+	bind_real(up, 10, r->submit_at);
+	bind_real(up, 11, r->start_at);
+	bind_real(up, 12, r->end_at);
+	sqlite3_bind_double(up, 13, isfinite(r->runtime_s) ? r->runtime_s : 0);
+	bind_text(up, 14, r->state);
+	sqlite3_bind_double(up, 15, now);
+	rc = step_done(s, up, err, errlen);
+	if (rc)
+		return rc;
+	bind_text(prune, 1, r->user);
+	sqlite3_bind_int(prune, 2, keep);
+	return step_done(s, prune, err, errlen);
+}
+
+int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
+		       char *err, size_t errlen)
+{
+	sqlite3_stmt *claim = NULL, *up = NULL, *prune = NULL;
+	double now = (double)time(NULL);
+	int rc;
+
+	if (keep < 1) {
+		snprintf(err, errlen, "keep: at least 1 job per user");
+		return MPP_EINVAL;
+	}
+	rc = exec(s, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	rc = prepare(
+	    s,
+	    "UPDATE predictions SET job_id = ?1 WHERE id = (SELECT id FROM "
+	    "predictions WHERE job_id IS NULL AND user IN (?2, ?3) AND at "
+	    "BETWEEN ?4 - 5 AND ?4 + 5 ORDER BY abs(at - ?4), id LIMIT 1) "
+	    "AND NOT EXISTS (SELECT 1 FROM predictions WHERE job_id = ?1)",
+	    &claim, err, errlen);
+	if (rc == MPP_OK)
+		rc = prepare(
+		    s,
+		    "INSERT INTO jobs(job_id, user, uid, account, partition, "
+		    "app, nodes, ntasks, time_limit_s, submit_at, start_at, "
+		    "end_at, runtime_s, state, updated_at) VALUES (?1, ?2, ?3, "
+		    "?4, ?5, coalesce((SELECT nullif(app, '') FROM predictions "
+		    "WHERE job_id = ?1 ORDER BY id LIMIT 1), nullif(?6, '')), "
+		    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+		    "ON CONFLICT(job_id) DO UPDATE SET user = excluded.user, "
+		    "uid = excluded.uid, "
+		    "account = coalesce(excluded.account, account), "
+		    "partition = coalesce(excluded.partition, partition), "
+		    "app = coalesce(excluded.app, app), "
+		    "nodes = coalesce(excluded.nodes, nodes), "
+		    "ntasks = coalesce(excluded.ntasks, ntasks), "
+		    "time_limit_s = excluded.time_limit_s, "
+		    "submit_at = excluded.submit_at, "
+		    "start_at = excluded.start_at, end_at = excluded.end_at, "
+		    "runtime_s = excluded.runtime_s, state = excluded.state, "
+		    "updated_at = excluded.updated_at",
+		    &up, err, errlen);
+	if (rc == MPP_OK)
+		rc = prepare(s,
+			     "DELETE FROM jobs WHERE user = ?1 AND id NOT IN "
+			     "(SELECT id FROM jobs WHERE user = ?1 ORDER BY "
+			     "end_at DESC, id DESC LIMIT ?2)",
+			     &prune, err, errlen);
+	for (size_t i = 0; rc == MPP_OK && i < n; i++)
+		rc =
+		    put_job(s, claim, up, prune, &r[i], keep, now, err, errlen);
+	sqlite3_finalize(claim);
+	sqlite3_finalize(up);
+	sqlite3_finalize(prune);
+	if (rc == MPP_OK)
+		rc = exec(s, "COMMIT", err, errlen);
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static const char *column_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+int mpp_store_each_job(mpp_store *s, int64_t after_id,
+		       int (*cb)(void *ctx, const mpp_job_rec *r), void *ctx,
+		       int64_t *last_id, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	rc = prepare(s,
+		     "SELECT id, job_id, user, uid, account, partition, app, "
+		     "nodes, ntasks, time_limit_s, submit_at, start_at, "
+		     "end_at, runtime_s, state FROM jobs WHERE id > ?1 AND "
+		     "runtime_s > 0 AND state IN ('COMPLETED', 'TIMEOUT') "
+		     "ORDER BY CASE WHEN ?1 = 0 THEN end_at END, id",
+		     &st, err, errlen);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, after_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		mpp_job_rec j = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .job_id = column_text(st, 1),
+		    .user = column_text(st, 2),
+		    .uid = sqlite3_column_type(st, 3) == SQLITE_NULL
+			       ? -1
+			       : sqlite3_column_int64(st, 3),
+		    .account = column_text(st, 4),
+		    .partition = column_text(st, 5),
+		    .app = column_text(st, 6),
+		    .nodes = column_real(st, 7),
+		    .ntasks = column_real(st, 8),
+		    .time_limit_s = column_real(st, 9),
+		    .submit_at = column_real(st, 10),
+		    .start_at = column_real(st, 11),
+		    .end_at = column_real(st, 12),
+		    .runtime_s = column_real(st, 13),
+		    .state = column_text(st, 14),
+		};
+		if (j.id > *last_id)
+			*last_id = j.id;
+		rc = cb(ctx, &j);
+		if (rc)
+			break;
+	}
+	if (rc == MPP_OK && r != SQLITE_DONE)
+		rc = db_error(s, "SELECT FROM jobs", err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int mpp_store_accuracy(mpp_store *s, const char *by,
+		       int (*cb)(void *ctx, const mpp_accuracy_row *r),
+		       void *ctx, char *err, size_t errlen)
+{
+	const char *key = NULL;
+	char sql[1024];
+	sqlite3_stmt *st;
+	int rc, r;
+
+	if (by && strcmp(by, "app") == 0)
+		key = "coalesce(j.app, '')";
+	else if (by && strcmp(by, "user") == 0)
+		key = "j.user";
+	else if (by && strcmp(by, "basis") == 0)
+		key = "p.basis";
+	if (!key) {
+		snprintf(err, errlen, "by: '%s' is not app, user or basis",
+			 by ? by : "");
+		return MPP_EINVAL;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s, count(*), avg(abs(p.runtime_s - j.runtime_s)), "
+		 "100.0 * avg(abs(p.runtime_s - j.runtime_s) / j.runtime_s), "
+		 "avg(p.runtime_s < j.runtime_s), avg(j.runtime_s BETWEEN "
+		 "p.lower_s AND p.upper_s) FROM jobs j JOIN predictions p ON "
+		 "p.id = (SELECT min(id) FROM predictions WHERE job_id = "
+		 "j.job_id) WHERE j.runtime_s > 0 GROUP BY 1 ORDER BY 1",
+		 key);
+	rc = prepare(s, sql, &st, err, errlen);
+	if (rc)
+		return rc;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		mpp_accuracy_row a = {
+		    .key = column_text(st, 0),
+		    .njobs = sqlite3_column_int64(st, 1),
+		    .mae_s = sqlite3_column_double(st, 2),
+		    .mape = sqlite3_column_double(st, 3),
+		    .under_share = sqlite3_column_double(st, 4),
+		    .inside_share = sqlite3_column_double(st, 5),
+		};
+		rc = cb(ctx, &a);
+		if (rc)
+			break;
+	}
+	if (rc == MPP_OK && r != SQLITE_DONE)
+		rc = db_error(s, "accuracy", err, errlen);
+	sqlite3_finalize(st);
 	return rc;
 }
