@@ -3,9 +3,10 @@
  * field by field; a second save is version 2 and the active one; another
  * handle sees the change through mpp_store_changed(); a parameters path
  * with its own fit (pintercept, pcoef) loads back and predicts without the
- * left-out term, one without refuses naming it; ingesting a run id twice
- * fails and writes nothing; prediction records are counted; version 1 and
- * 2 stores are migrated, one of a newer version refused.
+ * left-out term, one without refuses naming it; ingesting the same rows
+ * twice stores them once, a run id with other values fails naming it;
+ * prediction records are counted; version 1 and 2 stores are migrated, one of a
+ * newer version refused.
  */
 #include <math.h>
 #include <stdio.h>
@@ -191,9 +192,23 @@ int main(void)
 		FAIL("parse: %s", err);
 	if (mpp_store_add_runs(s, &rs, err, sizeof(err)))
 		FAIL("add runs: %s", err);
+	/* The same rows again (a retried POST /v1/runs): stored once, OK. A
+	 * run id stored with other values fails naming it. */
+	err[0] = '\0';
+	if (mpp_store_add_runs(s, &rs, err, sizeof(err)) != MPP_OK)
+		FAIL("expected storing the same rows again to be OK, got '%s'",
+		     err);
+	mpp_runs_free(&rs);
+	const char csv2[] = "run_id,app,build_id,started_at,job_id,nprocs,"
+			    "nnodes,runtime_s,args,f1,f2\n"
+			    "r1,jacobi,b1,t,,4,1,9.5,-n 8,1,\n";
+	if (mpp_runs_parse(&rs, "csv", csv2, sizeof(csv2) - 1, NULL, NULL, err,
+			   sizeof(err)))
+		FAIL("parse: %s", err);
 	if (mpp_store_add_runs(s, &rs, err, sizeof(err)) != MPP_EINVAL ||
 	    !strstr(err, "r1"))
-		FAIL("expected storing r1 twice to fail naming it, got '%s'",
+		FAIL("expected storing r1 with another run time to fail naming "
+		     "it, got '%s'",
 		     err);
 	mpp_runs_free(&rs);
 
