@@ -59,6 +59,8 @@ static const char usage[] =
     "  --history METHOD       answer jobs without a model from the user's\n"
     "                         finished jobs: ours, tsafrir or off\n"
     "                         (default ours)\n"
+    "  --history-max-keys N   rebuild the history from the store past N\n"
+    "                         users and finer keys (default 262144)\n"
     "  --log-level L          error, warn, info (a line per request) or\n"
     "                         debug (default warn)\n"
     "  --help, --version\n";
@@ -72,6 +74,7 @@ struct options {
 	unsigned long reload_interval;
 	int log_level;
 	int history; /* history.h method, -1 off */
+	unsigned long history_max_keys;
 };
 
 /* A whole number in [lo, hi] for option `name`; exits 1 otherwise. */
@@ -115,6 +118,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_KEEP_ROWS,
 		O_KEEP_DAYS,
 		O_HISTORY,
+		O_HISTORY_KEYS,
 		O_HELP,
 		O_VERSION
 	};
@@ -139,6 +143,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
 	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
 	    {"history", required_argument, NULL, O_HISTORY},
+	    {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {NULL, 0, NULL, 0},
@@ -160,6 +165,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .reload_interval = 50,
 	    .log_level = MPP_LOG_WARN,
 	    .history = MPP_HIST_OURS,
+	    .history_max_keys = 1 << 18,
 	};
 	opterr = 0;
 	int c;
@@ -230,6 +236,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_RELOAD:
 			o->reload_interval =
 			    number("reload-interval", optarg, 1, 60000);
+			break;
+		case O_HISTORY_KEYS:
+			o->history_max_keys =
+			    number("history-max-keys", optarg, 1, 100000000);
 			break;
 		case O_HISTORY:
 			if (strcmp(optarg, "off") == 0)
@@ -391,7 +401,8 @@ int main(int argc, char **argv)
 				 (long long)o.keep_rows);
 	/* After the keeper: it created or migrated the store. */
 	if (o.history >= 0 &&
-	    mpp_histsvc_open(o.db, o.history, &history, err, sizeof err)) {
+	    mpp_histsvc_open(o.db, o.history, o.history_max_keys, &history, err,
+			     sizeof err)) {
 		fprintf(stderr, "mpipredictd: %s: history: %s\n", o.db, err);
 		status = 2;
 		goto out;
