@@ -86,7 +86,7 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	}
 	fprintf(out,
 		"__extension__ struct __mpp_site { unsigned long long "
-		"__mpp_calls, __mpp_bytes; int __mpp_fn; }; "
+		"__mpp_calls, __mpp_bytes, __mpp_ticks; int __mpp_fn; }; "
 		"struct __mpp_tags { unsigned __mpp_n; "
 		"struct __mpp_site *__mpp_v[%d]; }; "
 		"extern __thread struct __mpp_tags __mpp_tags "
