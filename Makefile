@@ -124,6 +124,8 @@ include instrument/module.mk
 include collector/module.mk
 include regress/module.mk
 include schema/module.mk
+include calibrate/module.mk
+include report/module.mk
 include server/module.mk
 include contrib/module.mk
 include tests/module.mk

@@ -7,6 +7,7 @@
 # $(REGRESS_LDLIBS).
 
 REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
+               regress/loggps.c regress/profile_json.c \
                regress/train.c
 # REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread

@@ -125,4 +125,15 @@ CREATE TABLE predictions (
 );
 CREATE INDEX predictions_app_at ON predictions(app, at);
 
-PRAGMA user_version = 3;
+-- Machine profiles measured by mpipredict-calibrate (calibrate/README.md):
+-- the contention-aware LogGPS parameters per level, as the JSON document
+-- regress/profile_json.h describes. The newest of a machine is its profile.
+CREATE TABLE machine_profiles (
+	id INTEGER PRIMARY KEY,
+	machine TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	profile TEXT NOT NULL
+);
+CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
+
+PRAGMA user_version = 5;

@@ -1,0 +1,1 @@
+# report/: build rules for this part (filled in with mpipredict-report).
