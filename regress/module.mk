@@ -7,7 +7,7 @@
 # $(REGRESS_LDLIBS).
 
 REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
-               regress/loggps.c regress/profile_json.c \
+               regress/loggps.c regress/profile_json.c regress/comm_feature.c \
                regress/train.c
 # REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread
@@ -28,7 +28,7 @@ $(BUILD)/bin/mpipredict-train: $(OBJ)/regress/train_main.o $(REGRESS_LIB)
 $(BUILD)/bin/mpipredict-predict: $(OBJ)/regress/predict_main.o $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
-	  $(REGRESS_LDLIBS)
+	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
 
 # Test helpers: the synthetic-data generator and the params unit test.
 $(BUILD)/tests/regress/gen-runs: $(OBJ)/regress/tests/gen_runs.o
