@@ -47,6 +47,7 @@ static struct {
 	int started, finished, rank, nprocs, nnodes;
 	MPI_Comm comm;
 	struct timespec t0;
+	double init_s; /* MPI_Init and this runtime's start, counted in MPI */
 	char run_id[40], started_at[32];
 	char *app, *args, build_id[17];
 	const char *dump_dir;
@@ -306,9 +307,10 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 	}
 	for (i = 0; i < MPP_NFN; i++)
 		in_mpi += t->untagged_ticks[i];
-	/* Wall time of this rank since MPI_Init inside and outside MPI calls
-	 * (the time tables of the sites are "time:<site>"). */
-	in_mpi = to_ns(in_mpi, rate);
+	/* Wall time of this rank since entering MPI_Init inside and outside
+	 * MPI calls (MPI_Init itself and this runtime's start count as inside;
+	 * the sites' own are "time:<site>"). */
+	in_mpi = to_ns(in_mpi, rate) + (unsigned long long)(run.init_s * 1e9);
 	wall = (unsigned long long)(elapsed() * 1e9);
 	feat(f, in_mpi, "time:in_mpi");
 	feat(f, wall > in_mpi ? wall - in_mpi : 0, "time:outside_mpi");
@@ -743,6 +745,7 @@ static void start(int provided)
 	run.started = 1;
 	if (run.dump_dir)
 		crash_prepare();
+	run.init_s = elapsed();
 }
 
 int MPI_Init(int *argc, char ***argv)
