@@ -275,12 +275,14 @@ static int store_profile(const struct opts *o, mpp_loggps_profile *p)
 		free(json);
 		json = NULL;
 	}
+	/* Levels not measured now: the stored level, or why it is missing. */
 	for (i = 0; have_old && i < MPP_NLV; i++)
-		if (!o->want[i] && old.level[i]) {
+		if (!o->want[i] && (old.level[i] || old.missing[i])) {
 			p->level[i] = old.level[i];
 			old.level[i] = NULL;
 			free(p->missing[i]);
-			p->missing[i] = NULL;
+			p->missing[i] = old.missing[i];
+			old.missing[i] = NULL;
 		}
 	if (have_old)
 		mpp_loggps_profile_clear(&old);

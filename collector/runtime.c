@@ -47,7 +47,7 @@ static struct {
 	int started, finished, rank, nprocs, nnodes;
 	MPI_Comm comm;
 	struct timespec t0;
-	double init_s; /* MPI_Init and this runtime's start, counted in MPI */
+	double init_s; /* MPI_Init and this runtime's start */
 	char run_id[40], started_at[32];
 	char *app, *args, build_id[17];
 	const char *dump_dir;
@@ -266,7 +266,8 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			     size_t nu)
 {
 	const struct mpp_traffic *t = &mpp_traffic;
-	unsigned long long calls[MPP_NFN], bytes[MPP_NFN], in_mpi = 0, wall;
+	unsigned long long calls[MPP_NFN], bytes[MPP_NFN], in_mpi = 0, wall,
+							   init;
 	unsigned long long cmsgs[MPP_NLEVEL], cbytes[MPP_NLEVEL];
 	int l;
 	const struct __mpp_site *s;
@@ -307,13 +308,16 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 	}
 	for (i = 0; i < MPP_NFN; i++)
 		in_mpi += t->untagged_ticks[i];
-	/* Wall time of this rank since entering MPI_Init inside and outside
-	 * MPI calls (MPI_Init itself and this runtime's start count as inside;
-	 * the sites' own are "time:<site>"). */
-	in_mpi = to_ns(in_mpi, rate) + (unsigned long long)(run.init_s * 1e9);
+	/* Wall time of this rank since entering MPI_Init: in MPI_Init (and
+	 * this runtime's start), inside the other MPI calls (the sites' own
+	 * are "time:<site>"), and the rest. */
+	in_mpi = to_ns(in_mpi, rate);
+	init = (unsigned long long)(run.init_s * 1e9);
 	wall = (unsigned long long)(elapsed() * 1e9);
+	feat(f, init, "time:mpi_init");
 	feat(f, in_mpi, "time:in_mpi");
-	feat(f, wall > in_mpi ? wall - in_mpi : 0, "time:outside_mpi");
+	feat(f, wall > in_mpi + init ? wall - in_mpi - init : 0,
+	     "time:outside_mpi");
 	feat(f, (unsigned long long)t->unbound, "topo:unbound");
 	level_features(f, "comm", t->hist_msgs, t->hist_bytes);
 	/* Collectives: those on other communicators were classified per call;

@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 	char err[512], bars[4][41], *end;
 	int c, as_json = 0, explicit_db = 0, top = 5, rc = 0, have_prof;
 	double rt, in_mean, in_max, out_mean, out_max, imb, modelled = NAN;
+	double init_mean, init_max;
 	double msgs[MPP_NLV], bytes[MPP_NLV], cmsgs[MPP_NLV], cbytes[MPP_NLV];
 	double tm = 0, tb = 0, tcm = 0, tcb = 0;
 	const char *model_note = "";
@@ -268,6 +269,8 @@ int main(int argc, char **argv)
 	}
 	rt = rs.runs[r].runtime_s;
 	in_max = col(&rs, r, "time:in_mpi.max") * 1e-9;
+	init_mean = col(&rs, r, "time:mpi_init.mean") * 1e-9;
+	init_max = col(&rs, r, "time:mpi_init.max") * 1e-9;
 	out_mean = col(&rs, r, "time:outside_mpi.mean") * 1e-9;
 	out_max = col(&rs, r, "time:outside_mpi.max") * 1e-9;
 	imb = out_mean > 0 ? out_max / out_mean : NAN;
@@ -323,6 +326,10 @@ int main(int argc, char **argv)
 		json_object_set_new(d, "mpi_s",
 				    json_pack("{s:o,s:o}", "mean", num(in_mean),
 					      "max", num(in_max)));
+		json_object_set_new(d, "mpi_init_s",
+				    json_pack("{s:o,s:o}", "mean",
+					      num(init_mean), "max",
+					      num(init_max)));
 		json_object_set_new(d, "outside_mpi_s",
 				    json_pack("{s:o,s:o}", "mean",
 					      num(out_mean), "max",
@@ -385,6 +392,7 @@ int main(int argc, char **argv)
 	       pct(in_mean, rt));
 	printf("  in MPI, max      %10.6f   |%s| %5.1f %%\n", in_max, bars[1],
 	       pct(in_max, rt));
+	printf("  MPI_Init, mean   %10.6f   (max %.6f)\n", init_mean, init_max);
 	printf("  outside, mean    %10.6f   |%s| %5.1f %%\n", out_mean, bars[2],
 	       pct(out_mean, rt));
 	printf("  outside, max     %10.6f   |%s| %5.1f %%\n", out_max, bars[3],

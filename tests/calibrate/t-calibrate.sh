@@ -62,6 +62,8 @@ HWLOC_SYNTHETIC="pack:1 core:2 pu:1" MPIPREDICT_TEST_PU=rank MPIPREDICT_TEST_NOD
 [ "$(q '.nodes_seen' net.json)" = 2 ] || fail "expected nodes_seen 2, got $(q '.nodes_seen' net.json)"
 [ "$(jq -S .levels.cmp net.json)" = "$(jq -S .levels.cmp one.json)" ] ||
 	fail "expected --levels net to keep the stored cmp level; got $(jq -c .levels.cmp net.json)"
+[ "$(q '.missing.socket' net.json)" = "one package per node on this machine" ] ||
+	fail "expected --levels net to keep why socket is missing, got $(q '.missing.socket' net.json)"
 [ "$(sqlite3 m.db 'SELECT count(*) FROM machine_profiles')" = 3 ] ||
 	fail "expected 3 stored profiles, got $(sqlite3 m.db 'SELECT count(*) FROM machine_profiles')"
 
