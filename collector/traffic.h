@@ -60,6 +60,8 @@ struct mpp_traffic {
 	 * site's are in its struct __mpp_site. */
 	unsigned long long untagged_ticks[MPP_NFN];
 	int unbound; /* the package was located by the last PU (topo.h) */
+	/* Nanoseconds spent in MPI_File calls (CLOCK_MONOTONIC). */
+	unsigned long long io_ns;
 };
 
 extern struct mpp_traffic mpp_traffic;

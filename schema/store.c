@@ -5,7 +5,7 @@
  *
  * Every write runs in one BEGIN IMMEDIATE ... COMMIT, so a kill -9 at any
  * moment leaves either the old or the new state. It knows nothing about how
- * models are fitted (regress/train.c) or served (server/).
+ * models are fitted (regress/train*.c) or served (server/).
  */
 #include "schema/store.h"
 
@@ -709,6 +709,133 @@ int mpp_store_record_predictions(mpp_store *s, const mpp_prediction_rec *r,
 	return rc;
 }
 
+/* The id below which every prediction record goes; 0: none. */
+static int prune_limit(mpp_store *s, double before, long long keep_rows,
+		       int64_t *limit, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*limit = 0;
+	/* Records are inserted in time order, so the first one young enough
+	 * bounds the old ones (a scan over the old ones only). */
+	if (before > 0) {
+		rc = prepare(s,
+			     "SELECT coalesce((SELECT id FROM predictions "
+			     "WHERE at >= ?1 ORDER BY id LIMIT 1), "
+			     "(SELECT max(id) + 1 FROM predictions), 0)",
+			     &st, err, errlen);
+		if (rc)
+			return rc;
+		sqlite3_bind_double(st, 1, before);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			*limit = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (keep_rows > 0) {
+		rc = prepare(s,
+			     "SELECT id FROM predictions ORDER BY id DESC "
+			     "LIMIT 1 OFFSET ?1",
+			     &st, err, errlen);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, keep_rows);
+		/* The newest record beyond the kept ones goes too. */
+		if (sqlite3_step(st) == SQLITE_ROW &&
+		    sqlite3_column_int64(st, 0) + 1 > *limit)
+			*limit = sqlite3_column_int64(st, 0) + 1;
+		sqlite3_finalize(st);
+	}
+	return MPP_OK;
+}
+
+int mpp_store_prune_predictions(mpp_store *s, double before,
+				long long keep_rows, long long *deleted,
+				char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t limit;
+	long long n = 0;
+	int rc = prune_limit(s, before, keep_rows, &limit, err, errlen);
+
+	if (rc == MPP_OK && limit > 0)
+		rc = prepare(s,
+			     "DELETE FROM predictions WHERE id < min(?1, "
+			     "(SELECT min(id) FROM predictions) + 10000)",
+			     &st, err, errlen);
+	while (rc == MPP_OK && st != NULL) {
+		sqlite3_bind_int64(st, 1, limit);
+		rc = step_done(s, st, err, errlen);
+		int k = sqlite3_changes(s->db);
+		n += k;
+		if (k == 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (deleted)
+		*deleted = n;
+	return rc;
+}
+
+/* Is stored run `id` the same as r (fields and feature values)? A body
+ * sent again after its answer was lost holds the same rows: storing them
+ * is then done already, not an error. */
+static int same_run(mpp_store *s, int64_t id, const mpp_run *r,
+		    size_t nfeatures, const int64_t *ids, int *same, char *err,
+		    size_t errlen)
+{
+	sqlite3_stmt *fields = NULL, *count = NULL, *value = NULL;
+	int rc = prepare(s,
+			 "SELECT 1 FROM runs r JOIN apps a ON a.id = r.app_id "
+			 "WHERE r.id = ?1 AND a.name = ?2 AND r.build_id = ?3 "
+			 "AND r.started_at IS ?4 AND r.job_id IS ?5 AND "
+			 "r.nprocs = ?6 AND r.nnodes = ?7 AND r.runtime_s = ?8 "
+			 "AND r.args IS ?9",
+			 &fields, err, errlen);
+	if (rc == MPP_OK)
+		rc =
+		    prepare(s, "SELECT count(*) FROM run_values WHERE run = ?1",
+			    &count, err, errlen);
+	if (rc == MPP_OK)
+		rc = prepare(s,
+			     "SELECT value FROM run_values WHERE run = ?1 AND "
+			     "feature = ?2",
+			     &value, err, errlen);
+	*same = 0;
+	if (rc == MPP_OK) {
+		sqlite3_bind_int64(fields, 1, id);
+		bind_text(fields, 2, r->app);
+		bind_text(fields, 3, r->build_id);
+		bind_text(fields, 4, r->started_at);
+		bind_text(fields, 5, r->job_id);
+		sqlite3_bind_double(fields, 6, r->nprocs);
+		sqlite3_bind_double(fields, 7, r->nnodes);
+		sqlite3_bind_double(fields, 8, r->runtime_s);
+		bind_text(fields, 9, r->args);
+		*same = sqlite3_step(fields) == SQLITE_ROW;
+	}
+	long long nvalues = 0;
+	for (size_t f = 0; rc == MPP_OK && *same && f < nfeatures; f++) {
+		if (!isfinite(r->values[f]))
+			continue;
+		nvalues++;
+		sqlite3_bind_int64(value, 1, id);
+		sqlite3_bind_int64(value, 2, ids[f]);
+		*same = sqlite3_step(value) == SQLITE_ROW &&
+			sqlite3_column_double(value, 0) == r->values[f];
+		sqlite3_reset(value);
+	}
+	if (rc == MPP_OK && *same) {
+		sqlite3_bind_int64(count, 1, id);
+		*same = sqlite3_step(count) == SQLITE_ROW &&
+			sqlite3_column_int64(count, 0) == nvalues;
+	}
+	sqlite3_finalize(fields);
+	sqlite3_finalize(count);
+	sqlite3_finalize(value);
+	return rc;
+}
+
 static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 {
 	sqlite3_stmt *exists = NULL, *run = NULL, *feat = NULL, *fid = NULL,
@@ -718,8 +845,8 @@ static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 	int rc = ids ? MPP_OK : MPP_ENOMEM;
 
 	if (rc == MPP_OK)
-		rc = prepare(s, "SELECT 1 FROM runs WHERE run_id = ?1", &exists,
-			     err, errlen);
+		rc = prepare(s, "SELECT id FROM runs WHERE run_id = ?1",
+			     &exists, err, errlen);
 	if (rc == MPP_OK)
 		rc = prepare(s,
 			     "INSERT INTO runs(run_id, app_id, build_id, "
@@ -757,11 +884,21 @@ static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 		int64_t app, rowid;
 		bind_text(exists, 1, r->run_id);
 		int found = sqlite3_step(exists) == SQLITE_ROW;
+		int64_t stored = found ? sqlite3_column_int64(exists, 0) : 0;
 		sqlite3_reset(exists);
 		if (found) {
-			snprintf(err, errlen, "run_id '%s' is already stored",
-				 r->run_id);
-			rc = MPP_EINVAL;
+			int same;
+			rc = same_run(s, stored, r, rs->nfeatures, ids, &same,
+				      err, errlen);
+			if (rc == MPP_OK && same)
+				continue;
+			if (rc == MPP_OK) {
+				snprintf(err, errlen,
+					 "run_id '%s' is already stored with "
+					 "other values",
+					 r->run_id);
+				rc = MPP_EINVAL;
+			}
 			break;
 		}
 		rc = app_id(s, r->app, &app, err, errlen);

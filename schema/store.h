@@ -10,7 +10,7 @@
  *
  * A store handle is used by one thread at a time; a multi-threaded caller
  * opens one handle per thread (cheap) or serialises. Models returned are the
- * caller's, freed with mpp_model_free(). Errors as in regress/model.h.
+ * caller's, freed with mpp_model_free(). Errors: common/status.h.
  */
 #ifndef MPP_STORE_H
 #define MPP_STORE_H
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/status.h"
 #include "regress/model.h"
 #include "regress/runs.h"
 
@@ -65,8 +66,21 @@ typedef struct mpp_prediction_rec {
 int mpp_store_record_predictions(mpp_store *s, const mpp_prediction_rec *r,
 				 size_t n, char *err, size_t errlen);
 
+/* The audit's retention: deletes the prediction records made before
+ * `before` (unix time; <= 0: none by age) and all but the newest
+ * `keep_rows` (0: no row limit), oldest first, in transactions of at most
+ * 10,000 rows so that a training waiting for the write lock is not held
+ * long. *deleted (may be NULL) gets the count. SQLite reuses the freed
+ * pages; the file does not shrink (VACUUM does that). */
+int mpp_store_prune_predictions(mpp_store *s, double before,
+				long long keep_rows, long long *deleted,
+				char *err, size_t errlen);
+
 /* Ingest run rows (long format: run x feature -> value) in one transaction.
- * A run_id already stored is MPP_EINVAL naming it, and nothing is written. */
+ * A run already stored with the same fields and values is skipped (a body
+ * sent again after its answer was lost is done, not refused); a run_id
+ * stored with other values is MPP_EINVAL naming it, and nothing is
+ * written. */
 int mpp_store_add_runs(mpp_store *s, const mpp_runs *rs, char *err,
 		       size_t errlen);
 

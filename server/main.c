@@ -1,5 +1,5 @@
 /*
- * main.c: mpipredictd, the prediction daemon (DESIGN.md, "REST API").
+ * main.c: mpipredictd, the prediction daemon (docs/design.md, "REST API").
  *
  * Reads the options, opens the store and loads the active models (keeper),
  * starts the HTTP side, then waits for SIGTERM or SIGINT: it stops taking
@@ -36,14 +36,23 @@ static const char usage[] =
     "  --threads N            event-loop threads (default: CPUs)\n"
     "  --max-body BYTES       request body limit (default 1048576)\n"
     "  --max-connections N    open connections (default 1024)\n"
+    "  --max-connections-per-ip N\n"
+    "                         open connections from one address (default\n"
+    "                         0: no cap)\n"
     "  --max-features N       features in one request (default 4096)\n"
     "  --idle-timeout S       close a silent connection (default 15)\n"
     "  --request-timeout S    time to send a whole request (default 10)\n"
+    "  --start-timeout S      time to send a request line, on a new\n"
+    "                         connection or between requests (default 2)\n"
     "  --audit-interval MS    write prediction records every MS (default "
     "100)\n"
     "  --audit-batch N        ... or once N are queued (default 512)\n"
     "  --audit-queue N        records held before dropping (default "
     "100000)\n"
+    "  --audit-keep-rows N    keep the newest N audit records (default\n"
+    "                         1000000; 0: all)\n"
+    "  --audit-keep-days D    delete audit records older than D days\n"
+    "                         (default 0: whatever their age)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
     "  --log-level L          error, warn, info (a line per request) or\n"
     "                         debug (default warn)\n"
@@ -52,7 +61,8 @@ static const char usage[] =
 struct options {
 	const char *db, *listen, *port_file, *token_file;
 	unsigned long threads, max_body, max_connections, max_features;
-	unsigned long idle_timeout, request_timeout;
+	unsigned long idle_timeout, request_timeout, start_timeout;
+	unsigned long max_per_ip, keep_rows, keep_days;
 	unsigned long audit_interval, audit_batch, audit_queue;
 	unsigned long reload_interval;
 	int log_level;
@@ -94,6 +104,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_AUDIT_QUEUE,
 		O_RELOAD,
 		O_LOG_LEVEL,
+		O_START,
+		O_PER_IP,
+		O_KEEP_ROWS,
+		O_KEEP_DAYS,
 		O_HELP,
 		O_VERSION
 	};
@@ -113,6 +127,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
 	    {"reload-interval", required_argument, NULL, O_RELOAD},
 	    {"log-level", required_argument, NULL, O_LOG_LEVEL},
+	    {"start-timeout", required_argument, NULL, O_START},
+	    {"max-connections-per-ip", required_argument, NULL, O_PER_IP},
+	    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
+	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {NULL, 0, NULL, 0},
@@ -126,6 +144,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .max_features = 4096,
 	    .idle_timeout = 15,
 	    .request_timeout = 10,
+	    .start_timeout = 2,
+	    .keep_rows = 1000000,
 	    .audit_interval = 100,
 	    .audit_batch = 512,
 	    .audit_queue = 100000,
@@ -169,6 +189,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_REQUEST:
 			o->request_timeout =
 			    number("request-timeout", optarg, 1, 86400);
+			break;
+		case O_START:
+			o->start_timeout =
+			    number("start-timeout", optarg, 1, 86400);
+			break;
+		case O_PER_IP:
+			o->max_per_ip = number("max-connections-per-ip", optarg,
+					       0, 1000000);
+			break;
+		case O_KEEP_ROWS:
+			o->keep_rows = number("audit-keep-rows", optarg, 0,
+					      1000000000000UL);
+			break;
+		case O_KEEP_DAYS:
+			o->keep_days =
+			    number("audit-keep-days", optarg, 0, 100000);
 			break;
 		case O_AUDIT_INTERVAL:
 			o->audit_interval =
@@ -329,6 +365,8 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	mpp_keeper_set_retention(keeper, (double)o.keep_days * 86400.0,
+				 (long long)o.keep_rows);
 	mpp_api api = {
 	    .cache = &cache,
 	    .audit = audit,
@@ -342,6 +380,8 @@ int main(int argc, char **argv)
 	    .max_connections = (unsigned)o.max_connections,
 	    .idle_timeout_s = (unsigned)o.idle_timeout,
 	    .request_timeout_s = (unsigned)o.request_timeout,
+	    .start_timeout_s = (unsigned)o.start_timeout,
+	    .max_per_ip = (unsigned)o.max_per_ip,
 	    .max_body = o.max_body,
 	};
 	int rc = mpp_http_start(&hc, &api, &http, err, sizeof err);

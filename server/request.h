@@ -7,6 +7,9 @@
  * once into one buffer the request owns. A syntax error anywhere wins over
  * a wrong field; otherwise the first wrong field is reported.
  *
+ * Every string must be strictly UTF-8 (utf8.h) without NUL bytes; app,
+ * user, partition and job_id at most MPP_REQUEST_MAX_LABEL bytes.
+ *
  * Errors name the field: "ntasks: expected a positive integer up to 1e9",
  * "features.NAME: expected a finite number >= 0", "args[2]: expected a
  * string", "body: invalid JSON at byte N: ...". Duplicate keys (a field
@@ -19,6 +22,10 @@
 #include <stddef.h>
 
 #include "regress/model.h"
+
+/* The longest app, user, partition and job_id accepted, in bytes: they go
+ * into the audit, and an unbounded one lets any client fill its disk. */
+#define MPP_REQUEST_MAX_LABEL 256
 
 typedef struct mpp_request {
 	/* NULL when absent or null. */

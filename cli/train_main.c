@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ static const char usage[] =
     "[--top-p P] [--cv K]\n"
     "                        [--method default|seed] [--coverage C] "
     "[--allow-mixed-builds]\n"
-    "                        [--json] FILE.csv...\n"
+    "                        [--include-failed] [--json] FILE.csv...\n"
     "\n"
     "Fit a runtime model per app from run rows and store it as the app's\n"
     "new active version in the SQLite store.\n"
@@ -42,6 +43,9 @@ static const char usage[] =
     "  --coverage C          prediction interval coverage (default 0.95)\n"
     "  --allow-mixed-builds  accept runs of different build_ids in one "
     "app\n"
+    "  --include-failed      also train on failed runs (exit_status not "
+    "0),\n"
+    "                        which are left out by default\n"
     "  --json                print the result as JSON\n"
     "  --help, --version\n";
 
@@ -57,11 +61,16 @@ static void progress_stderr(void *ctx, const char *msg)
 	fprintf(stderr, "mpipredict-train: %s\n", msg);
 }
 
-static int usage_error(const char *fmt, const char *what)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
+							     ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, "mpipredict-train: ");
-	fprintf(stderr, fmt, what);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, " (see --help)\n");
+	va_end(ap);
 	return 1;
 }
 
@@ -280,6 +289,7 @@ int main(int argc, char **argv)
 	    {"coverage", required_argument, NULL, 'c'},
 	    {"allow-mixed-builds", no_argument, NULL, 'x'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"include-failed", no_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -322,9 +332,9 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		case 'm':
-			if (strcmp(optarg, "default") && strcmp(optarg, "seed"))
+			if (!mpp_train_method_exists(optarg))
 				return usage_error("--method: '%s' is not "
-						   "default or seed",
+						   "a training method",
 						   optarg);
 			o.method = optarg;
 			break;
@@ -339,6 +349,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'f':
+			rs.include_failed = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
