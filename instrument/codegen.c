@@ -100,15 +100,23 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 {
 	size_t nc = plan->ncounters, ns = plan->nsites;
 	const char *nf = plan->name_file ? plan->name_file : display;
+	/* C++ units reach the runtime's C functions with C linkage. */
+	const char *lk = plan->cxx ? "extern \"C\"" : "extern";
 	char *qname = mpp_quote_c(display);
+	/* The unit's file is the one its feature names hold (mpp_abi.h):
+	 * the runtime tells same-named units apart by it. */
+	char *qnf = mpp_quote_c(nf);
 	char *qapp = app && *app ? mpp_quote_c(app) : NULL;
-	if (!qname || (app && *app && !qapp)) {
+	if (!qname || !qnf || (app && *app && !qapp)) {
+		free(qnf);
 		free(qname);
+		free(qapp);
 		return -1;
 	}
 	char *qlib = runtime_path();
 	if (!qlib) {
 		free(qname);
+		free(qnf);
 		free(qapp);
 		return -1;
 	}
@@ -121,13 +129,13 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__extension__ struct __mpp_site { unsigned long long "
 		"__mpp_calls, __mpp_bytes, __mpp_ticks; int __mpp_fn; }; "
 		"struct __mpp_unit; "
-		"extern void __mpp_tag(struct __mpp_site *) "
+		"%s void __mpp_tag(struct __mpp_site *) "
 		"__attribute__((__weak__)); "
-		"extern void __mpp_register(struct __mpp_unit *) "
+		"%s void __mpp_register(struct __mpp_unit *) "
 		"__attribute__((__weak__)); "
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
 		"static struct __mpp_site __mpp_s_%s[%zu];",
-		id, nc ? nc : 1, id, ns ? ns : 1);
+		lk, lk, id, nc ? nc : 1, id, ns ? ns : 1);
 	fprintf(
 	    out,
 	    " extern char *__mpp_getenv(const char *) __asm__(\"getenv\");"
@@ -234,13 +242,15 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"(void)__mpp_argc; __mpp_preload_%s(__mpp_argv, "
 		"__mpp_register != 0); if (__mpp_register) "
 		"__mpp_register(&__mpp_u_%s); }\n",
-		id, MPP_ABI_VERSION, (unsigned long long)h, qname,
+		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
 		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id);
 	free(qname);
+	free(qnf);
 	free(qapp);
 	return ferror(out) ? -1 : 0;
 oom:
 	free(qname);
+	free(qnf);
 	free(qapp);
 	return -1;
 }

@@ -23,15 +23,36 @@ enum { SCHEMA_VERSION = 5 };
 
 /* Step i brings version i + 1 to version i + 2 (step 0: 1 -> 2). Models
  * stored before version 3 have no parameters-path fit of their own (NULL),
- * which keeps their old behaviour. */
+ * which keeps their old behaviour. Version 4 adds the jobs table (the same
+ * text as schema.sql's), version 5 the machine_profiles table. */
 static const char *const migrations[] = {
     "ALTER TABLE param_models ADD COLUMN zero_serial INTEGER NOT NULL "
     "DEFAULT 0; PRAGMA user_version = 2;",
     "ALTER TABLE models ADD COLUMN pintercept REAL; "
     "ALTER TABLE model_terms ADD COLUMN pcoef REAL; "
     "PRAGMA user_version = 3;",
-    /* 3 -> 4 is the history branch's step; on this branch it is empty
-     * until the lead chains the two at merge. */
+    /* 3 -> 4: finished jobs' actual run times (history/). */
+    "CREATE TABLE jobs ( "
+    " id INTEGER PRIMARY KEY, "
+    " job_id TEXT NOT NULL UNIQUE, "
+    " user TEXT NOT NULL, "
+    " uid INTEGER, "
+    " account TEXT, "
+    " partition TEXT, "
+    " app TEXT, "
+    " nodes INTEGER, "
+    " ntasks INTEGER, "
+    " time_limit_s REAL, "
+    " submit_at REAL, "
+    " start_at REAL, "
+    " end_at REAL, "
+    " runtime_s REAL NOT NULL, "
+    " state TEXT NOT NULL, "
+    " updated_at REAL NOT NULL "
+    "); "
+    "CREATE INDEX jobs_user_end ON jobs(user, end_at); "
+    "CREATE INDEX predictions_job ON predictions(job_id); "
+    "CREATE INDEX predictions_user_at ON predictions(user, at); "
     "PRAGMA user_version = 4;",
     /* 4 -> 5: machine profiles (mpipredict-calibrate). */
     "CREATE TABLE machine_profiles (id INTEGER PRIMARY KEY, machine TEXT "
@@ -948,6 +969,216 @@ int mpp_store_add_runs(mpp_store *s, const mpp_runs *rs, char *err,
 		rc = exec(s, "COMMIT", err, errlen);
 	if (rc)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static int put_job(mpp_store *s, sqlite3_stmt *claim, sqlite3_stmt *up,
+		   sqlite3_stmt *prune, const mpp_job_rec *r, int keep,
+		   double now, char *err, size_t errlen)
+{
+	char uid[32] = "";
+	int rc;
+
+	if (!r->job_id || !*r->job_id || !r->user || !*r->user || !r->state) {
+		snprintf(err, errlen, "job: job_id, user and state are needed");
+		return MPP_EINVAL;
+	}
+	if (r->uid >= 0)
+		snprintf(uid, sizeof(uid), "uid:%lld", (long long)r->uid);
+	bind_text(claim, 1, r->job_id);
+	bind_text(claim, 2, r->user);
+	bind_text(claim, 3, uid);
+	bind_real(claim, 4, r->submit_at);
+	rc = step_done(s, claim, err, errlen);
+	if (rc)
+		return rc;
+	bind_text(up, 1, r->job_id);
+	bind_text(up, 2, r->user);
+	if (r->uid >= 0)
+		sqlite3_bind_int64(up, 3, r->uid);
+	bind_text(up, 4, r->account);
+	bind_text(up, 5, r->partition);
+	bind_text(up, 6, r->name);
+	bind_real(up, 7, r->nodes);
+	bind_real(up, 8, r->ntasks);
+	bind_real(up, 9, r->time_limit_s);
+	bind_real(up, 10, r->submit_at);
+	bind_real(up, 11, r->start_at);
+	bind_real(up, 12, r->end_at);
+	sqlite3_bind_double(up, 13, isfinite(r->runtime_s) ? r->runtime_s : 0);
+	bind_text(up, 14, r->state);
+	sqlite3_bind_double(up, 15, now);
+	rc = step_done(s, up, err, errlen);
+	if (rc)
+		return rc;
+	bind_text(prune, 1, r->user);
+	sqlite3_bind_int(prune, 2, keep);
+	return step_done(s, prune, err, errlen);
+}
+
+int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
+		       char *err, size_t errlen)
+{
+	sqlite3_stmt *claim = NULL, *up = NULL, *prune = NULL;
+	double now = (double)time(NULL);
+	int rc;
+
+	if (keep < 1) {
+		snprintf(err, errlen, "keep: at least 1 job per user");
+		return MPP_EINVAL;
+	}
+	rc = exec(s, "BEGIN IMMEDIATE", err, errlen);
+	if (rc)
+		return rc;
+	rc = prepare(
+	    s,
+	    "UPDATE predictions SET job_id = ?1 WHERE id = (SELECT id FROM "
+	    "predictions WHERE job_id IS NULL AND user IN (?2, ?3) AND at "
+	    "BETWEEN ?4 - 5 AND ?4 + 5 ORDER BY abs(at - ?4), id LIMIT 1) "
+	    "AND NOT EXISTS (SELECT 1 FROM predictions WHERE job_id = ?1)",
+	    &claim, err, errlen);
+	if (rc == MPP_OK)
+		rc = prepare(
+		    s,
+		    "INSERT INTO jobs(job_id, user, uid, account, partition, "
+		    "app, nodes, ntasks, time_limit_s, submit_at, start_at, "
+		    "end_at, runtime_s, state, updated_at) VALUES (?1, ?2, ?3, "
+		    "?4, ?5, coalesce((SELECT nullif(app, '') FROM predictions "
+		    "WHERE job_id = ?1 ORDER BY id LIMIT 1), nullif(?6, '')), "
+		    "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) "
+		    "ON CONFLICT(job_id) DO UPDATE SET user = excluded.user, "
+		    "uid = excluded.uid, "
+		    "account = coalesce(excluded.account, account), "
+		    "partition = coalesce(excluded.partition, partition), "
+		    "app = coalesce(excluded.app, app), "
+		    "nodes = coalesce(excluded.nodes, nodes), "
+		    "ntasks = coalesce(excluded.ntasks, ntasks), "
+		    "time_limit_s = excluded.time_limit_s, "
+		    "submit_at = excluded.submit_at, "
+		    "start_at = excluded.start_at, end_at = excluded.end_at, "
+		    "runtime_s = excluded.runtime_s, state = excluded.state, "
+		    "updated_at = excluded.updated_at",
+		    &up, err, errlen);
+	if (rc == MPP_OK)
+		rc = prepare(s,
+			     "DELETE FROM jobs WHERE user = ?1 AND id NOT IN "
+			     "(SELECT id FROM jobs WHERE user = ?1 ORDER BY "
+			     "end_at DESC, id DESC LIMIT ?2)",
+			     &prune, err, errlen);
+	for (size_t i = 0; rc == MPP_OK && i < n; i++)
+		rc =
+		    put_job(s, claim, up, prune, &r[i], keep, now, err, errlen);
+	sqlite3_finalize(claim);
+	sqlite3_finalize(up);
+	sqlite3_finalize(prune);
+	if (rc == MPP_OK)
+		rc = exec(s, "COMMIT", err, errlen);
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+static const char *column_text(sqlite3_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(st, i);
+}
+
+int mpp_store_each_job(mpp_store *s, int64_t after_id,
+		       int (*cb)(void *ctx, const mpp_job_rec *r), void *ctx,
+		       int64_t *last_id, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	rc = prepare(s,
+		     "SELECT id, job_id, user, uid, account, partition, app, "
+		     "nodes, ntasks, time_limit_s, submit_at, start_at, "
+		     "end_at, runtime_s, state FROM jobs WHERE id > ?1 AND "
+		     "runtime_s > 0 AND state IN ('COMPLETED', 'TIMEOUT') "
+		     "ORDER BY CASE WHEN ?1 = 0 THEN end_at END, id",
+		     &st, err, errlen);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, after_id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		mpp_job_rec j = {
+		    .id = sqlite3_column_int64(st, 0),
+		    .job_id = column_text(st, 1),
+		    .user = column_text(st, 2),
+		    .uid = sqlite3_column_type(st, 3) == SQLITE_NULL
+			       ? -1
+			       : sqlite3_column_int64(st, 3),
+		    .account = column_text(st, 4),
+		    .partition = column_text(st, 5),
+		    .app = column_text(st, 6),
+		    .nodes = column_real(st, 7),
+		    .ntasks = column_real(st, 8),
+		    .time_limit_s = column_real(st, 9),
+		    .submit_at = column_real(st, 10),
+		    .start_at = column_real(st, 11),
+		    .end_at = column_real(st, 12),
+		    .runtime_s = column_real(st, 13),
+		    .state = column_text(st, 14),
+		};
+		if (j.id > *last_id)
+			*last_id = j.id;
+		rc = cb(ctx, &j);
+		if (rc)
+			break;
+	}
+	if (rc == MPP_OK && r != SQLITE_DONE)
+		rc = db_error(s, "SELECT FROM jobs", err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int mpp_store_accuracy(mpp_store *s, const char *by,
+		       int (*cb)(void *ctx, const mpp_accuracy_row *r),
+		       void *ctx, char *err, size_t errlen)
+{
+	const char *key = NULL;
+	char sql[1024];
+	sqlite3_stmt *st;
+	int rc, r;
+
+	if (by && strcmp(by, "app") == 0)
+		key = "coalesce(j.app, '')";
+	else if (by && strcmp(by, "user") == 0)
+		key = "j.user";
+	else if (by && strcmp(by, "basis") == 0)
+		key = "p.basis";
+	if (!key) {
+		snprintf(err, errlen, "by: '%s' is not app, user or basis",
+			 by ? by : "");
+		return MPP_EINVAL;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s, count(*), avg(abs(p.runtime_s - j.runtime_s)), "
+		 "100.0 * avg(abs(p.runtime_s - j.runtime_s) / j.runtime_s), "
+		 "avg(p.runtime_s < j.runtime_s), avg(j.runtime_s BETWEEN "
+		 "p.lower_s AND p.upper_s) FROM jobs j JOIN predictions p ON "
+		 "p.id = (SELECT min(id) FROM predictions WHERE job_id = "
+		 "j.job_id) WHERE j.runtime_s > 0 GROUP BY 1 ORDER BY 1",
+		 key);
+	rc = prepare(s, sql, &st, err, errlen);
+	if (rc)
+		return rc;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		mpp_accuracy_row a = {
+		    .key = column_text(st, 0),
+		    .njobs = sqlite3_column_int64(st, 1),
+		    .mae_s = sqlite3_column_double(st, 2),
+		    .mape = sqlite3_column_double(st, 3),
+		    .under_share = sqlite3_column_double(st, 4),
+		    .inside_share = sqlite3_column_double(st, 5),
+		};
+		rc = cb(ctx, &a);
+		if (rc)
+			break;
+	}
+	if (rc == MPP_OK && r != SQLITE_DONE)
+		rc = db_error(s, "accuracy", err, errlen);
+	sqlite3_finalize(st);
 	return rc;
 }
 
