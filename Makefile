@@ -80,7 +80,8 @@ all:
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
 # inside its save), bsdextrautils (`column` in the demo), libfuzzer-14-dev
 # (`make fuzz`: clang-14's libFuzzer runtime), xz-utils (the KTH-SP2 trace
-# of history/ is shipped xz-compressed); for benchmarks
+# of history/ is shipped xz-compressed), libhwloc-dev (the collector's
+# peer levels: which package a rank runs on); for benchmarks
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
 # libsimgrid-dev: SimGrid 3.32 (smpicc, smpirun, trace replay) for
@@ -89,7 +90,7 @@ DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils \
-        libsimgrid-dev
+        libsimgrid-dev libhwloc-dev
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear
@@ -144,6 +145,8 @@ include regress/module.mk
 include schema/module.mk
 include history/module.mk
 include cli/module.mk
+include calibrate/module.mk
+include report/module.mk
 include server/module.mk
 include contrib/module.mk
 include simulate/module.mk

@@ -17,7 +17,7 @@ $(BUILD)/bin/mpipredict-train: $(OBJ)/cli/train_main.o $(STORE_LIB) $(REGRESS_LI
 $(BUILD)/bin/mpipredict-predict: $(OBJ)/cli/predict_main.o $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
-	  $(REGRESS_LDLIBS)
+	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
 
 PROGRAMS += $(CLI_PROGS)
 FORMAT_SRC += $(wildcard cli/*.c cli/*.h)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regress/comm_feature.h"
 #include "regress/model.h"
 #include "regress/params.h"
 #include "regress/runs.h"
@@ -76,17 +77,27 @@ static int positive(const char *s, double *out)
 	return *s && !*end && isfinite(*out) && *out > 0;
 }
 
-static int from_features(const mpp_model *m, const char *path)
+static int from_features(const mpp_model *m, const char *path,
+			 const char *profile)
 {
 	mpp_runs rs = {0};
 	mpp_kv *kv;
 	char err[512];
+	size_t nset;
 	int rc = 0;
 
 	rs.include_failed = 1; /* a row to predict, whatever its status */
 	if (mpp_runs_read_file(&rs, path, warn_stderr, NULL, err,
 			       sizeof(err))) {
 		fprintf(stderr, "mpipredict-predict: %s\n", err);
+		return 2;
+	}
+	/* The derived model:comm_s, as training computed it. */
+	if (profile &&
+	    mpp_runs_add_comm_feature_json(&rs, "machine profile", profile,
+					   &nset, err, sizeof(err))) {
+		fprintf(stderr, "mpipredict-predict: %s\n", err);
+		mpp_runs_free(&rs);
 		return 2;
 	}
 	kv = malloc((rs.nfeatures + 1) * sizeof(*kv));
@@ -146,7 +157,7 @@ int main(int argc, char **argv)
 	const char *db = NULL, *app = NULL, *features = NULL, *args = NULL;
 	double ntasks = -1, nodes = -1;
 	int opt, rc;
-	char err[512];
+	char err[512], *profile = NULL;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
@@ -206,13 +217,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rc = mpp_store_load_active(s, app, &m, err, sizeof(err));
+	if (rc == 0 && mpp_store_load_profile(s, NULL, &profile, err,
+					      sizeof(err)) != MPP_OK)
+		profile = NULL;
 	mpp_store_close(s);
 	if (rc) {
 		fprintf(stderr, "mpipredict-predict: %s: %s\n", db, err);
 		return 2;
 	}
 	if (features) {
-		rc = from_features(m, features);
+		rc = from_features(m, features, profile);
 	} else {
 		mpp_params p;
 		mpp_prediction out;
@@ -232,5 +246,6 @@ int main(int argc, char **argv)
 		mpp_params_free(&p);
 	}
 	mpp_model_free(m);
+	free(profile);
 	return rc;
 }

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "regress/comm_feature.h"
 #include "regress/train.h"
 #include "schema/store.h"
 
@@ -293,6 +295,33 @@ static int check_builds(const mpp_runs *rs, const struct app_result *a)
 	return 0;
 }
 
+/* Append model:comm_s to rs from the newest machine profile in db, if
+ * there is one; a store that cannot be read (missing, not migrated yet)
+ * or holds no profile leaves rs as it is. Returns 0, or 1 after printing
+ * why (a stored profile that does not parse, out of memory). */
+static int add_comm_model(const char *db, mpp_runs *rs)
+{
+	mpp_store *s = NULL;
+	char err[512], *text = NULL;
+	size_t nset;
+	int rc;
+
+	if (access(db, R_OK) != 0 ||
+	    mpp_store_open(db, MPP_STORE_READONLY, &s, err, sizeof(err)))
+		return 0;
+	rc = mpp_store_load_profile(s, NULL, &text, err, sizeof(err));
+	mpp_store_close(s);
+	if (rc)
+		return 0;
+	rc = mpp_runs_add_comm_feature_json(rs, db, text, &nset, err,
+					    sizeof(err));
+	free(text);
+	if (rc)
+		fprintf(stderr, "mpipredict-train: machine profile in %s\n",
+			err);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -393,6 +422,12 @@ int main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
+	}
+	/* The derived feature model:comm_s when the store holds a machine
+	 * profile (mpipredict-calibrate): training may select it. */
+	if (add_comm_model(db, &rs)) {
+		rc = 2;
+		goto out;
 	}
 	/* Group the rows by app, in order of first appearance. */
 	apps = calloc(rs.nruns, sizeof(*apps));

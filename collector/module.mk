@@ -4,7 +4,7 @@
 # with $(MPICC)), its public headers under $(BUILD)/include/mpipredict/, and
 # mpipredict-collect.
 
-COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o)
+COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o topo.o mpitime.o)
 COLLECTOR_CLI_OBJS := $(addprefix $(OBJ)/collector/,collect.o row.o runfile.o)
 COLLECTOR_HEADERS  := collector/mpp_abi.h collector/mpi_table.def
 COLLECTOR_INCS     := $(addprefix $(BUILD)/include/mpipredict/,$(notdir $(COLLECTOR_HEADERS)))
@@ -18,7 +18,7 @@ $(OBJ)/collector/%.o: CFLAGS += -fno-plt
 
 $(BUILD)/lib/libmpipredict.so: $(COLLECTOR_LIB_OBJS)
 	@mkdir -p $(@D)
-	$(MPICC) -shared -Wl,-soname,libmpipredict.so $(LDFLAGS) -o $@ $^ -lpthread
+	$(MPICC) -shared -Wl,-soname,libmpipredict.so $(LDFLAGS) -o $@ $^ -lhwloc -lpthread
 
 $(BUILD)/lib/libmpipredict.a: $(COLLECTOR_LIB_OBJS)
 	@mkdir -p $(@D)

@@ -66,12 +66,14 @@
 /* Bumped whenever the layout below changes; the runtime refuses (one line on
  * stderr, the unit is ignored) a unit built against another version. The
  * version is the first member of struct __mpp_unit in every version. */
-#define MPP_ABI_VERSION 2
+#define MPP_ABI_VERSION 3
 
 /* One MPI call site. */
 struct __mpp_site {
 	unsigned long long calls; /* times the call was made                 */
 	unsigned long long bytes; /* bytes sent + received (see collector)   */
+	unsigned long long ticks; /* time inside the call, in the runtime's
+				     clock ticks (converted at MPI_Finalize) */
 	/* Set by __mpp_register: 1 + the runtime's index of the site's MPI
 	 * function; 0 (as initialised) until then or when the runtime does
 	 * not know the function, and such a tag is never taken. */

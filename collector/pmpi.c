@@ -13,11 +13,24 @@
  * the Irecv's own site when a Wait/Test call completes it (a request freed with
  * MPI_Request_free before completion adds none);
  *   - messages to or from MPI_PROC_NULL carry no bytes;
- *   - point-to-point bytes are also split by level, intra-node or
- *     inter-node, from the node map learnt at MPI_Init, with the peer's rank
- *     translated to MPI_COMM_WORLD for other communicators (the translation
- *     is cached on the communicator as an MPI attribute), and go into a
- *     message-size histogram per level. Collectives have no level.
+ *   - point-to-point bytes are also split by the peer's level, `cmp`
+ *     (same node and package), `socket` (same node, other package) or
+ *     `net` (other node), from the node and package map learnt at MPI_Init
+ *     (topo.h), with the peer's rank translated to MPI_COMM_WORLD for other
+ *     communicators (the translation is cached on the communicator as an
+ *     MPI attribute), and go into a message-size histogram per level;
+ *   - a collective call counts as one message of this rank's bytes in the
+ *     call, at the widest level among the communicator's members (a
+ *     collective whose group spans nodes is `net` for every member: its
+ *     slowest exchange bounds it). Only collectives on other communicators
+ *     than MPI_COMM_WORLD are classified per call (coll_msgs/coll_bytes);
+ *     those on MPI_COMM_WORLD are the rest of the collective functions'
+ *     totals, put at MPI_COMM_WORLD's widest level at MPI_Finalize. No
+ *     size histogram for collectives.
+ *
+ * Time in MPI: every wrapper reads the clock twice (mpitime.h), before and
+ * after the PMPI call, and adds the difference to the call site, or to the
+ * function's untagged total.
  *
  * The per-call path is kept short (issue 4 asks for at most 5 % on an
  * 8-byte ping-pong): the accounting is inlined into each wrapper, type
@@ -44,8 +57,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "collector/mpitime.h"
 #include "collector/mpp_abi.h"
 #include "collector/trace.h"
+#include "collector/topo.h"
 #include "collector/traffic.h"
 
 /* Initial-exec (declared so in mpp_abi.h): libmpipredict is always loaded
@@ -94,12 +109,15 @@ static void unlock_tables(void)
 }
 
 /* The levels of the ranks of one communicator's (remote) group, seen from
- * this process: lv[r] is MPP_INTRA or MPP_INTER, or -1 for a process
- * outside MPI_COMM_WORLD. Shared by the communicator's attribute and by
- * pending receives on it; refs is updated atomically (no lock). */
+ * this process: lv[r] is MPP_CMP, MPP_SOCKET or MPP_NET, or -1 for a
+ * process outside MPI_COMM_WORLD; widest is the widest of them (the level
+ * of the communicator's collectives). Shared by the communicator's
+ * attribute and by pending receives on it; refs is updated atomically (no
+ * lock). */
 struct nodes {
 	int refs;
 	int n;
+	int widest;
 	signed char lv[];
 };
 
@@ -145,9 +163,13 @@ static struct nodes *nodes_of_group(MPI_Group g)
 	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
 	PMPI_Group_translate_ranks(g, n, rk, wg, rk + n);
 	PMPI_Group_free(&wg);
-	for (i = 0; i < n; i++)
+	ns->widest = MPP_CMP;
+	for (i = 0; i < n; i++) {
 		ns->lv[i] =
 		    rk[n + i] == MPI_UNDEFINED ? -1 : world->lv[rk[n + i]];
+		if (ns->lv[i] > ns->widest)
+			ns->widest = ns->lv[i];
+	}
 	free(rk);
 	return ns;
 }
@@ -429,6 +451,7 @@ struct call {
 	struct __mpp_site *site;
 	enum mpp_fn fn;
 	unsigned long long bytes;
+	uint64_t t0; /* mpp_ticks() before the PMPI call */
 };
 
 /* The tag on top of this thread's stack if it is for fn (popping it), else
@@ -448,14 +471,16 @@ INLINE struct __mpp_site *take_tag(enum mpp_fn fn)
 	return s;
 }
 
-INLINE void call_end(const struct call *c)
+INLINE void call_end(const struct call *c, uint64_t ticks)
 {
 	if (c->site) {
 		add(&c->site->calls, 1);
 		add(&c->site->bytes, c->bytes);
+		add(&c->site->ticks, ticks);
 	} else {
 		add(&mpp_traffic.untagged_calls[c->fn], 1);
 		add(&mpp_traffic.untagged_bytes[c->fn], c->bytes);
+		add(&mpp_traffic.untagged_ticks[c->fn], ticks);
 	}
 }
 
@@ -487,6 +512,25 @@ INLINE void level(const struct nodes *ns, int peer, unsigned long long bytes)
 	add(&mpp_traffic.hist_msgs[lv][b], 1);
 	add(&mpp_traffic.hist_bytes[lv][b], bytes);
 }
+
+/* A collective call of this rank's `bytes` on another communicator than
+ * MPI_COMM_WORLD: one message at the communicator's widest level. A
+ * communicator whose map cannot be built counts as MPI_COMM_WORLD. */
+static void coll_level_on(MPI_Comm comm, unsigned long long bytes)
+{
+	struct nodes *ns = nodes_get(comm);
+
+	if (!ns)
+		return;
+	add(&mpp_traffic.coll_msgs[ns->widest], 1);
+	add(&mpp_traffic.coll_bytes[ns->widest], bytes);
+	nodes_put(ns);
+}
+
+/* After a collective's POST_ shape (c_.bytes final). */
+#define COLL_END(comm)                                                         \
+	if (OK && comm != MPI_COMM_WORLD)                                      \
+	coll_level_on(comm, c_.bytes)
 
 /* Other communicators than MPI_COMM_WORLD: through the cached level map. */
 static void level_on(MPI_Comm comm, int peer, unsigned long long bytes)
@@ -926,7 +970,7 @@ static struct coll coll(MPI_Comm comm, int root)
 		    indices, sts)
 
 #define PRE_BARRIER(comm)
-#define POST_BARRIER(comm)
+#define POST_BARRIER(comm) COLL_END(comm)
 
 #define PRE_BCAST(count, type, root, comm)
 #define POST_BCAST(count, type, root, comm)                                    \
@@ -934,19 +978,22 @@ static struct coll coll(MPI_Comm comm, int root)
 		struct coll k_ = coll(comm, root);                             \
 		if (k_.root || k_.member)                                      \
 			c_.bytes = nbytes(count, type);                        \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_REDUCE(count, type, root, comm)
 #define POST_REDUCE(count, type, root, comm)                                   \
 	if (OK) {                                                              \
 		struct coll k_ = coll(comm, root);                             \
 		c_.bytes = ((k_.member) + k_.root) * nbytes(count, type);      \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_ALLREDUCE(count, type, comm)
 #define POST_ALLREDUCE(count, type, comm)                                      \
 	if (OK)                                                                \
-	c_.bytes = 2 * nbytes(count, type)
+		c_.bytes = 2 * nbytes(count, type);                            \
+	COLL_END(comm)
 
 /* Exscan: rank 0's receive buffer is not significant (MPI-3.1, 5.11.2). */
 #define PRE_EXSCAN(count, type, comm)
@@ -955,7 +1002,8 @@ static struct coll coll(MPI_Comm comm, int root)
 		int r_ = 0;                                                    \
 		PMPI_Comm_rank(comm, &r_);                                     \
 		c_.bytes = (r_ > 0 ? 2 : 1) * nbytes(count, type);             \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)
 #define POST_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)           \
@@ -968,7 +1016,8 @@ static struct coll coll(MPI_Comm comm, int root)
 			c_.bytes += nbytes(scount, stype);                     \
 		else if (k_.member)                                            \
 			c_.bytes += nbytes(rcount, rtype);                     \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_SCATTERV(scounts, stype, rbuf, rcount, rtype, root, comm)
 #define POST_SCATTERV(scounts, stype, rbuf, rcount, rtype, root, comm)         \
@@ -981,7 +1030,8 @@ static struct coll coll(MPI_Comm comm, int root)
 			c_.bytes += nbytes(scounts[k_.rank], stype);           \
 		else if (k_.member)                                            \
 			c_.bytes += nbytes(rcount, rtype);                     \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_GATHER(sbuf, scount, stype, rcount, rtype, root, comm)
 #define POST_GATHER(sbuf, scount, stype, rcount, rtype, root, comm)            \
@@ -994,7 +1044,8 @@ static struct coll coll(MPI_Comm comm, int root)
 			c_.bytes += nbytes(rcount, rtype);                     \
 		else if (k_.member)                                            \
 			c_.bytes += nbytes(scount, stype);                     \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_GATHERV(sbuf, scount, stype, rcounts, rtype, root, comm)
 #define POST_GATHERV(sbuf, scount, stype, rcounts, rtype, root, comm)          \
@@ -1007,7 +1058,8 @@ static struct coll coll(MPI_Comm comm, int root)
 			c_.bytes += nbytes(rcounts[k_.rank], rtype);           \
 		else if (k_.member)                                            \
 			c_.bytes += nbytes(scount, stype);                     \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_ALLGATHER(sbuf, scount, stype, rcount, rtype, comm)
 #define POST_ALLGATHER(sbuf, scount, stype, rcount, rtype, comm)               \
@@ -1016,7 +1068,8 @@ static struct coll coll(MPI_Comm comm, int root)
 		c_.bytes = (unsigned long long)k_.n * nbytes(rcount, rtype) +  \
 			   (sbuf == MPI_IN_PLACE ? nbytes(rcount, rtype)       \
 						 : nbytes(scount, stype));     \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_ALLGATHERV(sbuf, scount, stype, rcounts, rtype, comm)
 #define POST_ALLGATHERV(sbuf, scount, stype, rcounts, rtype, comm)             \
@@ -1026,7 +1079,8 @@ static struct coll coll(MPI_Comm comm, int root)
 		    sum_counts(rcounts, k_.n) * type_size(rtype) +             \
 		    (sbuf == MPI_IN_PLACE ? nbytes(rcounts[k_.rank], rtype)    \
 					  : nbytes(scount, stype));            \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_ALLTOALL(sbuf, scount, stype, rcount, rtype, comm)
 #define POST_ALLTOALL(sbuf, scount, stype, rcount, rtype, comm)                \
@@ -1036,7 +1090,8 @@ static struct coll coll(MPI_Comm comm, int root)
 			   (nbytes(rcount, rtype) +                            \
 			    (sbuf == MPI_IN_PLACE ? nbytes(rcount, rtype)      \
 						  : nbytes(scount, stype)));   \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_ALLTOALLV(sbuf, scounts, stype, rcounts, rtype, comm)
 #define POST_ALLTOALLV(sbuf, scounts, stype, rcounts, rtype, comm)             \
@@ -1048,7 +1103,8 @@ static struct coll coll(MPI_Comm comm, int root)
 		    r_ + (sbuf == MPI_IN_PLACE                                 \
 			      ? r_                                             \
 			      : sum_counts(scounts, k_.n) * type_size(stype)); \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_REDSCAT(rcounts, type, comm)
 #define POST_REDSCAT(rcounts, type, comm)                                      \
@@ -1060,7 +1116,8 @@ static struct coll coll(MPI_Comm comm, int root)
 			    (rcounts[r_] > 0 ? (unsigned long long)rcounts[r_] \
 					     : 0)) *                           \
 			   type_size(type);                                    \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 #define PRE_REDSCAT_BLOCK(rcount, type, comm)
 #define POST_REDSCAT_BLOCK(rcount, type, comm)                                 \
@@ -1069,7 +1126,8 @@ static struct coll coll(MPI_Comm comm, int root)
 		PMPI_Comm_size(comm, &n_);                                     \
 		c_.bytes =                                                     \
 		    ((unsigned long long)n_ + 1) * nbytes(rcount, type);       \
-	}
+	}                                                                      \
+	COLL_END(comm)
 
 /* Neighbourhood collectives: the neighbours of comm's topology, sources
  * in nb[0..*nin) and destinations in nb[*nin..*nin + *nout), in the order
@@ -1141,7 +1199,8 @@ static void neighbor(struct call *c, MPI_Comm comm, const int *sc, int ss,
 #define PRE_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)
 #define POST_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)                  \
 	if (OK)                                                                \
-	neighbor(&c_, comm, sc, ss, st, sts, rc, rs, rt, rts)
+		neighbor(&c_, comm, sc, ss, st, sts, rc, rs, rt, rts);         \
+	COLL_END(comm)
 
 /* Persistent requests: *_init records the request in pers with its site,
  * function, and (sends) bytes and destination; MPI_Start and MPI_Startall
@@ -1277,17 +1336,20 @@ INLINE unsigned long long now_ns(void)
 	{                                                                      \
 		struct call c_;                                                \
 		ret rc_;                                                       \
+		uint64_t t1_;                                                  \
 		c_.site = take_tag(MPP_FN_##name);                             \
 		if (!active)                                                   \
 			return P##name args;                                   \
 		c_.fn = MPP_FN_##name;                                         \
 		c_.bytes = 0;                                                  \
+		c_.t0 = mpp_ticks();                                           \
 		PRE_##acct;                                                    \
 		if (mpp_trace_on)                                              \
 			mpp_trace_pre();                                       \
 		rc_ = P##name args;                                            \
+		t1_ = mpp_ticks();                                             \
 		POST_##acct;                                                   \
-		call_end(&c_);                                                 \
+		call_end(&c_, t1_ - c_.t0);                                    \
 		if (mpp_trace_on)                                              \
 			mpp_trace_##name args;                                 \
 		return rc_;                                                    \
@@ -1333,74 +1395,63 @@ static int number_nodes(int *key, int n)
 	return nn;
 }
 
-/* MPIPREDICT_TEST_NODE_KEY: "parity" puts even and odd ranks on two fake
- * nodes, "block:K" puts ranks [iK, (i+1)K) on fake node i. Returns 0 when
- * it is unset, 1 when applied, -1 when malformed. */
-static int fake_nodes(int *key, int n, char *err, size_t errlen)
-{
-	const char *v = getenv("MPIPREDICT_TEST_NODE_KEY");
-	char *end;
-	long k;
-	int i;
-
-	if (!v || !*v)
-		return 0;
-	if (!strcmp(v, "parity")) {
-		for (i = 0; i < n; i++)
-			key[i] = i % 2;
-		return 1;
-	}
-	if (!strncmp(v, "block:", 6)) {
-		k = strtol(v + 6, &end, 10);
-		if (*end == '\0' && k > 0 && k <= n) {
-			for (i = 0; i < n; i++)
-				key[i] = i / (int)k;
-			return 1;
-		}
-	}
-	snprintf(err, errlen,
-		 "MPIPREDICT_TEST_NODE_KEY=%s: expected parity or block:K", v);
-	return -1;
-}
-
 int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 		      size_t errlen)
 {
 	MPI_Comm node_comm;
-	int rank, size, leader, nn, i, *node;
+	struct mpp_place place;
+	int rank, size, nn, i, mine[2], *node, *pair;
 
 	PMPI_Comm_rank(comm, &rank);
 	PMPI_Comm_size(comm, &size);
 	world = malloc(sizeof *world + (size_t)size);
 	node = malloc((size_t)size * sizeof *node);
-	if (!world || !node) {
+	pair = malloc(2 * (size_t)size * sizeof *pair);
+	if (!world || !node || !pair) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	world->refs = 1;
 	world->n = size;
 	/* Every rank of a node learns the world rank of the node's first rank;
-	 * that rank is the node's key. */
+	 * that rank is the node's key. With it goes the rank's package: one
+	 * allgather of (node key, package). A topology hwloc cannot read
+	 * leaves the package unknown (-1): the node's peers are then `cmp`. */
 	if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
 				 &node_comm) != MPI_SUCCESS) {
 		snprintf(err, errlen, "MPI_Comm_split_type failed");
 		goto fail;
 	}
-	leader = rank;
-	PMPI_Bcast(&leader, 1, MPI_INT, 0, node_comm);
+	mine[0] = rank;
+	PMPI_Bcast(&mine[0], 1, MPI_INT, 0, node_comm);
 	PMPI_Comm_free(&node_comm);
-	PMPI_Allgather(&leader, 1, MPI_INT, node, 1, MPI_INT, comm);
-	if (fake_nodes(node, size, err, errlen) < 0)
+	if (mpp_topo_locate(&place, rank, err, errlen) < 0 &&
+	    getenv("MPIPREDICT_TEST_PU"))
+		goto fail;
+	mine[1] = place.package;
+	PMPI_Allgather(mine, 2, MPI_INT, pair, 2, MPI_INT, comm);
+	for (i = 0; i < size; i++)
+		node[i] = pair[2 * i];
+	if (mpp_topo_fake_nodes(node, size, err, errlen) < 0)
 		goto fail;
 	nn = number_nodes(node, size);
 	if (nn < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	for (i = 0; i < size; i++)
-		world->lv[i] = node[i] == node[rank] ? MPP_INTRA : MPP_INTER;
+	world->widest = MPP_CMP;
+	for (i = 0; i < size; i++) {
+		world->lv[i] = node[i] != node[rank]              ? MPP_NET
+			       : pair[2 * i + 1] == place.package ? MPP_CMP
+								  : MPP_SOCKET;
+		if (world->lv[i] > world->widest)
+			world->widest = world->lv[i];
+	}
+	mpp_traffic.unbound = place.unbound;
+	mpp_traffic.world_widest = world->widest;
 	free(node);
-	node = NULL;
+	free(pair);
+	node = pair = NULL;
 	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nodes_delete,
 				    &nodes_key, NULL) != MPI_SUCCESS ||
 	    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_nodes_delete,
@@ -1415,6 +1466,7 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	test_yield = getenv("MPIPREDICT_TEST_YIELD") &&
 		     !strcmp(getenv("MPIPREDICT_TEST_YIELD"), "1");
 	buckets_fill();
+	mpp_time_start();
 	*nnodes = nn;
 	threaded = thr;
 	active = 1;
@@ -1422,6 +1474,7 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	return 0;
 fail:
 	free(node);
+	free(pair);
 	free(world);
 	world = NULL;
 	return -1;

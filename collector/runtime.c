@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/mpitime.h"
 #include "collector/mpp_abi.h"
 #include "collector/row.h"
 #include "collector/runfile.h"
@@ -47,6 +48,7 @@ static struct {
 	int started, finished, rank, nprocs, nnodes;
 	MPI_Comm comm;
 	struct timespec t0;
+	double init_s; /* MPI_Init and this runtime's start */
 	char run_id[40], started_at[32];
 	char *app, *args, build_id[17];
 	const char *dump_dir;
@@ -217,6 +219,61 @@ static const int fn_has_bytes[MPP_NFN] = {
 #undef MPP_MPI
 };
 
+#define IS_COLL_P2P    0
+#define IS_COLL_COLL   1
+#define IS_COLL_RMA    0
+#define IS_COLL_IO     0
+#define IS_COLL_WAIT   0
+#define IS_COLL_START  0
+#define IS_COLL_SYNC   0
+#define IS_COLL_IOMETA 0
+static const int fn_is_coll[MPP_NFN] = {
+#define MPP_MPI(name, ret, kind, params, args, acct) IS_COLL_##kind,
+#include "collector/mpi_table.def"
+#undef MPP_MPI
+};
+
+static const char *const level_names[MPP_NLEVEL] = {"cmp", "socket", "net"};
+
+static double elapsed(void);
+
+/* One level histogram as features: "<kind>:<level>:bytes", ":msgs", then
+ * per bucket ":size:<lo>-<hi>:msgs" and ":bytes". */
+static void level_features(struct feats *f, const char *kind,
+			   const unsigned long long (*hmsgs)[MPP_NBUCKET],
+			   const unsigned long long (*hbytes)[MPP_NBUCKET])
+{
+	const char *const *lv = level_names;
+	unsigned long long msgs, vol;
+	int l, b;
+	char hi[32];
+
+	for (l = 0; l < MPP_NLEVEL; l++) {
+		msgs = vol = 0;
+		for (b = 0; b < MPP_NBUCKET; b++) {
+			msgs += hmsgs[l][b];
+			vol += hbytes[l][b];
+		}
+		feat(f, vol, "%s:%s:bytes", kind, lv[l]);
+		feat(f, msgs, "%s:%s:msgs", kind, lv[l]);
+		for (b = 0; b < MPP_NBUCKET; b++) {
+			hi[0] = '\0';
+			if (b + 1 < MPP_NBUCKET && !f->values_only)
+				snprintf(hi, sizeof hi, "%llu",
+					 mpp_bucket_lo[b + 1] - 1);
+			feat(f, hmsgs[l][b], "%s:%s:size:%llu-%s:msgs", kind,
+			     lv[l], mpp_bucket_lo[b], hi);
+			feat(f, hbytes[l][b], "%s:%s:size:%llu-%s:bytes", kind,
+			     lv[l], mpp_bucket_lo[b], hi);
+		}
+	}
+}
+
+static unsigned long long to_ns(unsigned long long ticks, double rate)
+{
+	return (unsigned long long)((double)ticks * rate + 0.5);
+}
+
 /* Two units of one program with the same file name (two trees that no
  * checkout or build file joins, or one source compiled twice) would give
  * the same columns: each of them gets "@<8 hex of its build id>" after
@@ -274,13 +331,14 @@ static size_t file_at(const char *name, const char *file)
 static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			     size_t nu)
 {
-	static const char *const lv[MPP_NLEVEL] = {"intra", "inter"};
 	const struct mpp_traffic *t = &mpp_traffic;
-	unsigned long long calls[MPP_NFN], bytes[MPP_NFN], msgs, vol;
+	unsigned long long calls[MPP_NFN], bytes[MPP_NFN], in_mpi = 0, wall,
+							   init;
+	unsigned long long cmsgs[MPP_NLEVEL], cbytes[MPP_NLEVEL];
+	int l;
 	const struct __mpp_site *s;
+	double rate = mpp_time_ns_per_tick();
 	size_t i, j;
-	int l, b;
-	char hi[32];
 
 	f->ok = 1;
 	/* A function's totals: its untagged calls plus its sites' (traffic.h).
@@ -307,6 +365,9 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			     c + at);
 			feat(f, s->bytes, "bytes:%.*s%s%s", (int)at, c, tag,
 			     c + at);
+			feat(f, to_ns(s->ticks, rate), "time:%.*s%s%s", (int)at, c,
+			     tag, c + at);
+			in_mpi += s->ticks;
 			if (s->fn > 0 && s->fn <= MPP_NFN) {
 				calls[s->fn - 1] += s->calls;
 				bytes[s->fn - 1] += s->bytes;
@@ -324,25 +385,37 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			     fn_names[i]);
 	}
 	feat(f, t->io_ns, "io:time_ns");
+	for (i = 0; i < MPP_NFN; i++)
+		in_mpi += t->untagged_ticks[i];
+	/* Wall time of this rank since entering MPI_Init: in MPI_Init (and
+	 * this runtime's start), inside the other MPI calls (the sites' own
+	 * are "time:<site>"), and the rest. */
+	in_mpi = to_ns(in_mpi, rate);
+	init = (unsigned long long)(run.init_s * 1e9);
+	wall = (unsigned long long)(elapsed() * 1e9);
+	feat(f, init, "time:mpi_init");
+	feat(f, in_mpi, "time:in_mpi");
+	feat(f, wall > in_mpi + init ? wall - in_mpi - init : 0,
+	     "time:outside_mpi");
+	feat(f, (unsigned long long)t->unbound, "topo:unbound");
+	level_features(f, "comm", t->hist_msgs, t->hist_bytes);
+	/* Collectives: those on other communicators were classified per call;
+	 * the rest of the collective functions' totals were on
+	 * MPI_COMM_WORLD (pmpi.c). */
+	memcpy(cmsgs, t->coll_msgs, sizeof cmsgs);
+	memcpy(cbytes, t->coll_bytes, sizeof cbytes);
+	for (i = 0; i < MPP_NFN; i++)
+		if (fn_is_coll[i]) {
+			cmsgs[t->world_widest] += calls[i];
+			cbytes[t->world_widest] += bytes[i];
+		}
 	for (l = 0; l < MPP_NLEVEL; l++) {
-		msgs = vol = 0;
-		for (b = 0; b < MPP_NBUCKET; b++) {
-			msgs += t->hist_msgs[l][b];
-			vol += t->hist_bytes[l][b];
-		}
-		feat(f, vol, "comm:%s:bytes", lv[l]);
-		feat(f, msgs, "comm:%s:msgs", lv[l]);
-		for (b = 0; b < MPP_NBUCKET; b++) {
-			hi[0] = '\0';
-			if (b + 1 < MPP_NBUCKET && !f->values_only)
-				snprintf(hi, sizeof hi, "%llu",
-					 mpp_bucket_lo[b + 1] - 1);
-			feat(f, t->hist_msgs[l][b], "comm:%s:size:%llu-%s:msgs",
-			     lv[l], mpp_bucket_lo[b], hi);
-			feat(f, t->hist_bytes[l][b],
-			     "comm:%s:size:%llu-%s:bytes", lv[l],
-			     mpp_bucket_lo[b], hi);
-		}
+		cmsgs[t->world_widest] -= t->coll_msgs[l];
+		cbytes[t->world_widest] -= t->coll_bytes[l];
+	}
+	for (l = 0; l < MPP_NLEVEL; l++) {
+		feat(f, cbytes[l], "coll:%s:bytes", level_names[l]);
+		feat(f, cmsgs[l], "coll:%s:msgs", level_names[l]);
 	}
 }
 
@@ -795,6 +868,7 @@ static void start(int provided)
 	run.started = 1;
 	if (run.dump_dir)
 		crash_prepare();
+	run.init_s = elapsed();
 }
 
 int MPI_Init(int *argc, char ***argv)

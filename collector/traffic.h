@@ -30,8 +30,9 @@ enum mpp_fn {
 	MPP_NFN
 };
 
-/* Point-to-point levels. */
-enum { MPP_INTRA, MPP_INTER, MPP_NLEVEL };
+/* Peer levels (topo.h): same node and package, same node and other
+ * package, other node. */
+enum { MPP_CMP, MPP_SOCKET, MPP_NET, MPP_NLEVEL };
 
 /* Message-size histogram: bucket b holds sizes in
  * [mpp_bucket_lo[b], mpp_bucket_lo[b + 1]); the last bucket is open. The
@@ -47,6 +48,18 @@ struct mpp_traffic {
 	 * size. */
 	unsigned long long hist_msgs[MPP_NLEVEL][MPP_NBUCKET];
 	unsigned long long hist_bytes[MPP_NLEVEL][MPP_NBUCKET];
+	/* Collective calls of this rank on other communicators than
+	 * MPI_COMM_WORLD, by the widest level among the communicator's
+	 * members, and this rank's bytes in them. Those on MPI_COMM_WORLD
+	 * are the collective functions' totals minus these, at level
+	 * world_widest (runtime.c adds them up). */
+	unsigned long long coll_msgs[MPP_NLEVEL];
+	unsigned long long coll_bytes[MPP_NLEVEL];
+	int world_widest;
+	/* Ticks (mpitime.h) inside untagged calls of each function; a
+	 * site's are in its struct __mpp_site. */
+	unsigned long long untagged_ticks[MPP_NFN];
+	int unbound; /* the package was located by the last PU (topo.h) */
 	/* Nanoseconds spent in MPI_File calls (CLOCK_MONOTONIC). */
 	unsigned long long io_ns;
 };
@@ -54,8 +67,9 @@ struct mpp_traffic {
 extern struct mpp_traffic mpp_traffic;
 
 /* Start counting, after PMPI_Init succeeded: learn which ranks share a node
- * (MPI_Comm_split_type SHARED + allgather, or the MPIPREDICT_TEST_NODE_KEY
- * hook) over `comm` (a duplicate of MPI_COMM_WORLD). `threaded` makes every
+ * (MPI_Comm_split_type SHARED, or the MPIPREDICT_TEST_NODE_KEY hook) and
+ * which package each runs on (topo.h), in one allgather over `comm` (a
+ * duplicate of MPI_COMM_WORLD). `threaded` makes every
  * counter update atomic (MPI_THREAD_MULTIPLE). Returns 0, or -1 with err
  * filled; counting stays off then. Collective over MPI_COMM_WORLD. */
 int mpp_traffic_start(MPI_Comm comm, int threaded, int *nnodes, char *err,

@@ -127,7 +127,7 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	 * declaration can clash with the user's. */
 	fprintf(out,
 		"__extension__ struct __mpp_site { unsigned long long "
-		"__mpp_calls, __mpp_bytes; int __mpp_fn; }; "
+		"__mpp_calls, __mpp_bytes, __mpp_ticks; int __mpp_fn; }; "
 		"struct __mpp_unit; "
 		"%s void __mpp_tag(struct __mpp_site *) "
 		"__attribute__((__weak__)); "

@@ -111,7 +111,10 @@ static int usable_features(const mpp_runs *rs, const size_t *rows, size_t nrows,
 		for (size_t i = 0; i < nrows; i++)
 			if (!isnan(rs->runs[rows[i]].values[f]))
 				has[build[i]] = 1;
-		use[f] = (char)(memchr(has, 0, nb) == NULL);
+		/* time:* columns (time inside and outside MPI) measure the
+		 * run's outcome, not its work: never a predictor. */
+		use[f] = (char)(memchr(has, 0, nb) == NULL &&
+				strncmp(rs->features[f], "time:", 5) != 0);
 		*nusable += use[f] ? 1 : 0;
 	}
 	free(build);

@@ -3,11 +3,11 @@
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
 -- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
--- and model_terms.pcoef; 3 -> 4: jobs; 4 -> 5: another branch's step;
+-- and model_terms.pcoef; 3 -> 4: jobs; 4 -> 5: machine_profiles;
 -- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi). It holds
 -- models (versioned, one active per app), the ingested run rows in long
--- format, the audit of answered predictions, and the actual run times of
--- finished jobs.
+-- format, the audit of answered predictions, the actual run times of
+-- finished jobs, and the machine profiles of mpipredict-calibrate.
 -- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
 -- cannot run inside a transaction).
 
@@ -187,5 +187,16 @@ CREATE TABLE jobs (
 CREATE INDEX jobs_user_end ON jobs(user, end_at);
 CREATE INDEX predictions_job ON predictions(job_id);
 CREATE INDEX predictions_user_at ON predictions(user, at);
+
+-- Machine profiles measured by mpipredict-calibrate (calibrate/README.md):
+-- the contention-aware LogGPS parameters per level, as the JSON document
+-- regress/profile_json.h describes. The newest of a machine is its profile.
+CREATE TABLE machine_profiles (
+	id INTEGER PRIMARY KEY,
+	machine TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	profile TEXT NOT NULL
+);
+CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
 PRAGMA user_version = 6;

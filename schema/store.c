@@ -24,7 +24,7 @@ enum { SCHEMA_VERSION = 6 };
 /* Step i brings version i + 1 to version i + 2 (step 0: 1 -> 2). Models
  * stored before version 3 have no parameters-path fit of their own (NULL),
  * which keeps their old behaviour. Version 4 adds the jobs table (the same
- * text as schema.sql's). */
+ * text as schema.sql's), version 5 the machine_profiles table. */
 static const char *const migrations[] = {
     "ALTER TABLE param_models ADD COLUMN zero_serial INTEGER NOT NULL "
     "DEFAULT 0; PRAGMA user_version = 2;",
@@ -54,9 +54,11 @@ static const char *const migrations[] = {
     "CREATE INDEX predictions_job ON predictions(job_id); "
     "CREATE INDEX predictions_user_at ON predictions(user, at); "
     "PRAGMA user_version = 4;",
-    /* 4 -> 5 is the levels/calibrate branch's step; the lead chains it
-     * at merge. A placeholder so that this branch's step is 5 -> 6. */
-    "PRAGMA user_version = 5;",
+    /* 4 -> 5: machine profiles (mpipredict-calibrate). */
+    "CREATE TABLE machine_profiles (id INTEGER PRIMARY KEY, machine TEXT "
+    "NOT NULL, created_at TEXT NOT NULL, profile TEXT NOT NULL); "
+    "CREATE INDEX machine_profiles_machine ON machine_profiles(machine, "
+    "id); PRAGMA user_version = 5;",
     /* 5 -> 6 (issue 15): the run-time law, the parameters' training
      * ranges and the extrapolation interval. Models stored before have
      * no law (params_law 0) and no ranges (never "extrapolated"). */
@@ -1322,4 +1324,53 @@ int mpp_store_accuracy(mpp_store *s, const char *by,
 		rc = db_error(s, "accuracy", err, errlen);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int mpp_store_save_profile(mpp_store *s, const char *machine,
+			   const char *created_at, const char *json, char *err,
+			   size_t errlen)
+{
+	static const char sql[] = "INSERT INTO machine_profiles (machine, "
+				  "created_at, profile) VALUES (?, ?, ?)";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, sql, err, errlen);
+	sqlite3_bind_text(st, 1, machine, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, created_at, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, json, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? MPP_OK : db_error(s, sql, err, errlen);
+}
+
+int mpp_store_load_profile(mpp_store *s, const char *machine, char **json,
+			   char *err, size_t errlen)
+{
+	const char *sql =
+	    machine ? "SELECT profile FROM machine_profiles WHERE machine = ? "
+		      "ORDER BY id DESC LIMIT 1"
+		    : "SELECT profile FROM machine_profiles ORDER BY id DESC "
+		      "LIMIT 1";
+	sqlite3_stmt *st;
+	int rc;
+
+	*json = NULL;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, sql, err, errlen);
+	if (machine)
+		sqlite3_bind_text(st, 1, machine, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*json = strdup((const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		return *json ? MPP_OK : MPP_ENOMEM;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s, sql, err, errlen);
+	snprintf(err, errlen, "no machine profile%s%s stored",
+		 machine ? " for " : "", machine ? machine : "");
+	return MPP_ENOTFOUND;
 }

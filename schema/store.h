@@ -133,4 +133,14 @@ int mpp_store_accuracy(mpp_store *s, const char *by,
 		       int (*cb)(void *ctx, const mpp_accuracy_row *r),
 		       void *ctx, char *err, size_t errlen);
 
+/* Machine profiles (mpipredict-calibrate): store the JSON document of one
+ * calibration (regress/profile_json.h), and load the newest one of
+ * `machine` (NULL: of any machine) into *json (malloc'ed, caller frees);
+ * MPP_ENOTFOUND when there is none. */
+int mpp_store_save_profile(mpp_store *s, const char *machine,
+			   const char *created_at, const char *json, char *err,
+			   size_t errlen);
+int mpp_store_load_profile(mpp_store *s, const char *machine, char **json,
+			   char *err, size_t errlen);
+
 #endif

@@ -45,8 +45,8 @@ for m in $MPIS; do
 		want mpi:MPI_Allreduce:untagged:calls 0
 		want mpi:MPI_Gather:bytes '24 + (r == 0) * n * 24'
 		want mpi:MPI_Waitall:untagged:calls 1
-		want comm:intra:bytes 0
-		want comm:inter:bytes 0
+		want comm:cmp:bytes 0
+		want comm:net:bytes 0
 		check_wants runs/traffic.csv 1
 	done
 done

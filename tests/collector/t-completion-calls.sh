@@ -21,8 +21,8 @@ for m in $MPIS; do
 		want bytes:t.c:S_C_IRECV3:1:MPI_Irecv 28
 		want mpi:MPI_Irecv:bytes 52
 		want mpi:MPI_Send:bytes 52
-		want comm:intra:msgs 12
-		want comm:intra:bytes 104
+		want comm:cmp:msgs 12
+		want comm:cmp:bytes 104
 		check_wants runs/traffic.csv 1
 		got=$(csvget runs/traffic.csv 1 call:t.c:S_C_TESTALL:1:MPI_Testall.max \
 			call:t.c:S_C_TESTANY:1:MPI_Testany.max call:t.c:S_C_WAITSOME:1:MPI_Waitsome.max \

@@ -52,7 +52,7 @@ for m in $MPIS; do
 		want mpi:MPI_Waitall:calls 8
 		want mpi:MPI_Waitall:untagged:calls 0
 		want mpi:MPI_Startall:untagged:calls 0
-		want comm:intra:bytes '2 * (5 * 32 + 3 * 8)'
+		want comm:cmp:bytes '2 * (5 * 32 + 3 * 8)'
 		check_wants "$file" 1
 	done
 done

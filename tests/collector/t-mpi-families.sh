@@ -41,8 +41,8 @@ for m in $MPIS; do
 			want mpi:MPI_Send_init:bytes '5 * (r + 1) * 4'
 			want mpi:MPI_Startall:calls 5
 			want mpi:MPI_Start:untagged:calls 1
-			want comm:intra:bytes "5 * (r + 1) * 4 + 5 * ($L + 1) * 4 + 64"
-			want comm:intra:msgs 14
+			want comm:cmp:bytes "5 * (r + 1) * 4 + 5 * ($L + 1) * 4 + 64"
+			want comm:cmp:msgs 14
 			check_wants runs/families.csv 1
 		fi
 		if one icoll; then
@@ -68,8 +68,8 @@ for m in $MPIS; do
 			want bytes:f.c:S_INB_ALLGATHERV:1:MPI_Ineighbor_allgatherv "$deg * (r + 1) * 4 + ((r > 0) * r + (r < n - 1) * (r + 2)) * 4"
 			want bytes:f.c:S_INB_ALLTOALLW:1:MPI_Ineighbor_alltoallw "$deg * 12"
 			want call:f.c:S_INB_ALLTOALLW:1:MPI_Ineighbor_alltoallw 1
-			want comm:intra:bytes "$deg * 28 + 48 + (r + 1) * 4 + ($L + 1) * 4 + $deg * (r + 1) * 4 + ((r > 0) * r + (r < n - 1) * (r + 2)) * 4"
-			want comm:intra:msgs "6 * $deg + 6"
+			want comm:cmp:bytes "$deg * 28 + 48 + (r + 1) * 4 + ($L + 1) * 4 + $deg * (r + 1) * 4 + ((r > 0) * r + (r < n - 1) * (r + 2)) * 4"
+			want comm:cmp:msgs "6 * $deg + 6"
 			check_wants runs/families.csv 1
 		fi
 		for nodes in same parity; do
@@ -95,9 +95,9 @@ for m in $MPIS; do
 			# node (a map by window rank would say rank 0 is itself).
 			inter=0
 			[ $nodes = parity ] && [ $n -gt 1 ] && inter=1
-			want comm:inter:bytes "$inter * 104"
-			want comm:intra:bytes "(1 - $inter) * 104"
-			want comm:inter:msgs "$inter * 10"
+			want comm:net:bytes "$inter * 104"
+			want comm:cmp:bytes "(1 - $inter) * 104"
+			want comm:net:msgs "$inter * 10"
 			check_wants runs/families.csv 1
 		done
 		if one "io=$PWD/io.dat"; then
@@ -119,7 +119,7 @@ for m in $MPIS; do
 			want mpi:MPI_Barrier:calls 2
 			want mpi:MPI_Allreduce:calls 0
 			want mpi:MPI_Bcast:calls 0
-			want comm:intra:msgs 0
+			want comm:cmp:msgs 0
 			check_wants runs/families.csv 1
 			t=$(csvget runs/families.csv 1 io:time_ns.max)
 			[ "${t:-0}" -gt 0 ] 2>/dev/null || fail "$m n=$n io: expected io:time_ns.max > 0, got '$t'"

@@ -31,32 +31,32 @@ for m in $MPIS; do
 			parity)
 				# Everything crosses nodes except the r+2 exchange
 				# (with itself at n = 2).
-				want comm:intra:bytes 100
-				want comm:intra:msgs 2
-				want comm:inter:bytes "200 + 10 + $big + 4000"
-				want comm:inter:msgs '2 + 1 + (r >= n - 2) + 2'
-				want comm:intra:size:0-63:msgs 2
-				want comm:intra:size:0-63:bytes 100
-				want comm:inter:size:0-63:msgs 1
-				want comm:inter:size:0-63:bytes 10
-				want comm:inter:size:64-1023:msgs '2 + (r >= n - 2)'
-				want comm:inter:size:64-1023:bytes "200 + $big"
-				want comm:inter:size:1024-16383:msgs 2
-				want comm:inter:size:1024-16383:bytes 4000
-				want comm:inter:size:16384-262143:msgs 0
+				want comm:cmp:bytes 100
+				want comm:cmp:msgs 2
+				want comm:net:bytes "200 + 10 + $big + 4000"
+				want comm:net:msgs '2 + 1 + (r >= n - 2) + 2'
+				want comm:cmp:size:0-63:msgs 2
+				want comm:cmp:size:0-63:bytes 100
+				want comm:net:size:0-63:msgs 1
+				want comm:net:size:0-63:bytes 10
+				want comm:net:size:64-1023:msgs '2 + (r >= n - 2)'
+				want comm:net:size:64-1023:bytes "200 + $big"
+				want comm:net:size:1024-16383:msgs 2
+				want comm:net:size:1024-16383:bytes 4000
+				want comm:net:size:16384-262143:msgs 0
 				;;
 			block:2)
 				# The ring crosses nodes once per rank; r^1 and the
 				# split message stay on the node; r+2 crosses.
-				want comm:intra:bytes "100 + 10 + $big + 4000"
-				want comm:inter:bytes 200
-				want comm:intra:size:1024-16383:bytes 4000
-				want comm:inter:size:0-63:msgs 2
+				want comm:cmp:bytes "100 + 10 + $big + 4000"
+				want comm:net:bytes 200
+				want comm:cmp:size:1024-16383:bytes 4000
+				want comm:net:size:0-63:msgs 2
 				;;
 			none)
-				want comm:intra:bytes "200 + 10 + 100 + $big + 4000"
-				want comm:inter:bytes 0
-				want comm:intra:msgs '7 + (r >= n - 2)'
+				want comm:cmp:bytes "200 + 10 + 100 + $big + 4000"
+				want comm:net:bytes 0
+				want comm:cmp:msgs '7 + (r >= n - 2)'
 				;;
 			esac
 			# Per site bytes do not depend on the nodes.

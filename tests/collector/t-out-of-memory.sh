@@ -18,7 +18,7 @@ for m in $MPIS; do
 	want call:o.c:1:1:MPI_Irecv 40
 	want bytes:o.c:1:1:MPI_Irecv 80
 	want mpi:MPI_Waitall:calls 4
-	want comm:intra:msgs 60
+	want comm:cmp:msgs 60
 	check_wants runs/oom.csv 1
 done
 finish

@@ -45,8 +45,8 @@ for m in $MPIS; do
 		want mpi:MPI_Irecv:untagged:bytes $((4 * it))
 		want mpi:MPI_Irecv:bytes $((64 * it))
 		want mpi:MPI_Isend:bytes $((64 * it))
-		want comm:intra:msgs $((10 * it))
-		want comm:intra:bytes $((128 * it))
+		want comm:cmp:msgs $((10 * it))
+		want comm:cmp:bytes $((128 * it))
 		check_wants runs/threads.csv 1
 		# Test and Testall poll: at least one call per iteration.
 		got=$(csvget runs/threads.csv 1 call:th.c:TEST_D:1:MPI_Test.max call:th.c:TESTALL_A:1:MPI_Testall.max | tr '\n' ' ')

@@ -101,6 +101,7 @@ static mpp_model *sample_model(double intercept)
 	"ALTER TABLE models DROP COLUMN xhi; "                                 \
 	"DROP TABLE law_vars; DROP TABLE param_ranges; "
 /* ... and a version 3 one (before the jobs table). */
+#define DROP_V5 "DROP TABLE machine_profiles; "
 #define DROP_V4                                                                \
 	"DROP TABLE jobs; DROP INDEX predictions_job; "                        \
 	"DROP INDEX predictions_user_at; "
@@ -266,11 +267,11 @@ int main(void)
 	 * ranges. */
 	static const char *const older[][2] = {
 	    {"v5.db", DROP_V6 "PRAGMA user_version = 5"},
-	    {"v2.db",
-	     DROP_V6 DROP_V4 "ALTER TABLE models DROP COLUMN pintercept; "
-			     "ALTER TABLE model_terms DROP COLUMN pcoef; "
-			     "PRAGMA user_version = 2"},
-	    {"v1.db", DROP_V6 DROP_V4
+	    {"v2.db", DROP_V6 DROP_V5 DROP_V4
+	     "ALTER TABLE models DROP COLUMN pintercept; "
+	     "ALTER TABLE model_terms DROP COLUMN pcoef; "
+	     "PRAGMA user_version = 2"},
+	    {"v1.db", DROP_V6 DROP_V5 DROP_V4
 	     "ALTER TABLE models DROP COLUMN pintercept; "
 	     "ALTER TABLE model_terms DROP COLUMN pcoef; "
 	     "ALTER TABLE param_models DROP COLUMN zero_serial; "

@@ -13,7 +13,7 @@
  *   dtype    a MPI_Type_contiguous(5, MPI_INT) type in p2p and Bcast
  *   split    point-to-point and Allreduce on split communicators
  *   loops    counters and MPI calls whose trip counts depend on the rank
- *   levels   a fixed pattern for the intra/inter node split
+ *   levels   a fixed pattern for the cmp/socket/net split
  *   complete Irecvs completed by Testall, Testany and Waitsome
  *   inplace  Scatter, Scatterv, Gatherv (root 0), Allgatherv, Alltoall and
  *            Alltoallv with MPI_IN_PLACE
@@ -23,6 +23,7 @@
  *   termR    rank R sends itself SIGTERM ("term1"), the others wait
  *   segvR    rank R writes through a null pointer, the others wait
  *   sleepN   sleep N seconds ("sleep2"), on the last rank only
+ *   wait     a tagged MPI_Barrier (after sleepN: the others wait in it)
  *   ret7     return 7 from main after MPI_Finalize
  * A first argument "thread" starts MPI with MPI_Init_thread(MULTIPLE).
  * Arguments after "--" are not scenarios (they only show in the row).
@@ -107,6 +108,7 @@ enum {
 	S_IP_ALLGATHERV,
 	S_IP_ALLTOALL,
 	S_IP_ALLTOALLV,
+	S_WT_BARRIER,
 	NSITES
 };
 
@@ -168,6 +170,7 @@ static const char *const site_names[NSITES] = {
     N(S_LV_SPLIT_RECV, MPI_Recv),
     N(S_LV_IRECV, MPI_Irecv),
     N(S_LV_SEND, MPI_Send),
+    N(S_WT_BARRIER, MPI_Barrier),
     N(S_C_IRECV1, MPI_Irecv),
     N(S_C_TESTALL, MPI_Testall),
     N(S_C_IRECV2, MPI_Irecv),
@@ -621,6 +624,8 @@ int main(int argc, char **argv)
 			die_on_one_rank('a', 0);
 		else if (!strncmp(s, "term", 4) || !strncmp(s, "segv", 4))
 			die_on_one_rank(s[0], atoi(s + 4));
+		else if (!strcmp(s, "wait"))
+			AT(S_WT_BARRIER, MPI_Barrier)(MPI_COMM_WORLD);
 		else if (!strncmp(s, "sleep", 5)) {
 			if (rank == size - 1)
 				sleep((unsigned)atoi(s + 5));
