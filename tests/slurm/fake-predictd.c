@@ -42,7 +42,7 @@
 enum mode { OK, HANG, GARBAGE, ERROR, REFUSE };
 
 static enum mode mode;
-static FILE *logf;
+static FILE *log_file;
 static double answer[3] = {300, 280, 330};
 static const char *apps = "jacobi";
 static long delay_ms;
@@ -151,9 +151,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn,
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (logf) {
-		fprintf(logf, "%s\n", rq->body ? rq->body : "");
-		fflush(logf);
+	if (log_file) {
+		fprintf(log_file, "%s\n", rq->body ? rq->body : "");
+		fflush(log_file);
 	}
 	if (strcmp(method, "POST") || strcmp(url, "/v1/predict"))
 		return reply(conn, 404, "{\"error\":\"no such path\"}");
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
 			port_file = optarg;
 			break;
 		case 'l':
-			if (!(logf = fopen(optarg, "a"))) {
+			if (!(log_file = fopen(optarg, "a"))) {
 				perror(optarg);
 				return 2;
 			}
