@@ -67,13 +67,16 @@ all:
 # also compiled with clang in tests), csmith + libcsmith-dev (differential
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
-# inside its save), bsdextrautils (`column` in the demo); for benchmarks
+# inside its save), bsdextrautils (`column` in the demo), chromium (the
+# staff page loaded in a real headless browser), python3 (drives it over
+# the DevTools pipe; the slow DNS server of the plugin's resolver test),
+# iproute2 (`ip link` in that test's private network namespace); for benchmarks
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
-        libslurm-dev curl jq xxd gdb bsdextrautils
+        libslurm-dev curl jq xxd gdb bsdextrautils chromium python3 iproute2
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear

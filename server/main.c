@@ -22,6 +22,7 @@
 #include "server/http.h"
 #include "server/keeper.h"
 #include "server/log.h"
+#include "server/ui.h"
 
 static const char usage[] =
     "usage: mpipredictd --db FILE [options]\n"
@@ -45,6 +46,11 @@ static const char usage[] =
     "  --audit-queue N        records held before dropping (default "
     "100000)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
+    "  --ui-users yes|no      user names on the staff page (GET /) without\n"
+    "                         the token (default: yes when listening on\n"
+    "                         loopback only)\n"
+    "  --ui-refresh MS        rebuild the page's data when the store\n"
+    "                         changed, checked every MS (default 1000)\n"
     "  --log-level L          error, warn, info (a line per request) or\n"
     "                         debug (default warn)\n"
     "  --help, --version\n";
@@ -54,8 +60,8 @@ struct options {
 	unsigned long threads, max_body, max_connections, max_features;
 	unsigned long idle_timeout, request_timeout;
 	unsigned long audit_interval, audit_batch, audit_queue;
-	unsigned long reload_interval;
-	int log_level;
+	unsigned long reload_interval, ui_refresh;
+	int log_level, ui_users; /* ui_users -1: by the listen address */
 };
 
 /* A whole number in [lo, hi] for option `name`; exits 1 otherwise. */
@@ -94,6 +100,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_AUDIT_QUEUE,
 		O_RELOAD,
 		O_LOG_LEVEL,
+		O_UI_USERS,
+		O_UI_REFRESH,
 		O_HELP,
 		O_VERSION
 	};
@@ -113,6 +121,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
 	    {"reload-interval", required_argument, NULL, O_RELOAD},
 	    {"log-level", required_argument, NULL, O_LOG_LEVEL},
+	    {"ui-users", required_argument, NULL, O_UI_USERS},
+	    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {NULL, 0, NULL, 0},
@@ -131,6 +141,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .audit_queue = 100000,
 	    .reload_interval = 50,
 	    .log_level = MPP_LOG_WARN,
+	    .ui_refresh = 1000,
+	    .ui_users = -1,
 	};
 	opterr = 0;
 	int c;
@@ -196,6 +208,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 					optarg);
 				exit(1);
 			}
+			break;
+		case O_UI_USERS:
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no")) {
+				fprintf(stderr,
+					"mpipredictd: --ui-users: expected yes "
+					"or no, got '%s'\n",
+					optarg);
+				exit(1);
+			}
+			o->ui_users = strcmp(optarg, "yes") == 0;
+			break;
+		case O_UI_REFRESH:
+			o->ui_refresh =
+			    number("ui-refresh", optarg, 10, 3600000);
 			break;
 		case O_HELP:
 			fputs(usage, stdout);
@@ -277,6 +303,15 @@ static void raise_fd_limit(unsigned long conns)
 			(unsigned long long)rl.rlim_cur, conns);
 }
 
+/* Whether --listen names a loopback address only (127.0.0.0/8, ::1,
+ * localhost): then only local users can read the page. */
+static int loopback(const char *listen)
+{
+	return strncmp(listen, "127.", 4) == 0 ||
+	       strncmp(listen, "localhost:", 10) == 0 ||
+	       strncmp(listen, "[::1]:", 6) == 0;
+}
+
 static int write_port_file(const char *path, unsigned port)
 {
 	char tmp[PATH_MAX];
@@ -311,6 +346,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	mpp_http *http = NULL;
 	mpp_keeper *keeper = NULL;
+	mpp_ui ui = {0};
 	mpp_cache cache;
 	mpp_audit *audit = mpp_audit_new(o.audit_queue, o.audit_batch);
 	if (audit == NULL) {
@@ -329,7 +365,16 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	/* After the keeper, which creates the store: the page reads it. */
+	if (mpp_ui_store_start(o.db, (int)o.ui_refresh, &ui.store, err,
+			       sizeof err) != 0) {
+		fprintf(stderr, "mpipredictd: page: %s\n", err);
+		status = 2;
+		goto out;
+	}
+	ui.users_shown = o.ui_users >= 0 ? o.ui_users : loopback(o.listen);
 	mpp_api api = {
+	    .ui = &ui,
 	    .cache = &cache,
 	    .audit = audit,
 	    .db_path = o.db,
@@ -370,6 +415,7 @@ out:
 	 * models nobody can use any more. */
 	if (http)
 		mpp_http_stop(http);
+	mpp_ui_store_stop(ui.store);
 	if (keeper && mpp_keeper_stop(keeper) != 0) {
 		/* The store thread is stuck in SQLite and still uses the queue
 		 * and the cache: leave them to the exit. */

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The staff page (GET /, /ui/...) in a real browser: headless Chromium
+# loads every view from a daemon started with a model trained by
+# mpipredict-train and a set of actual run times, and ui-check.py checks
+# the DOM against SQL over the store: one point per prediction with an
+# outcome, the numbers of every table, no console error (its self-test
+# shows a console error is caught). Actual run times first from Slurm's
+# accounting (a `jobs` table with the columns of store version 4), then,
+# without it, from training runs with the same job id. User names: shown
+# on loopback, hidden with --ui-users no unless the token is sent.
+# Screenshots: build/tests/ui/ (and $MPP_UI_SHOTS when set, for the README).
+. "$MPP_SRC/tests/server/lib.sh"
+command -v chromium >/dev/null || { echo "skip: no chromium (Debian package chromium)"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
+shots=$MPP_BUILD/tests/ui
+mkdir -p "$shots"
+
+"$MPP_BUILD/tests/regress/gen-runs" --runs 40 --features 30 --seed 3 --noise 0.15 >runs.csv ||
+	fail "expected gen-runs to write runs"
+mpipredict-train --db "$DB" runs.csv >train.out || fail "expected mpipredict-train to work: $(cat train.out)"
+# A second version of the model, so the page has a history.
+mpipredict-train --db "$DB" runs.csv >train.out || fail "expected a second training to work: $(cat train.out)"
+
+# Slurm's accounting for 36 of the 40 runs (job 1000+i is run i), as the
+# history work stores it (schema version 4's jobs table): users who ask for
+# 10x, 3x and 1.5x what their jobs use, in whole minutes.
+sqlite3 "$DB" "CREATE TABLE jobs (job_id INTEGER PRIMARY KEY, user TEXT, account TEXT,
+	partition TEXT, app TEXT, nodes INTEGER, ntasks INTEGER, time_limit_s REAL,
+	submit_at REAL, start_at REAL, end_at REAL, runtime_s REAL, state TEXT)" ||
+	fail "expected to create the jobs table"
+awk -F, 'NR > 1 && NR <= 37 { i = NR - 2; u = i % 3; k = u == 0 ? 10 : u == 1 ? 3 : 1.5
+	lim = 60 * int(($8 * k + 59) / 60)
+	printf "INSERT INTO jobs VALUES (%d, \"%s\", \"acct\", \"debug\", \"stencil\", %d, %d, %d, 0, 0, %s, %s, \"COMPLETED\");\n",
+		1000 + i, u == 0 ? "alice" : u == 1 ? "bob" : "carol", 1 + i % 2, $6, lim, $8, $8 }' runs.csv |
+	sqlite3 "$DB" || fail "expected to fill the jobs table"
+
+start_daemon --ui-refresh 100 --token-file <(echo s3cret)
+# One prediction per run (its features), job 1000+i of its user; the last
+# 4 jobs have no accounting row yet (no outcome), and 3 predictions carry
+# no job id at all.
+awk -F, 'NR == 1 { for (i = 10; i <= NF; i++) name[i] = $i; next }
+	{ i = NR - 2; u = i % 3
+	  printf "{\"app\":\"stencil\",\"job_id\":\"%d\",\"user\":\"%s\",\"features\":{", 1000 + i,
+		u == 0 ? "alice" : u == 1 ? "bob" : "carol"
+	  sep = ""
+	  for (k = 10; k <= NF; k++) if ($k != "") { printf "%s\"%s\":%s", sep, name[k], $k; sep = "," }
+	  print "}}" }' runs.csv >requests.jsonl
+for _ in 1 2 3; do echo '{"app":"stencil","ntasks":4,"args":"-n 128 --iters=20 out.dat"}' >>requests.jsonl; done
+while IFS= read -r line; do
+	st=$(req POST /v1/predict "$line")
+	expect_status 200 "$st" "prediction"
+done <requests.jsonl
+n=$(wc -l <requests.jsonl)
+for _ in $(seq 200); do
+	[ "$(rows predictions)" = "$n" ] && curl -s "$URL/ui/predictions" | grep -q "of $n predictions" && break
+	sleep 0.1
+done
+curl -s "$URL/ui/predictions" | grep -q "of $n predictions" ||
+	fail "expected the page to show $n predictions within 20 s"
+
+python3 "$MPP_SRC/tests/server/ui-check.py" --selftest --db "$DB" --url "$URL" --out "$PWD" \
+	--shots "${MPP_UI_SHOTS:-$shots}" >check.out 2>&1 || fail "jobs table: $(cat check.out)"
+cp ui-*.png "$shots/"
+
+# HEAD and the wrong method, an unknown app, and a hostile app name
+# escaped, not interpreted.
+st=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/")
+[ "$st" = 405 ] || fail "POST /: expected 405, got $st"
+st=$(curl -s -o body -w '%{http_code}' "$URL/ui/accuracy?app=%3Cscript%3Ex")
+[ "$st" = 404 ] || fail "unknown app: expected 404, got $st"
+grep -q '&lt;script&gt;x' body && ! grep -q '<script>' body ||
+	fail "unknown app: expected its name escaped, got $(grep -o 'No model[^<]*' body)"
+stop_daemon
+
+# Beyond loopback (here: --ui-users no), user names need the token.
+start_daemon --ui-refresh 100 --ui-users no --token-file <(echo s3cret)
+curl -s "$URL/ui/users" >users.html
+curl -s "$URL/ui/predictions" >preds.html
+grep -q 'id="users"' users.html && fail "--ui-users no: expected no users table without the token"
+grep -q 'alice' preds.html && fail "--ui-users no: expected no user name among recent predictions"
+curl -s -H 'Authorization: Bearer s3cret' "$URL/ui/users" | grep -q '<td>alice</td>' ||
+	fail "--ui-users no: expected the users table with the token"
+stop_daemon
+
+# No Slurm accounting: the outcomes come from training runs with the same
+# job id. Runs 31..40 are ingested through POST /v1/runs with job ids
+# 1030..1039 (the jobs predicted above).
+awk -F, -v OFS=, 'NR == 1 || NR > 31 { if (NR > 1) $5 = 1000 + NR - 2; print }' runs.csv >ingest.csv
+sqlite3 "$DB" "DROP TABLE jobs" || fail "expected to drop jobs"
+start_daemon --ui-refresh 100 --token-file <(echo s3cret)
+st=$(curl -s -o body -w '%{http_code}' -H 'Authorization: Bearer s3cret' -H 'Content-Type: text/csv' \
+	--data-binary @ingest.csv "$URL/v1/runs")
+[ "$st" = 200 ] || fail "POST /v1/runs: expected 200, got $st: $(cat body)"
+stop_daemon
+start_daemon --ui-refresh 100
+python3 "$MPP_SRC/tests/server/ui-check.py" --db "$DB" --url "$URL" --out "$PWD" >check.out 2>&1 ||
+	fail "runs as outcomes: $(cat check.out)"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM predictions p JOIN runs r ON r.job_id = p.job_id")" -ge 9 ] ||
+	fail "runs as outcomes: expected at least 9 predictions joined to runs"
+stop_daemon
+rm -f ui-*.png
+exit 0
