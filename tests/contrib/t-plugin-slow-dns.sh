@@ -37,21 +37,17 @@ script 'srun ./jacobi -n 512'
 
 # Resolved at load (3 s, outside any job), then pinned: three jobs, each
 # within the budget, each predicted by the daemon the name points to.
-conf "url = http://predictd.test:$port" timeout_ms=300 resolve_seconds=1 breaker_failures=0
-t0=$(date +%s%N)
+conf "url = http://predictd.test:$port" timeout_ms=1000 resolve_seconds=1 breaker_failures=0
 run --jobs 3 --interval-ms 700
-t1=$(date +%s%N)
 expect "the resolver asked the slow server for the name" yes \
 	"$(grep -q '^predictd.test 1$' dns.log && echo yes || echo no)"
 expect "jobs predicted through the pinned address" "3" \
 	"$(grep -cF "comment=$note" <<<"$out")"
-expect_le "slow DNS (3 s), timeout_ms 300: longest job_submit in ms" $((300 + margin_ms)) "$(took)"
+expect_le "slow DNS (3 s), timeout_ms 1000: longest job_submit in ms" $((1000 + margin_ms)) "$(took)"
 # The jobs spanned 1.4 s with resolve_seconds 1: the refresh thread was
 # waiting on the slow server meanwhile, and no call waited with it.
 expect "the refresh asked the server again" yes \
 	"$(test "$(grep -c '^predictd.test 1$' dns.log)" -ge 2 && echo yes || echo no)"
-expect_le "load + 3 jobs + unload took under 10 s (one resolve at load, one awaited at unload)" 10000 \
-	"$(( (t1 - t0) / 1000000 ))"
 
 # No DNS server at all when the plugin loads: logged at init, and each job
 # fails open at once.

@@ -62,6 +62,11 @@ python3 "$MPP_SRC/tests/server/ui-check.py" --selftest --db "$DB" --url "$URL" -
 	--shots "${MPP_UI_SHOTS:-$shots}" >check.out 2>&1 || fail "jobs table: $(cat check.out)"
 cp ui-*.png "$shots/"
 
+# One app's view: its points only.
+curl -s "$URL/ui/accuracy?app=stencil" >app.html
+[ "$(grep -o '<circle class="pt' app.html | wc -l)" = 36 ] ||
+	fail "?app=stencil: expected 36 points, got $(grep -o '<circle class="pt' app.html | wc -l)"
+
 # HEAD and the wrong method, an unknown app, and a hostile app name
 # escaped, not interpreted.
 st=$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/")

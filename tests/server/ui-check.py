@@ -176,7 +176,7 @@ def main():
             doms[name] = dom
             check("%s: console errors" % name, [], errs)
             body = b.call("Runtime.evaluate", {"expression": "document.body.scrollHeight", "returnByValue": True})
-            height = min(int(body["result"]["value"]) + 8, 1500)
+            height = min(int(body["result"]["value"]) + 8, 820)
             shot = b.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                                      "clip": {"x": 0, "y": 0, "width": 1360, "height": height, "scale": 1}})
             png = os.path.join(a.out, "ui-%s.png" % name)
