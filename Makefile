@@ -11,7 +11,7 @@
 # holds only what is common. `make <part>` builds one part.
 #
 # Targets: all (default), check, check-slurm, check-long, demo, bench,
-# install, deps, format, compdb, clean. See README.md.
+# install, deps, format, format-check, compdb, clean. See README.md.
 
 MPP_VERSION := 0.1.0
 
@@ -31,7 +31,7 @@ LLVM_DIR ?= /usr/lib/llvm-14
 
 # Flags shared by every part. -D_GNU_SOURCE: we target glibc (Debian).
 CSTD      := -std=c11
-WARN      := -Wall -Wextra
+WARN      := -Wall -Wextra -Wshadow -Wformat=2
 ifeq ($(WERROR),1)
 WARN      += -Werror
 endif
@@ -63,7 +63,7 @@ all:
 # One place that lists every Debian package the project uses (Debian 12).
 # DEPS: build, `make check` and `make demo`; DEPS_SLURM: `make check-slurm`;
 # DEPS_BENCH: `make bench`; DEPS_DEV: `make format`, `make compdb`.
-# Beyond the libraries DESIGN.md names: clang-14 (the rewriter's output is
+# Beyond the libraries docs/design.md names: clang-14 (the rewriter's output is
 # also compiled with clang in tests), csmith + libcsmith-dev (differential
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
@@ -121,11 +121,14 @@ $(OBJ)/%.o: %.c
 # could define them.
 REGRESS_LIB := $(OBJ)/regress/libregress.a
 STORE_LIB   := $(OBJ)/schema/libstore.a
+CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 
+include common/module.mk
 include instrument/module.mk
 include collector/module.mk
 include regress/module.mk
 include schema/module.mk
+include cli/module.mk
 include server/module.mk
 include contrib/module.mk
 include tests/module.mk
@@ -173,9 +176,17 @@ compdb: deps-dev
 	bear --output $(abspath $(BUILD))/compile_commands.json -- $(MAKE) -B all
 	ln -sf $(BUILD)/compile_commands.json compile_commands.json
 
-.PHONY: format
+.PHONY: format format-check
 format: deps-dev
 	clang-format -i $(FORMAT_SRC)
+# Fails (and names the files) when a C file drifts from .clang-format;
+# CI runs it. Files are only read.
+format-check: deps-dev
+	@bad=$$(for f in $(FORMAT_SRC); do \
+	  clang-format $$f | cmp -s - $$f || echo $$f; done); \
+	if [ -n "$$bad" ]; then \
+	  echo "format-check: not clang-formatted (run make format):" $$bad >&2; \
+	  exit 1; fi; echo "format-check: $(words $(FORMAT_SRC)) files clean"
 
 .PHONY: clean
 clean:

@@ -38,7 +38,7 @@
  * made inside the arguments takes the outer call's tag.
  * At MPI_Finalize the runtime reduces every registered counter and site over
  * the ranks and writes the run row. Names in the row are the unit's names
- * plus ".mean" or ".max" (see DESIGN.md, "Run records").
+ * plus ".mean" or ".max" (see docs/design.md, "Run records").
  *
  * The app name: a unit built with `mpipredict-instrument --app NAME` (or
  * `mpipredict-cc --app NAME`) carries NAME in `app`; the run's app is

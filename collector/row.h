@@ -1,8 +1,8 @@
 /*
- * row.h: one run record (DESIGN.md, "Run records") as text, and the per-rank
- * dump it can be rebuilt from. Shared by libmpipredict (which merges the
- * ranks with MPI reductions) and mpipredict-collect (which merges dumps), so
- * that both write byte-identical rows. Internal to the collector part.
+ * row.h: one run record (docs/design.md, "Run records") as text, and the
+ * per-rank dump it can be rebuilt from. Shared by libmpipredict (which merges
+ * the ranks with MPI reductions) and mpipredict-collect (which merges dumps),
+ * so that both write byte-identical rows. Internal to the collector part.
  *
  * No MPI here. Errors: -1 with a one-line message in err; nothing is
  * returned half-built.

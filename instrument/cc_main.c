@@ -489,10 +489,10 @@ int main(int argc, char **argv)
 		for (int i = 0; i < nargs && rc == 0; i++) {
 			if (!tmp_of[i])
 				continue;
-			char *o = with_suffix(tmp_of[i], ".o");
-			if (!o)
+			char *obj = with_suffix(tmp_of[i], ".o");
+			if (!obj)
 				return oom(args[i]);
-			obj_of[i] = o;
+			obj_of[i] = obj;
 			rc = compile(argv[1], args, nargs, tmp_of, obj_of, i,
 				     dir_of[i], 0, 1);
 		}

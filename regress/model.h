@@ -20,8 +20,8 @@
  * with mpp_model_free(). predict() only reads the model, so one model may be
  * used by many threads at once.
  *
- * Errors: functions return MPP_OK (0) or a positive mpp_status and, when err
- * is not NULL, write a one-line message naming the field into err.
+ * Errors: MPP_OK or a status of common/status.h; when err is not NULL, a
+ * one-line message naming the field is written into err.
  */
 #ifndef MPP_MODEL_H
 #define MPP_MODEL_H
@@ -29,15 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/status.h"
 #include "regress/params.h"
-
-enum mpp_status {
-	MPP_OK = 0,
-	MPP_EINVAL = 2,    /* bad input: a file, field or value is wrong */
-	MPP_ENOTFOUND = 3, /* no such app / model / feature             */
-	MPP_EIO = 4,       /* the file system or the database failed     */
-	MPP_ENOMEM = 5,
-};
 
 /* How one kept feature grows with the job's parameters:
  *   log(x) = log_c + sum_j expo[j] * log(param[vars[j]])

@@ -4,10 +4,13 @@
 #
 # For other parts: $(REGRESS_LIB) is the static archive with the model type,
 # predict(), params and run-row parsing (and the trainer); link it with
-# $(REGRESS_LDLIBS).
+# $(REGRESS_LDLIBS). The commands that use it with the store are in cli/
+# (cli/module.mk; `make regress` builds them too, for tests/regress).
 
 REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
-               regress/train.c
+               regress/pool.c regress/train.c regress/train_load.c \
+               regress/train_fold.c regress/train_select.c regress/train_final.c \
+               regress/train_power.c regress/train_cv.c regress/train_methods.c
 # REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread
 REGRESS_JSON_LDLIBS := $(shell pkg-config --libs jansson)
@@ -18,16 +21,6 @@ $(REGRESS_LIB): $(REGRESS_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
-
-$(BUILD)/bin/mpipredict-train: $(OBJ)/regress/train_main.o $(REGRESS_LIB)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
-	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
-
-$(BUILD)/bin/mpipredict-predict: $(OBJ)/regress/predict_main.o $(REGRESS_LIB)
-	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
-	  $(REGRESS_LDLIBS)
 
 # Test helpers: the synthetic-data generator and the params unit test.
 $(BUILD)/tests/regress/gen-runs: $(OBJ)/regress/tests/gen_runs.o
@@ -43,17 +36,15 @@ $(OBJ)/regress/tests/t_params.o: tests/regress/t_params.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-REGRESS_PROGS := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 REGRESS_TESTS := $(BUILD)/tests/regress/gen-runs $(BUILD)/tests/regress/t-params
 
-PROGRAMS += $(REGRESS_PROGS)
 # The model, params and runs headers are internal (libregress.a is not
 # installed): the daemon and the trainer are the programs that use them.
 TEST_BINS += $(REGRESS_TESTS)
 FORMAT_SRC += $(wildcard regress/*.c regress/*.h tests/regress/*.c)
 
 .PHONY: regress
-regress: $(REGRESS_LIB) $(REGRESS_PROGS) $(REGRESS_TESTS)
+regress: $(REGRESS_LIB) $(CLI_PROGS) $(REGRESS_TESTS)
 
 
 # 10,000 runs x 1,000 features: time and peak memory of one training.

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 /* A token is a number when strtod() consumes all of it and it is finite. */
 static int parse_number(const char *s, size_t len, double *out)

@@ -1,5 +1,5 @@
 /*
- * runs.c: reads run rows (DESIGN.md, "Run records") from RFC 4180 CSV into
+ * runs.c: reads run rows (docs/design.md, "Run records") from RFC 4180 CSV into
  * an mpp_runs set (runs.h): quoted fields with embedded commas, quotes and
  * line breaks, CRLF or LF, the union of the feature columns of every source.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regress/model.h"
+#include "common/status.h"
 
 static const char *const fixed_cols[] = {
     "run_id", "app",    "build_id",  "started_at", "job_id",

@@ -1,5 +1,5 @@
 /*
- * runs.h: run rows (DESIGN.md, "Run records") read from CSV into memory.
+ * runs.h: run rows (docs/design.md, "Run records") read from CSV into memory.
  *
  * A run set is the rows of one or more files, with the union of their
  * feature columns; a feature a row's file does not have is absent (NAN in

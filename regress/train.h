@@ -1,13 +1,13 @@
 /*
  * train.h: fit a model (model.h) to the run rows of one app.
  *
- * Two methods. "seed" is the seed's literal loop: least squares on the raw
- * features, keep the top-p by |coefficient|, refit, until the target count
- * remains; the last fit is the model ("ols"). "default" keeps that loop and
- * makes it sound: constant and (near-)duplicate columns are folded (the
- * duplicates become aliases of the kept one), columns are standardised
- * before ranking, each fit is ridge with its penalty chosen by GCV when the
- * runs are few for the features, the target comes from K-fold
+ * Two methods (a table in train_methods.c). "seed" is the seed's literal loop:
+ * least squares on the raw features, keep the top-p by |coefficient|, refit,
+ * until the target count remains; the last fit is the model ("ols"). "default"
+ * keeps that loop and makes it sound: constant and (near-)duplicate columns are
+ * folded (the duplicates become aliases of the kept one), columns are
+ * standardised before ranking, each fit is ridge with its penalty chosen by GCV
+ * when the runs are few for the features, the target comes from K-fold
  * cross-validation with the one-standard-error rule, every step is redone
  * inside each training fold, and the final fit minimises relative error
  * with a free intercept, non-negative least squares or ridge, whichever
@@ -66,7 +66,13 @@ typedef struct mpp_train_report {
 
 void mpp_train_report_free(mpp_train_report *r);
 
-/* Train on rows[0..nrows) of rs (all of one app). */
+/* 1 when name is a training method (--method), else 0. */
+int mpp_train_method_exists(const char *name);
+/* The methods' names, comma-separated, for messages (a static string). */
+const char *mpp_train_method_names(void);
+
+/* Train on rows[0..nrows) of rs (all of one app). An unknown o->method is
+ * MPP_EINVAL. */
 int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	      const mpp_train_opts *o, mpp_model **out, mpp_train_report *rep,
 	      char *err, size_t errlen);

@@ -32,10 +32,6 @@ $(OBJ)/schema/tests/t_store.o: tests/schema/t_store.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# regress/'s programs link the store; regress/module.mk is read before this
-# file, so their dependency on it is declared here.
-$(REGRESS_PROGS): $(STORE_LIB)
-
 SCHEMA_TESTS := $(BUILD)/tests/schema/t-store
 
 # store.h is internal, as libstore.a is not installed.

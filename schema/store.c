@@ -5,7 +5,7 @@
  *
  * Every write runs in one BEGIN IMMEDIATE ... COMMIT, so a kill -9 at any
  * moment leaves either the old or the new state. It knows nothing about how
- * models are fitted (regress/train.c) or served (server/).
+ * models are fitted (regress/train*.c) or served (server/).
  */
 #include "schema/store.h"
 

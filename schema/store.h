@@ -10,7 +10,7 @@
  *
  * A store handle is used by one thread at a time; a multi-threaded caller
  * opens one handle per thread (cheap) or serialises. Models returned are the
- * caller's, freed with mpp_model_free(). Errors as in regress/model.h.
+ * caller's, freed with mpp_model_free(). Errors: common/status.h.
  */
 #ifndef MPP_STORE_H
 #define MPP_STORE_H
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/status.h"
 #include "regress/model.h"
 #include "regress/runs.h"
 

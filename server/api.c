@@ -1,5 +1,5 @@
 /*
- * api.c: the endpoints of mpipredictd (see api.h and DESIGN.md, "REST
+ * api.c: the endpoints of mpipredictd (see api.h and docs/design.md, "REST
  * API"). A prediction request is decoded in one pass (request.h) and
  * checked field by field before any model is touched; every answer is
  * written with yajl's generator, no JSON tree in between; the audit record

@@ -1,5 +1,5 @@
 /*
- * main.c: mpipredictd, the prediction daemon (DESIGN.md, "REST API").
+ * main.c: mpipredictd, the prediction daemon (docs/design.md, "REST API").
  *
  * Reads the options, opens the store and loads the active models (keeper),
  * starts the HTTP side, then waits for SIGTERM or SIGINT: it stops taking

@@ -3,7 +3,7 @@
 # nothing; MPIPREDICT_APP names the app and the file; MPIPREDICT_RUNS as a
 # file path; the default ./mpipredict-runs/; SLURM_JOB_ID fills job_id;
 # MPI_Init_thread(MULTIPLE) counts like MPI_Init; the fixed columns come
-# first in DESIGN.md's order. OpenMPI and MPICH, 2 ranks.
+# first in docs/design.md's order. OpenMPI and MPICH, 2 ranks.
 . "$MPP_SRC/tests/collector/lib.sh"
 
 for m in $MPIS; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole pipeline on the cg example: instrument it with mpipredict-cc,
 # run a small design (1 rank; 2 runs at 2 ranks), check the run rows (one per run, the
-# fixed columns of DESIGN.md, feature columns, a call count checked by hand),
+# fixed columns of docs/design.md, feature columns, a call count checked by hand),
 # train, then predict a held-out setting with mpipredict-predict (from its
 # measured features and from its job parameters) and over REST (parameters,
 # batch script, features), and check the answers agree with each other and

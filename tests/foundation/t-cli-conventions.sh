@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every installed command follows DESIGN.md's conventions: --help and
+# Every installed command follows docs/design.md's conventions: --help and
 # --version exit 0 and print to stdout; an unknown option exits 1 with one
 # line on stderr that names the option.
 set -u

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,11 +56,16 @@ static void progress_stderr(void *ctx, const char *msg)
 	fprintf(stderr, "mpipredict-train: %s\n", msg);
 }
 
-static int usage_error(const char *fmt, const char *what)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
+							     ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, "mpipredict-train: ");
-	fprintf(stderr, fmt, what);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, " (see --help)\n");
+	va_end(ap);
 	return 1;
 }
 
@@ -293,9 +299,9 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		case 'm':
-			if (strcmp(optarg, "default") && strcmp(optarg, "seed"))
+			if (!mpp_train_method_exists(optarg))
 				return usage_error("--method: '%s' is not "
-						   "default or seed",
+						   "a training method",
 						   optarg);
 			o.method = optarg;
 			break;

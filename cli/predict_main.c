@@ -7,6 +7,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,16 @@ static const char usage[] =
     "parameters (one line, empty run_id). Output: "
     "run_id,predicted_s,lower_s,upper_s\n";
 
-static int usage_error(const char *fmt, const char *what)
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
+							     ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	fprintf(stderr, "mpipredict-predict: ");
-	fprintf(stderr, fmt, what);
+	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, " (see --help)\n");
+	va_end(ap);
 	return 1;
 }
 
