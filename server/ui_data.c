@@ -266,8 +266,11 @@ static mpp_ui_data *build(sqlite3 *db, char *err, size_t errlen)
 		free(d);
 		return NULL;
 	}
+	/* Slurm's accounting when the store has it and it holds jobs (a
+	 * store of version 4 has the table from the start, empty). */
 	d->have_jobs = count(db, "SELECT count(*) FROM sqlite_master WHERE "
-				 "type = 'table' AND name = 'jobs'") > 0;
+				 "type = 'table' AND name = 'jobs'") > 0 &&
+		       count(db, "SELECT EXISTS (SELECT 1 FROM jobs)") > 0;
 	const char *outcome = d->have_jobs ? jobs_outcome : runs_outcome;
 	d->outcomes = d->have_jobs ? "jobs" : "runs";
 	int rc = read_models(db, d, err, errlen);

@@ -9,9 +9,9 @@
  * for that) and release it; an old snapshot is freed by its last reader.
  *
  * Actual run times: from the `jobs` table (Slurm's accounting, schema
- * version 4, when the store has it: job_id, user, nodes, time_limit_s,
- * runtime_s...), else from the ingested training runs with the same
- * job_id (`runs`, the longest run of the job). Per-user figures need
+ * version 4, when the store has it and it is not empty: job_id, user,
+ * nodes, time_limit_s, runtime_s...), else from the ingested training runs with
+ * the same job_id (`runs`, the longest run of the job). Per-user figures need
  * `jobs` (the requested time is only there).
  *
  * Not for: writing anything, or answering what the REST API answers.

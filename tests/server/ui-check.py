@@ -165,7 +165,8 @@ def main():
             check("self-test: a console.error is caught", True, any("seen" in e for e in errs))
 
         db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
-        have_jobs = db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'jobs'").fetchone()[0] > 0
+        have_jobs = (db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'jobs'").fetchone()[0] > 0 and
+                     db.execute("SELECT EXISTS (SELECT 1 FROM jobs)").fetchone()[0] == 1)
         outcome = ("SELECT CAST(job_id AS TEXT) AS jid, max(runtime_s) AS actual FROM jobs WHERE runtime_s > 0 GROUP BY 1"
                    if have_jobs else
                    "SELECT job_id AS jid, max(runtime_s) AS actual FROM runs WHERE job_id <> '' GROUP BY 1")
