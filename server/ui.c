@@ -67,7 +67,8 @@ static const char style[] =
     "font-size:12px;fill:#1d2733}.identity{stroke:#1d2733;stroke-width:1.2;"
     "stroke-dasharray:4 3}.band{fill:#2a9d8f;fill-opacity:.15;stroke:none}"
     "circle.pt,circle.ept{fill:#1d6fb8;fill-opacity:.7}circle.late{fill:"
-    "#c0392b}circle.clamped{fill:#fff;stroke:#1d6fb8}.terms{max-width:"
+    "#c0392b}circle.clamped{fill:#fff;stroke:#1d6fb8}circle.late.clamped{"
+    "stroke:#c0392b}.terms{max-width:"
     "420px;overflow:hidden;text-overflow:ellipsis;color:#5a6775}";
 
 static void head(FILE *f, enum view v, int users)
@@ -246,12 +247,30 @@ static void page_accuracy(FILE *f, const mpp_ui_data *d, const char *app)
 	}
 	fputs("</p><h2>", f);
 	mpp_html_text(f, app ? app : "All apps");
-	fputs("</h2><div class=\"charts\">", f);
+	fputs("</h2><div class=\"charts\" id=\"main\">", f);
 	for (size_t j = 0; j < n; j++)
 		keep[j] = !app || strcmp(d->points[j].app, app) == 0;
 	mpp_svg_scatter(f, d->points, n, keep, "predicted vs actual run time");
 	mpp_svg_errors(f, d->points, n, keep, "error over time");
 	fputs("</div>", f);
+	/* Every app: one chart each, when there is more than one. */
+	size_t napps = 0;
+	for (size_t i = 0; !app && i < d->nmodels; i++)
+		napps += d->models[i].active;
+	for (size_t i = 0; !app && napps > 1 && i < d->nmodels; i++) {
+		const char *a = d->models[i].app;
+		if (!d->models[i].active)
+			continue;
+		fputs("<h2>", f);
+		mpp_html_text(f, a);
+		fputs("</h2><div class=\"charts per-app\">", f);
+		for (size_t j = 0; j < n; j++)
+			keep[j] = strcmp(d->points[j].app, a) == 0;
+		mpp_svg_scatter(f, d->points, n, keep,
+				"predicted vs actual run time");
+		mpp_svg_errors(f, d->points, n, keep, "error over time");
+		fputs("</div>", f);
+	}
 	free(keep);
 }
 

@@ -132,24 +132,28 @@ void mpp_svg_scatter(FILE *f, const mpp_ui_pred *pts, size_t n,
 		     const unsigned char *keep, const char *label)
 {
 	double lo = INFINITY, hi = 0, *rl = NULL, *rh = NULL;
-	size_t m = 0;
+	size_t m = 0, nb = 0;
 	if (n) {
 		rl = malloc(n * sizeof *rl);
 		rh = malloc(n * sizeof *rh);
 	}
+	/* The range over the positive values; a prediction of 0 s (a model
+	 * clamps there) is drawn on the left axis, hollow. */
 	for (size_t i = 0; i < n; i++) {
-		if (!kept(keep, i) || !(pts[i].runtime_s > 0) ||
-		    !(pts[i].actual_s > 0))
+		if (!kept(keep, i) || !(pts[i].actual_s > 0))
 			continue;
-		double a = fmin(pts[i].runtime_s, pts[i].actual_s);
-		double b = fmax(pts[i].runtime_s, pts[i].actual_s);
-		lo = fmin(lo, a);
-		hi = fmax(hi, b);
-		if (rl && rh) {
-			rl[m] = pts[i].lower_s / pts[i].runtime_s;
-			rh[m] = pts[i].upper_s / pts[i].runtime_s;
-		}
+		lo = fmin(lo, pts[i].actual_s);
+		hi = fmax(hi, pts[i].actual_s);
 		m++;
+		if (!(pts[i].runtime_s > 0))
+			continue;
+		lo = fmin(lo, pts[i].runtime_s);
+		hi = fmax(hi, pts[i].runtime_s);
+		if (rl && rh) {
+			rl[nb] = pts[i].lower_s / pts[i].runtime_s;
+			rh[nb] = pts[i].upper_s / pts[i].runtime_s;
+		}
+		nb++;
 	}
 	frame(f, label);
 	if (m == 0) {
@@ -197,8 +201,8 @@ void mpp_svg_scatter(FILE *f, const mpp_ui_pred *pts, size_t n,
 		(ML + W - MR) / 2, H - 8, (MT + H - MB) / 2);
 	/* The band: the median interval factors, as a polygon between the
 	 * lines y = x * lo and y = x * hi, clipped to the plot. */
-	double bl = rl && rh ? median(rl, m) : 1,
-	       bh = rl && rh ? median(rh, m) : 1;
+	double bl = rl && rh && nb ? median(rl, nb) : 1;
+	double bh = rl && rh && nb ? median(rh, nb) : 1;
 	double x0 = pow(10, l0), x1 = pow(10, l1);
 	unsigned clip = atomic_fetch_add(&clip_seq, 1);
 	fprintf(
@@ -215,13 +219,15 @@ void mpp_svg_scatter(FILE *f, const mpp_ui_pred *pts, size_t n,
 	    bh, SX(x0), SY(x0), SX(x1), SY(x1));
 	for (size_t i = 0; i < n; i++) {
 		const mpp_ui_pred *p = &pts[i];
-		if (!kept(keep, i) || !(p->runtime_s > 0) || !(p->actual_s > 0))
+		if (!kept(keep, i) || !(p->actual_s > 0))
 			continue;
+		int zero = !(p->runtime_s > 0);
 		fprintf(f,
-			"<circle class=\"pt%s\" data-id=\"%lld\" cx=\"%.1f\" "
+			"<circle class=\"pt%s%s\" data-id=\"%lld\" cx=\"%.1f\" "
 			"cy=\"%.1f\" r=\"3.5\"><title>",
-			p->actual_s > p->upper_s ? " late" : "", p->id,
-			SX(p->runtime_s), SY(p->actual_s));
+			p->actual_s > p->upper_s ? " late" : "",
+			zero ? " clamped" : "", p->id,
+			zero ? (double)ML : SX(p->runtime_s), SY(p->actual_s));
 		mpp_html_text(f, p->app);
 		fputs(" job ", f);
 		mpp_html_text(f, p->job_id);
@@ -243,12 +249,14 @@ void mpp_svg_errors(FILE *f, const mpp_ui_pred *pts, size_t n,
 	double t0 = INFINITY, t1 = -INFINITY, emax = 0;
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!kept(keep, i) || !(pts[i].runtime_s > 0) ||
-		    !(pts[i].actual_s > 0))
+		if (!kept(keep, i) || !(pts[i].actual_s > 0))
 			continue;
 		t0 = fmin(t0, pts[i].at);
 		t1 = fmax(t1, pts[i].at);
-		emax = fmax(emax, fabs(pts[i].actual_s / pts[i].runtime_s - 1));
+		emax = pts[i].runtime_s > 0
+			   ? fmax(emax,
+				  fabs(pts[i].actual_s / pts[i].runtime_s - 1))
+			   : INFINITY;
 		m++;
 	}
 	frame(f, label);
@@ -313,9 +321,12 @@ void mpp_svg_errors(FILE *f, const mpp_ui_pred *pts, size_t n,
 		(ML + W - MR) / 2, H - 8, (MT + H - MB) / 2);
 	for (size_t i = 0; i < n; i++) {
 		const mpp_ui_pred *p = &pts[i];
-		if (!kept(keep, i) || !(p->runtime_s > 0) || !(p->actual_s > 0))
+		if (!kept(keep, i) || !(p->actual_s > 0))
 			continue;
-		double e = (p->actual_s / p->runtime_s - 1) * 100;
+		/* A prediction of 0 s: infinitely short, clamped at the top. */
+		double e = p->runtime_s > 0
+			       ? (p->actual_s / p->runtime_s - 1) * 100
+			       : INFINITY;
 		int clamped = e < e0 || e > e1;
 		fprintf(f,
 			"<circle class=\"ept%s%s\" data-id=\"%lld\" "

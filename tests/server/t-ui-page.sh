@@ -15,13 +15,25 @@ command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 shots=$MPP_BUILD/tests/ui
 mkdir -p "$shots"
 
+# An empty store: every view answers, and says there is nothing yet.
+start_daemon --ui-refresh 100
+curl -s "$URL/" | grep -q 'No model yet' || fail "empty store: expected 'No model yet' on /"
+curl -s "$URL/ui/accuracy" | grep -q 'no prediction with a known outcome yet' ||
+	fail "empty store: expected an empty chart on /ui/accuracy"
+stop_daemon
+
+# Two apps: stencil (40 runs, trained twice, so it has a history) and heat
+# (30 runs).
 "$MPP_BUILD/tests/regress/gen-runs" --runs 40 --features 30 --seed 3 --noise 0.15 >runs.csv ||
 	fail "expected gen-runs to write runs"
+"$MPP_BUILD/tests/regress/gen-runs" --runs 30 --features 20 --seed 8 --noise 0.3 --app heat --first 100 >heat.csv ||
+	fail "expected gen-runs to write heat's runs"
 mpipredict-train --db "$DB" runs.csv >train.out || fail "expected mpipredict-train to work: $(cat train.out)"
-# A second version of the model, so the page has a history.
 mpipredict-train --db "$DB" runs.csv >train.out || fail "expected a second training to work: $(cat train.out)"
+mpipredict-train --db "$DB" heat.csv >train.out || fail "expected heat's training to work: $(cat train.out)"
 
-# Slurm's accounting for 36 of the 40 runs (job 1000+i is run i), in the
+# Slurm's accounting for 36 of the 40 stencil runs (job 1000+i is run i)
+# and for every heat run (job 2000+i), in the
 # jobs table of store version 4 (created here while this branch's store is
 # older): users who ask for 10x, 3x and 1.5x what their jobs use, in whole
 # minutes.
@@ -31,23 +43,29 @@ sqlite3 "$DB" "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY,
 	submit_at REAL, start_at REAL, end_at REAL, runtime_s REAL NOT NULL,
 	state TEXT NOT NULL, updated_at REAL NOT NULL)" ||
 	fail "expected to create the jobs table"
-awk -F, 'NR > 1 && NR <= 37 { i = NR - 2; u = i % 3; k = u == 0 ? 10 : u == 1 ? 3 : 1.5
+jobs() { # CSV BASE LAST-ROW APP
+	awk -F, -v base="$2" -v last="$3" -v app="$4" 'NR > 1 && NR <= last { i = NR - 2; u = i % 3; k = u == 0 ? 10 : u == 1 ? 3 : 1.5
 	lim = 60 * int(($8 * k + 59) / 60)
-	printf "INSERT INTO jobs (job_id, user, account, partition, app, nodes, ntasks, time_limit_s, submit_at, start_at, end_at, runtime_s, state, updated_at) VALUES (\"%d\", \"%s\", \"acct\", \"debug\", \"stencil\", %d, %d, %d, 0, 0, %s, %s, \"COMPLETED\", 0);\n",
-		1000 + i, u == 0 ? "alice" : u == 1 ? "bob" : "carol", 1 + i % 2, $6, lim, $8, $8 }' runs.csv |
+	printf "INSERT INTO jobs (job_id, user, account, partition, app, nodes, ntasks, time_limit_s, submit_at, start_at, end_at, runtime_s, state, updated_at) VALUES (\"%d\", \"%s\", \"acct\", \"debug\", \"%s\", %d, %d, %d, 0, 0, %s, %s, \"COMPLETED\", 0);\n",
+		base + i, u == 0 ? "alice" : u == 1 ? "bob" : "carol", app, 1 + i % 2, $6, lim, $8, $8 }' "$1"
+}
+{ jobs runs.csv 1000 37 stencil; jobs heat.csv 2000 31 heat; } |
 	sqlite3 "$DB" || fail "expected to fill the jobs table"
 
 start_daemon --ui-refresh 100 --token-file <(echo s3cret)
-# One prediction per run (its features), job 1000+i of its user; the last
-# 4 jobs have no accounting row yet (no outcome), and 3 predictions carry
-# no job id at all.
-awk -F, 'NR == 1 { for (i = 10; i <= NF; i++) name[i] = $i; next }
+# One prediction per run (its features), job 1000+i or 2000+i of its
+# user; the last 4 stencil jobs have no accounting row yet (no outcome),
+# and 3 predictions carry no job id at all.
+predictions() { # CSV BASE APP
+	awk -F, -v base="$2" -v app="$3" 'NR == 1 { for (i = 10; i <= NF; i++) name[i] = $i; next }
 	{ i = NR - 2; u = i % 3
-	  printf "{\"app\":\"stencil\",\"job_id\":\"%d\",\"user\":\"%s\",\"features\":{", 1000 + i,
+	  printf "{\"app\":\"%s\",\"job_id\":\"%d\",\"user\":\"%s\",\"features\":{", app, base + i,
 		u == 0 ? "alice" : u == 1 ? "bob" : "carol"
 	  sep = ""
 	  for (k = 10; k <= NF; k++) if ($k != "") { printf "%s\"%s\":%s", sep, name[k], $k; sep = "," }
-	  print "}}" }' runs.csv >requests.jsonl
+	  print "}}" }' "$1"
+}
+{ predictions runs.csv 1000 stencil; predictions heat.csv 2000 heat; } >requests.jsonl
 for _ in 1 2 3; do echo '{"app":"stencil","ntasks":4,"args":"-n 128 --iters=20 out.dat"}' >>requests.jsonl; done
 while IFS= read -r line; do
 	st=$(req POST /v1/predict "$line")

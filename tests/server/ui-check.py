@@ -122,8 +122,9 @@ def errors_in(events):
 
 
 DOM_JS = r"""JSON.stringify({
-  points: Array.from(document.querySelectorAll('circle.pt')).map(c => +c.dataset.id),
-  epoints: Array.from(document.querySelectorAll('circle.ept')).map(c => +c.dataset.id),
+  points: Array.from(document.querySelectorAll('#main circle.pt')).map(c => +c.dataset.id),
+  epoints: Array.from(document.querySelectorAll('#main circle.ept')).map(c => +c.dataset.id),
+  apppoints: Array.from(document.querySelectorAll('.per-app circle.pt')).map(c => +c.dataset.id),
   charts: document.querySelectorAll('svg.chart').length,
   nav: Array.from(document.querySelectorAll('header a')).map(a => a.textContent),
   tables: Object.fromEntries(Array.from(document.querySelectorAll('table[id]')).map(t =>
@@ -191,6 +192,9 @@ def main():
             "SELECT p.id FROM predictions p JOIN (%s) o ON o.jid = p.job_id" % outcome))
         check("accuracy: ids of the points drawn (predicted vs actual)", want_ids, sorted(doms["accuracy"]["points"]))
         check("accuracy: ids of the points drawn (error over time)", want_ids, sorted(doms["accuracy"]["epoints"]))
+        apps = db.execute("SELECT count(*) FROM models WHERE active = 1").fetchone()[0]
+        check("accuracy: each point once more in its app's chart (when more than one app)",
+              want_ids if apps > 1 else [], sorted(doms["accuracy"]["apppoints"]))
         summary = {r[0]: r for r in doms["accuracy"]["tables"]["summary"]}
         for app, n, within, late in db.execute(
                 "SELECT p.app, count(*), sum(o.actual >= p.lower_s AND o.actual <= p.upper_s), sum(o.actual > p.upper_s) "
