@@ -45,7 +45,7 @@ sqlite3 "$DB" "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY,
 	fail "expected to create the jobs table"
 jobs() { # CSV BASE LAST-ROW APP
 	awk -F, -v base="$2" -v last="$3" -v app="$4" 'NR > 1 && NR <= last { i = NR - 2; u = i % 3; k = u == 0 ? 10 : u == 1 ? 3 : 1.5
-	lim = 60 * int(($8 * k + 59) / 60)
+	m = $8 * k / 60; lim = 60 * (int(m) + (m > int(m)))
 	printf "INSERT INTO jobs (job_id, user, account, partition, app, nodes, ntasks, time_limit_s, submit_at, start_at, end_at, runtime_s, state, updated_at) VALUES (\"%d\", \"%s\", \"acct\", \"debug\", \"%s\", %d, %d, %d, 0, 0, %s, %s, \"COMPLETED\", 0);\n",
 		base + i, u == 0 ? "alice" : u == 1 ? "bob" : "carol", app, 1 + i % 2, $6, lim, $8, $8 }' "$1"
 }
