@@ -83,6 +83,7 @@ static int from_features(const mpp_model *m, const char *path)
 	char err[512];
 	int rc = 0;
 
+	rs.include_failed = 1; /* a row to predict, whatever its status */
 	if (mpp_runs_read_file(&rs, path, warn_stderr, NULL, err,
 			       sizeof(err))) {
 		fprintf(stderr, "mpipredict-predict: %s\n", err);

@@ -22,7 +22,7 @@ static const char usage[] =
     "[--top-p P] [--cv K]\n"
     "                        [--method default|seed] [--coverage C] "
     "[--allow-mixed-builds]\n"
-    "                        [--json] FILE.csv...\n"
+    "                        [--include-failed] [--json] FILE.csv...\n"
     "\n"
     "Fit a runtime model per app from run rows and store it as the app's\n"
     "new active version in the SQLite store.\n"
@@ -41,6 +41,9 @@ static const char usage[] =
     "  --coverage C          prediction interval coverage (default 0.95)\n"
     "  --allow-mixed-builds  accept runs of different build_ids in one "
     "app\n"
+    "  --include-failed      also train on failed runs (exit_status not "
+    "0),\n"
+    "                        which are left out by default\n"
     "  --json                print the result as JSON\n"
     "  --help, --version\n";
 
@@ -257,6 +260,7 @@ int main(int argc, char **argv)
 	    {"coverage", required_argument, NULL, 'c'},
 	    {"allow-mixed-builds", no_argument, NULL, 'x'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"include-failed", no_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -316,6 +320,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			json = 1;
+			break;
+		case 'f':
+			rs.include_failed = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);

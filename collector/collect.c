@@ -24,10 +24,13 @@ static const char usage[] =
     "Merge the per-rank dumps written by an instrumented program run with\n"
     "MPIPREDICT_DUMP=DIR (files <run_id>.<rank>.dump) into one run row per\n"
     "run: features averaged (.mean) and maximised (.max) over the ranks,\n"
-    "runtime_s of the slowest rank. A DIR argument means every *.dump in it.\n"
+    "runtime_s of the slowest rank, exit_status the first non-zero status\n"
+    "of the ranks (1 for a rank that never reached MPI_Finalize). A DIR\n"
+    "argument means every *.dump in it.\n"
     "\n"
-    "  --runs PATH  append the rows to PATH (file, or directory holding\n"
-    "               <app>.csv); default $MPIPREDICT_RUNS, else\n"
+    "  --runs PATH  append the rows to PATH (a file when it ends in .csv\n"
+    "               or exists, else a directory holding <app>.csv); default "
+    "$MPIPREDICT_RUNS, else\n"
     "               ./mpipredict-runs/\n"
     "  --print      print the header and rows on stdout instead\n"
     "  --help       this text\n"
@@ -211,6 +214,14 @@ static int merge_run(struct dumps *ds, size_t first, char *used,
 	r0 = by_rank[0];
 	m = r0->meta;
 	m.runtime_s = slowest;
+	/* The run failed when a rank did: the first non-zero status in rank
+	 * order, or 1 for a rank that ended without MPI_Finalize (exit(0)
+	 * from a rank that never finalized is not a success). */
+	m.exit_status = 0;
+	for (r = 0; r < nprocs && !m.exit_status; r++)
+		m.exit_status = by_rank[r]->meta.exit_status
+				    ? by_rank[r]->meta.exit_status
+				    : !by_rank[r]->finalized;
 	if (mpp_row_build(&m, r0->nf, r0->names, sum, max, &header, &row, err,
 			  sizeof err) < 0) {
 		fprintf(stderr, "mpipredict-collect: %s\n", err);

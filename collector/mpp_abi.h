@@ -18,11 +18,21 @@
  *         MPI_Send(a, n, t, d, g, c)
  *      -> (__mpp_tag_<id>(&__mpp_s_<id>[3]), MPI_Send)(a, n, t, d, g, c)
  *     which evaluates no argument twice and keeps the call an expression.
- *     __mpp_tag_<id> is a static inline function of the unit doing exactly
- *     what __mpp_tag_push below does;
+ *     __mpp_tag_<id> is a static inline function of the unit that calls
+ *     __mpp_tag (below) when the runtime is there;
  *   - one struct __mpp_unit describing both arrays, registered from a
  *     constructor: `__attribute__((constructor)) static void f(void)
  *     { __mpp_register(&unit); }`.
+ *
+ * A rewritten unit references __mpp_register and __mpp_tag weakly and
+ * nothing else of the runtime, so that a program linked by a command that
+ * does not add -lmpipredict ($(LD) = mpicc) still links. When its
+ * constructor finds the runtime missing, it runs the program again, same
+ * pid and arguments, with the runtime in LD_PRELOAD (the path the rewriter
+ * knew: $MPIPREDICT_LIBDIR, else <tool dir>/../lib) and restores
+ * LD_PRELOAD in the new image (env MPIPREDICT_REEXEC=<pid> marks it, so
+ * it happens once); if that fails, one line on stderr and the run is not
+ * counted. MPIPREDICT_DISABLE=1 skips it.
  *
  * What the runtime does with them: __mpp_register resolves each site's MPI
  * function from its name ("...:MPI_Send") into the site's `fn`. On entry to
@@ -98,6 +108,12 @@ struct __mpp_unit {
 
 	struct __mpp_unit *next; /* the runtime's list link; initialise to 0 */
 };
+
+/* The tag push as a function: what rewritten units call (a call costs a
+ * few instructions more than the inline push, next to the hundreds of an
+ * MPI call), so that they reference no thread-local object of the runtime
+ * and link without it. */
+void __mpp_tag(struct __mpp_site *site);
 
 /* Provided by libmpipredict. The tag stack is initial-exec TLS: the runtime
  * is linked with the program (never only dlopen'ed), and a tag push must

@@ -25,9 +25,15 @@
  * is counted twice (traffic.h), and MPI_COMM_WORLD needs no rank
  * translation.
  *
+ * Persistent requests are remembered from their *_init call to their
+ * MPI_Request_free (table pers): each MPI_Start/MPI_Startall adds a send's
+ * bytes to the init call's site, or makes a receive pending like an
+ * MPI_Irecv. One-sided targets are ranks of the window's group (its level
+ * map is cached on the window). MPI-IO calls also add their time to
+ * mpp_traffic.io_ns.
+ *
  * Not for: the run row, the reductions at MPI_Finalize, the unit registry
- * (runtime.c). Persistent requests (MPI_Send_init, MPI_Start) and one-sided
- * calls are not counted.
+ * (runtime.c).
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -36,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collector/mpp_abi.h"
 #include "collector/traffic.h"
@@ -45,6 +52,13 @@
  * not go through __tls_get_addr. */
 __attribute__((
     tls_model("initial-exec"))) _Thread_local struct __mpp_tags __mpp_tags;
+
+/* The push as a function, for units that must link without this library
+ * (mpp_abi.h: they reference it weakly). */
+void __mpp_tag(struct __mpp_site *site)
+{
+	__mpp_tag_push(site);
+}
 
 struct mpp_traffic mpp_traffic;
 const unsigned long long mpp_bucket_lo[MPP_NBUCKET] = {
@@ -93,7 +107,7 @@ static int nodes_key = MPI_KEYVAL_INVALID;
 
 static void nodes_put(struct nodes *ns)
 {
-	if (ns != world &&
+	if (ns && ns != world &&
 	    __atomic_sub_fetch(&ns->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		free(ns);
 }
@@ -107,13 +121,43 @@ static int nodes_delete(MPI_Comm comm, int key, void *val, void *extra)
 	return MPI_SUCCESS;
 }
 
+/* A new level map of group g (refs 2: an attribute's and the caller's);
+ * NULL without memory. */
+static struct nodes *nodes_of_group(MPI_Group g)
+{
+	struct nodes *ns;
+	MPI_Group wg;
+	int n = 0, i, *rk;
+
+	PMPI_Group_size(g, &n);
+	ns = malloc(sizeof *ns + (size_t)n);
+	rk = malloc(2 * (size_t)n * sizeof *rk + 1);
+	if (!ns || !rk) {
+		free(ns);
+		free(rk);
+		return NULL;
+	}
+	ns->refs = 2;
+	ns->n = n;
+	for (i = 0; i < n; i++)
+		rk[i] = i;
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Group_translate_ranks(g, n, rk, wg, rk + n);
+	PMPI_Group_free(&wg);
+	for (i = 0; i < n; i++)
+		ns->lv[i] =
+		    rk[n + i] == MPI_UNDEFINED ? -1 : world->lv[rk[n + i]];
+	free(rk);
+	return ns;
+}
+
 /* The level map of comm, with a reference for the caller (none needed for
  * MPI_COMM_WORLD's); NULL when it cannot be built. */
 static struct nodes *nodes_get(MPI_Comm comm)
 {
 	struct nodes *ns;
-	MPI_Group g, wg;
-	int flag = 0, inter = 0, n = 0, i, *rk;
+	MPI_Group g;
+	int flag = 0, inter = 0;
 	void *val;
 
 	if (comm == MPI_COMM_WORLD)
@@ -129,28 +173,52 @@ static struct nodes *nodes_get(MPI_Comm comm)
 	if ((inter ? PMPI_Comm_remote_group(comm, &g)
 		   : PMPI_Comm_group(comm, &g)) != MPI_SUCCESS)
 		return NULL;
-	PMPI_Group_size(g, &n);
-	ns = malloc(sizeof *ns + (size_t)n);
-	rk = malloc(2 * (size_t)n * sizeof *rk + 1);
-	if (!ns || !rk) {
+	ns = nodes_of_group(g);
+	PMPI_Group_free(&g);
+	if (ns && PMPI_Comm_set_attr(comm, nodes_key, ns) != MPI_SUCCESS) {
 		free(ns);
-		free(rk);
-		PMPI_Group_free(&g);
 		return NULL;
 	}
-	ns->refs = 2; /* the attribute's and the caller's */
-	ns->n = n;
-	for (i = 0; i < n; i++)
-		rk[i] = i;
-	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
-	PMPI_Group_translate_ranks(g, n, rk, wg, rk + n);
-	PMPI_Group_free(&wg);
+	return ns;
+}
+
+/* Another reference to ns (which may be NULL or the world's). */
+static struct nodes *nodes_ref(struct nodes *ns)
+{
+	if (ns && ns != world)
+		__atomic_add_fetch(&ns->refs, 1, __ATOMIC_RELAXED);
+	return ns;
+}
+
+/* One-sided targets are ranks of the window's group: its level map is
+ * cached on the window like a communicator's. */
+static int win_key = MPI_KEYVAL_INVALID;
+
+static int win_nodes_delete(MPI_Win win, int key, void *val, void *extra)
+{
+	(void)win;
+	(void)key;
+	(void)extra;
+	nodes_put(val);
+	return MPI_SUCCESS;
+}
+
+static struct nodes *win_nodes_get(MPI_Win win)
+{
+	struct nodes *ns;
+	MPI_Group g;
+	int flag = 0;
+	void *val;
+
+	if (PMPI_Win_get_attr(win, win_key, &val, &flag) != MPI_SUCCESS)
+		return NULL;
+	if (flag)
+		return nodes_ref(val);
+	if (PMPI_Win_get_group(win, &g) != MPI_SUCCESS)
+		return NULL;
+	ns = nodes_of_group(g);
 	PMPI_Group_free(&g);
-	for (i = 0; i < n; i++)
-		ns->lv[i] =
-		    rk[n + i] == MPI_UNDEFINED ? -1 : world->lv[rk[n + i]];
-	free(rk);
-	if (PMPI_Comm_set_attr(comm, nodes_key, ns) != MPI_SUCCESS) {
+	if (ns && PMPI_Win_set_attr(win, win_key, ns) != MPI_SUCCESS) {
 		free(ns);
 		return NULL;
 	}
@@ -452,7 +520,7 @@ INLINE void p2p(struct call *c, MPI_Comm comm, int peer,
  * freed a finished request by then, and another thread's MPI_Irecv may
  * already have been given the same handle (OpenMPI reuses them) and
  * inserted its own entry. Under MPI_THREAD_MULTIPLE the table is locked;
- * pcount is read without the lock (atomically) only to skip the work when
+ * pend.count is read without the lock (atomically) only to skip the work when
  * nothing is pending, which is safe because a thread that completes a
  * request has seen its MPI_Irecv (its own or, through the program's own
  * synchronisation, another thread's). */
@@ -460,19 +528,31 @@ struct pending {
 	uint64_t key; /* 0: empty slot, or no entry */
 	struct __mpp_site *site;
 	struct nodes *ns;
+	enum mpp_fn fn; /* the function whose untagged bytes get them */
+	/* Persistent requests only (table pers): a send's bytes per start and
+	 * its destination, or recv set for a receive. */
+	unsigned long long bytes;
+	int peer, recv;
 };
 
-static struct pending *ptab;
-static size_t pcap, pcount;
+/* A table of entries keyed by request handle; count is read without the
+ * lock (atomically). */
+struct rtab {
+	struct pending *tab;
+	size_t cap, count;
+};
+
+static struct rtab pend; /* pending receives (MPI_Irecv, started Recv_init) */
+static struct rtab pers; /* persistent requests, from *_init to their free */
 
 INLINE int any_pending(void)
 {
-	return __atomic_load_n(&pcount, __ATOMIC_RELAXED) != 0;
+	return __atomic_load_n(&pend.count, __ATOMIC_RELAXED) != 0;
 }
 
-static void set_pcount(size_t n)
+static void set_count(struct rtab *t, size_t n)
 {
-	__atomic_store_n(&pcount, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->count, n, __ATOMIC_RELAXED);
 }
 
 static uint64_t req_key(MPI_Request r)
@@ -484,65 +564,70 @@ static uint64_t req_key(MPI_Request r)
 	return k ^ 0x9e3779b97f4a7c15ull; /* no valid handle maps to 0 */
 }
 
-static size_t slot(uint64_t k)
+static size_t slot(const struct rtab *t, uint64_t k)
 {
-	return (size_t)((k * 0xff51afd7ed558ccdull) >> 17) & (pcap - 1);
+	return (size_t)((k * 0xff51afd7ed558ccdull) >> 17) & (t->cap - 1);
 }
 
 /* With the lock held and room in the table. An entry left behind under the
  * same key (a request completed by a call this layer does not see) is
  * replaced. */
-static void pending_insert(struct pending e)
+static void rt_insert(struct rtab *t, struct pending e)
 {
-	size_t i = slot(e.key);
+	size_t i = slot(t, e.key);
 
-	while (ptab[i].key && ptab[i].key != e.key)
-		i = (i + 1) & (pcap - 1);
-	if (!ptab[i].key)
-		set_pcount(pcount + 1);
+	while (t->tab[i].key && t->tab[i].key != e.key)
+		i = (i + 1) & (t->cap - 1);
+	if (!t->tab[i].key)
+		set_count(t, t->count + 1);
 	else
-		nodes_put(ptab[i].ns);
-	ptab[i] = e;
+		nodes_put(t->tab[i].ns);
+	t->tab[i] = e;
 }
 
 /* With the lock held: room for one more entry. */
-static int pending_room(void)
+static int rt_room(struct rtab *t)
 {
-	struct pending *old = ptab, *tab;
-	size_t i, n = pcap;
+	struct pending *old = t->tab, *tab;
+	size_t i, n = t->cap;
 
-	if (2 * (pcount + 1) <= pcap)
+	if (2 * (t->count + 1) <= t->cap)
 		return 0;
 	tab = calloc(n ? 2 * n : 64, sizeof *tab);
 	if (!tab)
 		return -1;
-	ptab = tab;
-	pcap = n ? 2 * n : 64;
-	set_pcount(0);
+	t->tab = tab;
+	t->cap = n ? 2 * n : 64;
+	set_count(t, 0);
 	for (i = 0; i < n; i++)
 		if (old[i].key)
-			pending_insert(old[i]);
+			rt_insert(t, old[i]);
 	free(old);
 	return 0;
 }
 
-/* Add e to the table; when there is no memory for it, its bytes are lost. */
-static void pending_put(const struct pending *e)
+/* Add e to table t; when there is no memory for it, its bytes are lost. */
+static void rt_put(struct rtab *t, const struct pending *e)
 {
 	int ok;
 
 	lock_tables();
-	ok = pending_room() == 0;
+	ok = rt_room(t) == 0;
 	if (ok)
-		pending_insert(*e);
+		rt_insert(t, *e);
 	unlock_tables();
 	if (!ok)
 		nodes_put(e->ns);
 }
 
+static void pending_put(const struct pending *e)
+{
+	rt_put(&pend, e);
+}
+
 static void pending_add(MPI_Request r, struct __mpp_site *site, MPI_Comm comm)
 {
-	struct pending e = {req_key(r), site, NULL};
+	struct pending e = {req_key(r), site, NULL, MPP_FN_MPI_Irecv, 0, 0, 0};
 
 	if (r == MPI_REQUEST_NULL)
 		return;
@@ -550,30 +635,37 @@ static void pending_add(MPI_Request r, struct __mpp_site *site, MPI_Comm comm)
 	pending_put(&e);
 }
 
-/* With the lock held: remove the entry of key k into *out; 0 if none. */
-static int pending_remove(uint64_t k, struct pending *out)
+/* With the lock held: remove the entry of key k from t into *out; 0 if
+ * none. */
+static int rt_remove(struct rtab *t, uint64_t k, struct pending *out)
 {
 	size_t i, j;
 
-	if (!pcount)
+	if (!t->count)
 		return 0;
-	for (i = slot(k); ptab[i].key && ptab[i].key != k;
-	     i = (i + 1) & (pcap - 1))
+	for (i = slot(t, k); t->tab[i].key && t->tab[i].key != k;
+	     i = (i + 1) & (t->cap - 1))
 		;
-	if (!ptab[i].key)
+	if (!t->tab[i].key)
 		return 0;
-	*out = ptab[i];
-	ptab[i].key = 0;
-	set_pcount(pcount - 1);
+	*out = t->tab[i];
+	t->tab[i].key = 0;
+	set_count(t, t->count - 1);
 	/* Re-insert the rest of the cluster so that lookups still find it. */
-	for (j = (i + 1) & (pcap - 1); ptab[j].key; j = (j + 1) & (pcap - 1)) {
-		struct pending e = ptab[j];
+	for (j = (i + 1) & (t->cap - 1); t->tab[j].key;
+	     j = (j + 1) & (t->cap - 1)) {
+		struct pending e = t->tab[j];
 
-		ptab[j].key = 0;
-		set_pcount(pcount - 1);
-		pending_insert(e);
+		t->tab[j].key = 0;
+		set_count(t, t->count - 1);
+		rt_insert(t, e);
 	}
 	return 1;
+}
+
+static int pending_remove(uint64_t k, struct pending *out)
+{
+	return rt_remove(&pend, k, out);
 }
 
 /* Take the entries of reqs[0..n) into out[] (key 0 where a request has
@@ -626,7 +718,7 @@ static void complete(const struct pending *e, const MPI_Status *st)
 	if (e->site)
 		add(&e->site->bytes, b);
 	else
-		add(&mpp_traffic.untagged_bytes[MPP_FN_MPI_Irecv], b);
+		add(&mpp_traffic.untagged_bytes[e->fn], b);
 	if (e->ns) {
 		if (st->MPI_SOURCE != MPI_PROC_NULL)
 			level(e->ns, st->MPI_SOURCE, b);
@@ -978,6 +1070,206 @@ static struct coll coll(MPI_Comm comm, int root)
 		    ((unsigned long long)n_ + 1) * nbytes(rcount, type);       \
 	}
 
+/* Neighbourhood collectives: the neighbours of comm's topology, sources
+ * in nb[0..*nin) and destinations in nb[*nin..*nin + *nout), in the order
+ * the standard gives the buffer blocks (a Cartesian topology: for each
+ * dimension the rank at -1 and then at +1, for sending and receiving).
+ * Returns a malloc'ed array, or NULL (no topology, no memory). */
+static int *neighbors(MPI_Comm comm, int *nin, int *nout)
+{
+	int topo = MPI_UNDEFINED, k = 0, d, rank = 0, w = 0, *nb = NULL,
+	    *wt = NULL;
+
+	*nin = *nout = 0;
+	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+		return NULL;
+	if (topo == MPI_CART) {
+		PMPI_Cartdim_get(comm, &k);
+		if (!(nb = malloc(4 * (size_t)k * sizeof *nb + 1)))
+			return NULL;
+		for (d = 0; d < k; d++)
+			PMPI_Cart_shift(comm, d, 1, &nb[2 * d], &nb[2 * d + 1]);
+		memcpy(nb + 2 * k, nb, 2 * (size_t)k * sizeof *nb);
+		*nin = *nout = 2 * k;
+	} else if (topo == MPI_GRAPH) {
+		PMPI_Comm_rank(comm, &rank);
+		PMPI_Graph_neighbors_count(comm, rank, &k);
+		if (!(nb = malloc(2 * (size_t)k * sizeof *nb + 1)))
+			return NULL;
+		PMPI_Graph_neighbors(comm, rank, k, nb);
+		memcpy(nb + k, nb, (size_t)k * sizeof *nb);
+		*nin = *nout = k;
+	} else if (topo == MPI_DIST_GRAPH) {
+		PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
+		k = *nin + *nout;
+		nb = malloc((size_t)k * sizeof *nb + 1);
+		wt = w ? malloc((size_t)k * sizeof *wt + 1) : NULL;
+		if (!nb || (w && !wt)) {
+			free(nb);
+			free(wt);
+			*nin = *nout = 0;
+			return NULL;
+		}
+		PMPI_Dist_graph_neighbors(
+		    comm, *nin, nb, w ? wt : MPI_UNWEIGHTED, *nout, nb + *nin,
+		    w ? wt + *nin : MPI_UNWEIGHTED);
+		free(wt);
+	}
+	return nb;
+}
+
+/* The blocks of a neighbourhood collective: block i to destination i has
+ * scounts[i * ss] elements of stypes[i * sts] (a step of 0 repeats one
+ * count or type), block i from source i rcounts[i * rs] of rtypes[i * rts];
+ * each is a point-to-point message with that neighbour. */
+static void neighbor(struct call *c, MPI_Comm comm, const int *sc, int ss,
+		     const MPI_Datatype *st, int sts, const int *rc, int rs,
+		     const MPI_Datatype *rt, int rts)
+{
+	int nin, nout, i, *nb = neighbors(comm, &nin, &nout);
+
+	if (!nb)
+		return;
+	for (i = 0; i < nout; i++)
+		p2p(c, comm, nb[nin + i], nbytes(sc[i * ss], st[i * sts]));
+	for (i = 0; i < nin; i++)
+		p2p(c, comm, nb[i], nbytes(rc[i * rs], rt[i * rts]));
+	free(nb);
+}
+
+#define PRE_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)
+#define POST_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)                  \
+	if (OK)                                                                \
+	neighbor(&c_, comm, sc, ss, st, sts, rc, rs, rt, rts)
+
+/* Persistent requests: *_init records the request in pers with its site,
+ * function, and (sends) bytes and destination; MPI_Start and MPI_Startall
+ * add a started send's bytes to that site and level, and make a started
+ * receive a pending entry like an MPI_Irecv's; MPI_Request_free drops the
+ * record. */
+static void persistent_add(const struct call *c, MPI_Request r, MPI_Comm comm,
+			   int peer, unsigned long long bytes, int recv)
+{
+	struct pending e = {req_key(r), c->site, NULL, c->fn,
+			    bytes,      peer,    recv};
+
+	if (r == MPI_REQUEST_NULL)
+		return;
+	if (peer != MPI_PROC_NULL)
+		e.ns = nodes_get(comm);
+	rt_put(&pers, &e);
+}
+
+/* With the lock held: the entry of key k in t into *out, left in place. */
+static int rt_find(const struct rtab *t, uint64_t k, struct pending *out)
+{
+	size_t i;
+
+	if (!t->count)
+		return 0;
+	for (i = slot(t, k); t->tab[i].key && t->tab[i].key != k;
+	     i = (i + 1) & (t->cap - 1))
+		;
+	if (!t->tab[i].key)
+		return 0;
+	*out = t->tab[i];
+	return 1;
+}
+
+static void start_requests(int n, const MPI_Request *reqs)
+{
+	struct pending e;
+	int i, found;
+
+	for (i = 0; i < n; i++) {
+		lock_tables();
+		found = rt_find(&pers, req_key(reqs[i]), &e);
+		if (found)
+			nodes_ref(e.ns); /* for the pending entry or level */
+		unlock_tables();
+		if (!found || e.peer == MPI_PROC_NULL)
+			continue;
+		if (e.recv) {
+			e.bytes = 0;
+			pending_put(&e);
+			continue;
+		}
+		if (e.site)
+			add(&e.site->bytes, e.bytes);
+		else
+			add(&mpp_traffic.untagged_bytes[e.fn], e.bytes);
+		if (e.ns)
+			level(e.ns, e.peer, e.bytes);
+		nodes_put(e.ns);
+	}
+}
+
+#define PRE_PSEND(count, type, dest, comm, request)
+#define POST_PSEND(count, type, dest, comm, request)                           \
+	if (OK)                                                                \
+	persistent_add(&c_, *request, comm, dest,                              \
+		       dest == MPI_PROC_NULL ? 0 : nbytes(count, type), 0)
+#define PRE_PRECV(source, comm, request)
+#define POST_PRECV(source, comm, request)                                      \
+	if (OK)                                                                \
+	persistent_add(&c_, *request, comm, source, 0, 1)
+#define PRE_START(n, reqs)
+#define POST_START(n, reqs)                                                    \
+	if (OK && __atomic_load_n(&pers.count, __ATOMIC_RELAXED))              \
+	start_requests(n, reqs)
+
+/* One-sided: ocount x otype sent (or fetched into the origin buffer) and
+ * rcount x rtype fetched into a result buffer, with target rank target of
+ * win's group. */
+static void rma(struct call *c, unsigned long long bytes, int target,
+		MPI_Win win)
+{
+	struct nodes *ns;
+
+	if (target == MPI_PROC_NULL)
+		return;
+	c->bytes += bytes;
+	if ((ns = win_nodes_get(win))) {
+		level(ns, target, bytes);
+		nodes_put(ns);
+	}
+}
+
+#define PRE_RMA(ocount, otype, rcount, rtype, target, win)
+#define POST_RMA(ocount, otype, rcount, rtype, target, win)                    \
+	if (OK)                                                                \
+	rma(&c_, nbytes(ocount, otype) + nbytes(rcount, rtype), target, win)
+
+#define PRE_NONE()
+#define POST_NONE()
+
+/* MPI-IO: the time in every MPI_File call goes to mpp_traffic.io_ns. */
+INLINE unsigned long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (unsigned long long)t.tv_sec * 1000000000ull +
+	       (unsigned long long)t.tv_nsec;
+}
+
+#define PRE_IOTIME()  unsigned long long t0_ = now_ns()
+#define POST_IOTIME() add(&mpp_traffic.io_ns, now_ns() - t0_)
+#define PRE_FILEIO(status)                                                     \
+	MPI_Status st_;                                                        \
+	PRE_IOTIME();                                                          \
+	if (status == MPI_STATUS_IGNORE)                                       \
+	status = &st_
+#define POST_FILEIO(status)                                                    \
+	POST_IOTIME();                                                         \
+	if (OK)                                                                \
+	c_.bytes = received(status)
+#define PRE_IFILEIO(count, type) PRE_IOTIME()
+#define POST_IFILEIO(count, type)                                              \
+	POST_IOTIME();                                                         \
+	if (OK)                                                                \
+	c_.bytes = nbytes(count, type)
+
 /* The wrappers. */
 #define MPP_MPI(name, ret, kind, params, args, acct)                           \
 	ret name params                                                        \
@@ -1003,8 +1295,17 @@ int MPI_Request_free(MPI_Request *request)
 {
 	struct pending e;
 
+	int found;
+
 	if (active && any_pending() && pending_take(1, request, &e) && e.ns)
 		nodes_put(e.ns);
+	if (active && __atomic_load_n(&pers.count, __ATOMIC_RELAXED)) {
+		lock_tables();
+		found = rt_remove(&pers, req_key(*request), &e);
+		unlock_tables();
+		if (found)
+			nodes_put(e.ns);
+	}
 	return PMPI_Request_free(request);
 }
 
@@ -1096,8 +1397,12 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	free(node);
 	node = NULL;
 	if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, nodes_delete,
-				    &nodes_key, NULL) != MPI_SUCCESS) {
-		snprintf(err, errlen, "MPI_Comm_create_keyval failed");
+				    &nodes_key, NULL) != MPI_SUCCESS ||
+	    PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_nodes_delete,
+				   &win_key, NULL) != MPI_SUCCESS) {
+		snprintf(
+		    err, errlen,
+		    "MPI_Comm_create_keyval or MPI_Win_create_keyval failed");
 		goto fail;
 	}
 	type_cache_fill();

@@ -104,7 +104,7 @@ int mpp_row_build(const struct mpp_run_meta *m, size_t nf, char *const *names,
 	size_t i;
 
 	puts_(&h, "run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_"
-		  "s,args");
+		  "s,args,exit_status");
 	for (i = 0; i < nf; i++) {
 		struct buf col = {NULL, 0, 0, 1};
 
@@ -134,6 +134,7 @@ int mpp_row_build(const struct mpp_run_meta *m, size_t nf, char *const *names,
 	put_field(&r, m->job_id);
 	putf(&r, ",%d,%d,%.6f,", m->nprocs, m->nnodes, m->runtime_s);
 	put_field(&r, m->args);
+	putf(&r, ",%d", m->exit_status);
 	for (i = 0; i < nf; i++) {
 		put(&r, ",", 1);
 		put_double(&r, (double)sum[i] / m->nprocs);
@@ -234,7 +235,8 @@ int mpp_dump_write(const char *path, const struct mpp_run_meta *m, int rank,
 	int fd;
 
 	put_head(&b, m, rank, finalized);
-	putf(&b, "runtime_s\t%a\nfeatures\t%zu\n", m->runtime_s, nf);
+	putf(&b, "exit_status\t%d\nruntime_s\t%a\nfeatures\t%zu\n",
+	     m->exit_status, m->runtime_s, nf);
 	for (i = 0; i < nf; i++) {
 		put_escaped(&b, names[i]);
 		putf(&b, "\t%llu\n", values[i]);
@@ -329,9 +331,9 @@ int mpp_dump_read(const char *path, struct mpp_dump *d, char *err,
 		  size_t errlen)
 {
 	static const char *const keys[] = {
-	    "run_id", "app",       "build_id",  "started_at",
-	    "job_id", "args",      "nprocs",    "nnodes",
-	    "rank",   "finalized", "runtime_s", "features",
+	    "run_id",      "app",       "build_id", "started_at", "job_id",
+	    "args",        "nprocs",    "nnodes",   "rank",       "finalized",
+	    "exit_status", "runtime_s", "features",
 	};
 	const size_t nkeys = sizeof keys / sizeof keys[0];
 	struct buf b = {NULL, 0, 0, 1};
@@ -406,12 +408,16 @@ int mpp_dump_read(const char *path, struct mpp_dump *d, char *err,
 		goto bad_field;
 	d->finalized = (int)v;
 	bad = 10;
-	d->meta.runtime_s = strtod(val[10], &end);
-	if (end == val[10] || *end || !isfinite(d->meta.runtime_s) ||
+	if (parse_int(val[10], 0, 255, &v) < 0)
+		goto bad_field;
+	d->meta.exit_status = (int)v;
+	bad = 11;
+	d->meta.runtime_s = strtod(val[11], &end);
+	if (end == val[11] || *end || !isfinite(d->meta.runtime_s) ||
 	    d->meta.runtime_s < 0)
 		goto bad_field;
-	bad = 11;
-	if (parse_int(val[11], 0, 1L << 30, &v) < 0)
+	bad = 12;
+	if (parse_int(val[12], 0, 1L << 30, &v) < 0)
 		goto bad_field;
 	nf = (size_t)v;
 	d->names = calloc(nf ? nf : 1, sizeof *d->names);

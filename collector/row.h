@@ -17,6 +17,10 @@ struct mpp_run_meta {
 	const char *run_id, *app, *build_id, *started_at, *job_id, *args;
 	int nprocs, nnodes;
 	double runtime_s; /* slowest rank */
+	/* The run's exit status (0-255): in a row, rank 0's status at exit
+	 * (a run that finalized and then exit(1)s failed); in a dump, the
+	 * rank's own (128 + N for signal N). */
+	int exit_status;
 };
 
 /* Build the header line and the row line (each ending in "\n", caller
@@ -40,7 +44,8 @@ struct mpp_dump {
 /* The pieces of a dump for a writer that must not allocate when it writes
  * (libmpipredict's dumps from signal handlers): the text up to and
  * including the "finalized" line, and a feature name escaped as the dump
- * writes it; the rest is "runtime_s\t<seconds>\nfeatures\t<nf>\n" and
+ * writes it; the rest is "exit_status\t<status>\nruntime_s\t<seconds>\n"
+ * "features\t<nf>\n" and
  * one "<escaped name>\t<value>\n" per feature (runtime_s may be written
  * in decimal). Both malloc'd; NULL when out of memory. */
 char *mpp_dump_head(const struct mpp_run_meta *m, int rank, int finalized);

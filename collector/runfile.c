@@ -92,24 +92,53 @@ static int header_matches(int fd, const char *header)
 	return same;
 }
 
+/* Opens path for appending, creating it when missing, never through a
+ * symbolic link (a link planted in a shared runs directory must not send
+ * the row to another user's file). Returns the fd, or -1 with err filled;
+ * *created says whether this call made the file. */
+static int open_runs(const char *path, int *created, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+
+	*created = 0;
+	if (fd < 0 && errno == ENOENT) {
+		fd = open(path,
+			  O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW |
+			      O_CLOEXEC,
+			  0666);
+		*created = fd >= 0;
+		/* Made by another writer meanwhile (or a dangling link):
+		 * open what is there now. */
+		if (fd < 0 && errno == EEXIST)
+			fd = open(path,
+				  O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0 && errno == ELOOP)
+		snprintf(err, errlen,
+			 "cannot open %s: it is a symbolic link, not followed",
+			 path);
+	else if (fd < 0)
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 strerror(errno));
+	return fd;
+}
+
 /* Append to one file. Returns 0, 1 when the header differs (nothing
- * written), -1 on error with err filled. */
+ * written), 2 when the file was removed while this call waited for its lock
+ * (open it again), -1 on error with err filled. */
 static int append_to(const char *path, const char *header, const char *row,
 		     char *err, size_t errlen)
 {
 	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
-	struct stat st;
+	struct stat st, now;
 	char *buf = NULL, last = '\n';
 	size_t hl = strlen(header), rl = strlen(row), len;
 	ssize_t w;
-	int fd, rc = -1, same;
+	int fd, rc = -1, same, created;
 
-	fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", path,
-			 strerror(errno));
+	fd = open_runs(path, &created, err, errlen);
+	if (fd < 0)
 		return -1;
-	}
 	while (fcntl(fd, F_SETLKW, &lk) != 0) {
 		if (errno != EINTR) {
 			snprintf(err, errlen, "cannot lock %s: %s", path,
@@ -120,6 +149,11 @@ static int append_to(const char *path, const char *header, const char *row,
 	if (fstat(fd, &st) != 0) {
 		snprintf(err, errlen, "cannot stat %s: %s", path,
 			 strerror(errno));
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && st.st_nlink == 0) {
+		/* A writer that could not fill it removed the new file. */
+		rc = 2;
 		goto out;
 	}
 	if (st.st_size > 0) {
@@ -160,12 +194,35 @@ static int append_to(const char *path, const char *header, const char *row,
 			snprintf(err, errlen,
 				 "cannot write %s, and a partial row remains",
 				 path);
+		/* A file this call made, still empty (a full disk): removed
+		 * under the lock rather than left as a 0-byte .csv. A writer
+		 * waiting for the lock sees it unlinked and starts over. */
+		else if (created && S_ISREG(st.st_mode) && st.st_size == 0 &&
+			 lstat(path, &now) == 0 && now.st_ino == st.st_ino &&
+			 now.st_dev == st.st_dev)
+			unlink(path);
 		goto out;
 	}
 	rc = 0;
 out:
 	free(buf);
 	close(fd); /* releases the lock */
+	return rc;
+}
+
+/* append_to(), opening again while a new file is removed under it. */
+static int append_retry(const char *path, const char *header, const char *row,
+			char *err, size_t errlen)
+{
+	int rc = 2;
+
+	for (int i = 0; i < 16 && rc == 2; i++)
+		rc = append_to(path, header, row, err, errlen);
+	if (rc == 2) {
+		snprintf(err, errlen, "cannot write %s: removed while waiting",
+			 path);
+		rc = -1;
+	}
 	return rc;
 }
 
@@ -177,13 +234,20 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 	struct stat st;
 	const char *dot, *slash;
 	size_t tl;
-	int rc;
+	int rc, is_dir;
 
 	if (!target || !*target)
 		target = DEFAULT_TARGET;
 	tl = strlen(target);
-	if (target[tl - 1] == '/' ||
-	    (stat(target, &st) == 0 && S_ISDIR(st.st_mode))) {
+	/* A directory unless it names a .csv file or an existing file: a
+	 * user who writes MPIPREDICT_RUNS=/some/new/dir means a folder. */
+	if (target[tl - 1] == '/')
+		is_dir = 1;
+	else if (stat(target, &st) == 0)
+		is_dir = S_ISDIR(st.st_mode);
+	else
+		is_dir = !(tl > 4 && strcmp(target + tl - 4, ".csv") == 0);
+	if (is_dir) {
 		safe_name(app, name, sizeof name);
 		rc = snprintf(file, sizeof file, "%s%s%s.csv", target,
 			      target[tl - 1] == '/' ? "" : "/", name);
@@ -205,7 +269,7 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 			return -1;
 		}
 	}
-	rc = append_to(file, header, row, err, errlen);
+	rc = append_retry(file, header, row, err, errlen);
 	if (rc == 1) {
 		/* Another build's file: the sibling <stem>.<hash>.csv. */
 		slash = strrchr(file, '/');
@@ -219,7 +283,7 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 			return -1;
 		}
 		memcpy(file, sib, (size_t)rc + 1);
-		rc = append_to(file, header, row, err, errlen);
+		rc = append_retry(file, header, row, err, errlen);
 		if (rc == 1) {
 			snprintf(
 			    err, errlen,

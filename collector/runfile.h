@@ -3,12 +3,16 @@
  * Internal to the collector part (libmpipredict and mpipredict-collect).
  *
  * Where: `target` is MPIPREDICT_RUNS (NULL or "" means "mpipredict-runs/").
- * A target that is an existing directory or ends in '/' is a directory
- * holding <app>.csv; anything else is the file itself. Missing folders on
- * the way are created.
+ * A target that ends in '/', is an existing directory, or does not exist
+ * and does not end in ".csv" is a directory holding <app>.csv; a target
+ * ending in ".csv" or naming an existing file is the file itself. Missing
+ * folders on the way are created.
  *
- * How: the file is opened for appending and locked (fcntl write lock, whole
- * file); a new (empty) file gets the header and the row in one write(2);
+ * How: the file is opened for appending, never through a symbolic link
+ * (O_NOFOLLOW: a link planted in a shared runs directory is refused with an
+ * error naming it), and locked (fcntl write lock, whole file); a new (empty)
+ * file gets the header and the row in one write(2), and when that fails (a
+ * full disk) the file this call created is removed, not left empty;
  * an existing file gets the row in one write(2) only when its first line is
  * exactly `header`. A file with another header (another build) is left
  * untouched and the row goes to a sibling, <stem>.<hash of header>.csv, with

@@ -3,10 +3,10 @@
  * registry of instrumented units (__mpp_register), starts counting in
  * MPI_Init / MPI_Init_thread, and at MPI_Finalize reduces every counter over
  * the ranks to its sum (hence mean) and max, and has rank 0 append the run
- * row (row.c, runfile.c). With MPIPREDICT_DUMP=<dir> every rank also writes
- * its own counters to <dir>/<run_id>.<rank>.dump, at MPI_Finalize or, when
- * the run ends without it, at exit(), MPI_Abort, a fatal signal or SIGTERM,
- * for mpipredict-collect.
+ * row (row.c, runfile.c) when the process exits, with its exit status. With
+ * MPIPREDICT_DUMP=<dir> every rank also writes its own counters to
+ * <dir>/<run_id>.<rank>.dump, at MPI_Finalize or, when the run ends without it,
+ * at exit(), MPI_Abort, a fatal signal or SIGTERM, for mpipredict-collect.
  *
  * Environment: MPIPREDICT_RUNS (file or directory, default
  * ./mpipredict-runs/), MPIPREDICT_APP (default: the units' --app name, else
@@ -40,6 +40,7 @@
 #define PFX "mpipredict: "
 
 static struct __mpp_unit *units;
+static int f_warned; /* the same-file note was printed */
 
 /* State of this process's run. */
 static struct {
@@ -198,15 +199,75 @@ void __mpp_register(struct __mpp_unit *u)
 	units = u;
 }
 
-/* WAIT-kind functions move no bytes of their own: no bytes columns. */
-#define HAS_BYTES_P2P  1
-#define HAS_BYTES_COLL 1
-#define HAS_BYTES_WAIT 0
+/* Functions that move no bytes of their own have no bytes columns:
+ * completion (WAIT), starting persistent requests (START: the bytes go to
+ * the *_init call), one-sided synchronisation (SYNC), opening, closing and
+ * other MPI-IO calls that transfer no data (IOMETA). */
+#define HAS_BYTES_P2P    1
+#define HAS_BYTES_COLL   1
+#define HAS_BYTES_RMA    1
+#define HAS_BYTES_IO     1
+#define HAS_BYTES_WAIT   0
+#define HAS_BYTES_START  0
+#define HAS_BYTES_SYNC   0
+#define HAS_BYTES_IOMETA 0
 static const int fn_has_bytes[MPP_NFN] = {
 #define MPP_MPI(name, ret, kind, params, args, acct) HAS_BYTES_##kind,
 #include "collector/mpi_table.def"
 #undef MPP_MPI
 };
+
+/* Two units of one program with the same file name (two trees that no
+ * checkout or build file joins, or one source compiled twice) would give
+ * the same columns: each of them gets "@<8 hex of its build id>" after
+ * the file in its names, and a number too when the build ids agree. tag
+ * is "" for a unit whose file name is its own. */
+static void same_file_tag(struct __mpp_unit *const *v, size_t nu, size_t i,
+			  char *tag, size_t len)
+{
+	const char *fi = v[i]->file ? v[i]->file : "";
+	const char *bi = v[i]->build_id ? v[i]->build_id : "";
+	size_t k, first = i, twin = 0;
+	int dup = 0;
+
+	while (first > 0 && v[first - 1]->file &&
+	       !strcmp(v[first - 1]->file, fi))
+		first--;
+	for (k = first; k < nu && v[k]->file && !strcmp(v[k]->file, fi); k++) {
+		dup |= k != i;
+		if (k < i && v[k]->build_id && !strcmp(v[k]->build_id, bi))
+			twin++;
+	}
+	if (!dup)
+		return;
+	if (twin)
+		snprintf(tag, len, "@%.8s.%zu", bi, twin + 1);
+	else
+		snprintf(tag, len, "@%.8s", bi);
+	if (!f_warned && run.rank == 0) {
+		f_warned = 1;
+		fprintf(stderr,
+			PFX "two instrumented files are both named %s; their "
+			    "features are told apart by build id (%s...); set "
+			    "MPIPREDICT_SRCROOT to the project's top when "
+			    "building for stable names\n",
+			fi, tag);
+	}
+}
+
+/* Where the file part starts in a feature name of a unit with file `file`
+ * ("loop:<file>:..." or "<file>:..."): the tag goes after it. */
+static size_t file_at(const char *name, const char *file)
+{
+	const char *colon = strchr(name, ':');
+	size_t n = file ? strlen(file) : 0;
+
+	if (n && !strncmp(name, file, n) && name[n] == ':')
+		return n;
+	if (n && colon && !strncmp(colon + 1, file, n) && colon[1 + n] == ':')
+		return (size_t)(colon + 1 - name) + n;
+	return strlen(name);
+}
 
 /* The features of the units v[0..nu) and of the PMPI layer, into f (see
  * struct feats; f->ok says whether all went in). */
@@ -227,13 +288,25 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 	memcpy(calls, t->untagged_calls, sizeof calls);
 	memcpy(bytes, t->untagged_bytes, sizeof bytes);
 	for (i = 0; i < nu; i++) {
-		for (j = 0; j < v[i]->ncounters; j++)
-			feat(f, v[i]->counters[j], "%s",
-			     v[i]->counter_names[j]);
+		char tag[40] = "";
+
+		same_file_tag(v, nu, i, tag, sizeof tag);
+		for (j = 0; j < v[i]->ncounters; j++) {
+			const char *c = v[i]->counter_names[j];
+			size_t at = file_at(c, v[i]->file);
+
+			feat(f, v[i]->counters[j], "%.*s%s%s", (int)at, c, tag,
+			     c + at);
+		}
 		for (j = 0; j < v[i]->nsites; j++) {
+			const char *c = v[i]->site_names[j];
+			size_t at = file_at(c, v[i]->file);
+
 			s = &v[i]->sites[j];
-			feat(f, s->calls, "call:%s", v[i]->site_names[j]);
-			feat(f, s->bytes, "bytes:%s", v[i]->site_names[j]);
+			feat(f, s->calls, "call:%.*s%s%s", (int)at, c, tag,
+			     c + at);
+			feat(f, s->bytes, "bytes:%.*s%s%s", (int)at, c, tag,
+			     c + at);
 			if (s->fn > 0 && s->fn <= MPP_NFN) {
 				calls[s->fn - 1] += s->calls;
 				bytes[s->fn - 1] += s->bytes;
@@ -250,6 +323,7 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			feat(f, t->untagged_bytes[i], "mpi:%s:untagged:bytes",
 			     fn_names[i]);
 	}
+	feat(f, t->io_ns, "io:time_ns");
 	for (l = 0; l < MPP_NLEVEL; l++) {
 		msgs = vol = 0;
 		for (b = 0; b < MPP_NBUCKET; b++) {
@@ -393,13 +467,15 @@ static char *dump_path(void)
 		   : p;
 }
 
-/* The dump written at MPI_Finalize. */
-static void write_dump(const struct feats *f, double runtime)
+/* The dump written at MPI_Finalize (status 0), and again at exit when the
+ * process then exits with another status. */
+static void write_dump(const struct feats *f, double runtime, int status)
 {
 	struct mpp_run_meta m;
 	char *path = dump_path(), err[512];
 
 	fill_meta(&m, runtime);
+	m.exit_status = status;
 	if (!path)
 		fprintf(stderr, PFX "out of memory writing the dump\n");
 	else if (mpp_dump_write(path, &m, run.rank, 1, f->n, f->names, f->vals,
@@ -476,7 +552,7 @@ static void out_u64(struct out *o, unsigned long long v)
 
 /* Write this rank's dump, marked not finalized, unless one was written or
  * is being written. Async-signal-safe. */
-static void crash_dump(void)
+static void crash_dump(int status)
 {
 	struct feats f = {0};
 	struct timespec now;
@@ -504,7 +580,9 @@ static void crash_dump(void)
 	o.ok = 1;
 	o.len = 0;
 	out_put(&o, crash.head);
-	out_put(&o, "runtime_s\t");
+	out_put(&o, "exit_status\t");
+	out_u64(&o, (unsigned long long)(status & 0xff));
+	out_put(&o, "\nruntime_s\t");
 	out_u64(&o, (unsigned long long)(ns / 1000000000));
 	out_put(&o, ".");
 	for (i = 100000000; i > 0; i /= 10) /* nine digits, leading zeros */
@@ -529,7 +607,7 @@ static void on_crash_signal(int sig, siginfo_t *si, void *ctx)
 	size_t i;
 
 	(void)ctx;
-	crash_dump();
+	crash_dump(128 + sig);
 	for (i = 0; i < sizeof crash_signals / sizeof crash_signals[0]; i++)
 		if (crash_signals[i] == sig)
 			sigaction(sig, &crash_old[i], NULL);
@@ -543,10 +621,11 @@ static void on_crash_signal(int sig, siginfo_t *si, void *ctx)
 }
 
 /* exit() without MPI_Finalize. */
-static void dump_at_exit(void)
+static void dump_at_exit(int status, void *arg)
 {
+	(void)arg;
 	if (run.started && !run.finished)
-		crash_dump();
+		crash_dump(status);
 }
 
 /* Prepare the dumps of a run that ends without MPI_Finalize (dump mode,
@@ -587,7 +666,7 @@ static void crash_prepare(void)
 		return;
 	}
 	crash.ready = 1;
-	atexit(dump_at_exit);
+	on_exit(dump_at_exit, NULL);
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = on_crash_signal;
 	sa.sa_flags = SA_SIGINFO;
@@ -707,12 +786,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 /* Rank 0: build and append the row from the reduced counters. */
 static void write_row(const struct feats *f, const unsigned long long *sum,
-		      const unsigned long long *max, double runtime)
+		      const unsigned long long *max, double runtime, int status)
 {
 	struct mpp_run_meta m;
 	char *header = NULL, *row = NULL, err[4200];
 
 	fill_meta(&m, runtime);
+	m.exit_status = status;
 	if (mpp_row_build(&m, f->n, f->names, sum, max, &header, &row, err,
 			  sizeof err) < 0 ||
 	    mpp_runfile_append(getenv("MPIPREDICT_RUNS"), run.app, header, row,
@@ -722,13 +802,48 @@ static void write_row(const struct feats *f, const unsigned long long *sum,
 	free(row);
 }
 
-/* Reduce and write. Collective over run.comm. */
+/* What MPI_Finalize leaves for exit: the row (rank 0) and, in dump mode,
+ * the features to dump again when the exit status is not 0. The row is
+ * written at exit so that it holds the exit status: a run that finalizes
+ * and then calls exit(1) failed. */
+static struct {
+	struct feats f;
+	unsigned long long *sum, *max;
+	double mine, slowest;
+	int row;
+} after;
+
+static void free_after(void)
+{
+	free(after.sum);
+	free(after.max);
+	feats_free(&after.f);
+	free(run.app);
+	free(run.args);
+	run.app = run.args = NULL;
+	memset(&after, 0, sizeof after);
+}
+
+/* on_exit: the row with the status given to exit() or returned by main. */
+static void write_at_exit(int status, void *arg)
+{
+	(void)arg;
+	status &= 0xff;
+	if (after.row)
+		write_row(&after.f, after.sum, after.max, after.slowest,
+			  status);
+	if (run.dump_dir && after.f.ok && status != 0)
+		write_dump(&after.f, after.mine, status);
+	free_after();
+}
+
+/* Reduce, dump, and leave the row to exit. Collective over run.comm. */
 static void finish(void)
 {
 	struct feats f = {0};
 	unsigned long long h[2], hmax[2], *sum = NULL, *max = NULL;
 	double mine = elapsed(), slowest = 0;
-	int ok, all_ok;
+	int ok, all_ok, row = 0;
 	size_t i;
 
 	run.finished = 1;
@@ -736,7 +851,7 @@ static void finish(void)
 	mpp_traffic_stop();
 	features_now(&f);
 	if (run.dump_dir && f.ok)
-		write_dump(&f, mine);
+		write_dump(&f, mine, 0);
 	/* Every rank must hold the same columns in the same order: compare a
 	 * hash of the names (max of h and of ~h equal to one's own on every
 	 * rank means all are equal). */
@@ -760,27 +875,28 @@ static void finish(void)
 			    MPI_MAX, 0, run.comm);
 		PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0,
 			    run.comm);
-		if (run.rank == 0)
-			write_row(&f, sum, max, slowest);
+		row = run.rank == 0;
 	} else if (run.rank == 0) {
 		fprintf(stderr, PFX
 			"ranks hold different counters (out of memory, or not "
 			"one program); the run row was not written\n");
 	}
-	free(sum);
-	free(max);
-	feats_free(&f);
-	free(run.app);
-	free(run.args);
-	run.app = run.args = NULL;
 	PMPI_Comm_free(&run.comm);
+	after.f = f;
+	after.sum = sum;
+	after.max = max;
+	after.mine = mine;
+	after.slowest = slowest;
+	after.row = row;
+	if (on_exit(write_at_exit, NULL) != 0)
+		write_at_exit(0, NULL); /* cannot wait: the row now */
 }
 
 /* In dump mode, the dump of this rank before the job is torn down. */
 int MPI_Abort(MPI_Comm comm, int errorcode)
 {
 	if (run.started && !run.finished)
-		crash_dump();
+		crash_dump(errorcode ? errorcode : 1);
 	return PMPI_Abort(comm, errorcode);
 }
 

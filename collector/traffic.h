@@ -47,6 +47,8 @@ struct mpp_traffic {
 	 * size. */
 	unsigned long long hist_msgs[MPP_NLEVEL][MPP_NBUCKET];
 	unsigned long long hist_bytes[MPP_NLEVEL][MPP_NBUCKET];
+	/* Nanoseconds spent in MPI_File calls (CLOCK_MONOTONIC). */
+	unsigned long long io_ns;
 };
 
 extern struct mpp_traffic mpp_traffic;

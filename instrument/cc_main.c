@@ -10,7 +10,8 @@
  * run per source, each with its own), rewrites the dependency files the
  * compiler wrote (-MD/-MMD) so that they name the original source, and when the
  * command links adds
- * `-L<libdir> -Wl,-rpath,<libdir> -lmpipredict`. libdir is
+ * `-L<libdir> -Wl,-rpath,<libdir> -lmpipredict` (not as-needed: the units
+ * reference the runtime weakly, see collector/mpp_abi.h). libdir is
  * $MPIPREDICT_LIBDIR, else <directory of this program>/../lib.
  *
  * --app NAME is the build's default app name, carried by every unit it
@@ -38,9 +39,16 @@ static void usage(FILE *f)
 {
 	fputs(
 	    "usage: mpipredict-cc [--app NAME] <compiler> [compiler args...]\n"
+	    "       mpipredict-<compiler> [--app NAME] [compiler args...]\n"
 	    "Compile and link like <compiler>, instrumenting every C source\n"
 	    "for mpipredict and linking the runtime (-lmpipredict). Use it as\n"
-	    "CC=\"mpipredict-cc mpicc\" in a Makefile.\n"
+	    "CC=mpipredict-mpicc (or CC=\"mpipredict-cc mpicc\") in a "
+	    "Makefile.\n"
+	    "Invoked as mpipredict-<compiler> (mpipredict-mpicc, -mpicxx, or\n"
+	    "any symbolic link to this program named so), the compiler is\n"
+	    "<compiler>, or $MPIPREDICT_CC when set, and every argument goes\n"
+	    "to it (--version and --help too); --mpipredict-help and\n"
+	    "--mpipredict-version are then this program's.\n"
 	    "  --app NAME  the build's application name: the runs' app unless\n"
 	    "              MPIPREDICT_APP is set\n"
 	    "Environment: MPIPREDICT_LIBDIR (where libmpipredict is; default\n"
@@ -88,10 +96,17 @@ static int takes_value(const char *a)
 	return 0;
 }
 
+/* C and C++ sources, by the suffixes gcc and clang know. */
 static int is_c_source(const char *a)
 {
+	static const char *const ext[] = {".c",   ".cc", ".cpp", ".cxx",
+					  ".c++", ".C",  ".cp"};
 	size_t n = strlen(a);
-	return a[0] != '-' && n > 2 && strcmp(a + n - 2, ".c") == 0;
+	for (size_t i = 0; a[0] != '-' && i < sizeof(ext) / sizeof(*ext); i++)
+		if (n > strlen(ext[i]) &&
+		    strcmp(a + n - strlen(ext[i]), ext[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static int run(char **argv)
@@ -294,7 +309,10 @@ static int compile(const char *compiler, char **args, int nargs, char **tmp_of,
 		      asprintf(&rp, "-Wl,-rpath,%s", lib) < 0 ||
 		      mpp_argv_push(&cmd, l) < 0 ||
 		      mpp_argv_push(&cmd, rp) < 0 ||
-		      mpp_argv_push(&cmd, "-lmpipredict") < 0;
+		      mpp_argv_push(&cmd, "-Wl,--push-state,--no-as-needed") <
+			  0 ||
+		      mpp_argv_push(&cmd, "-lmpipredict") < 0 ||
+		      mpp_argv_push(&cmd, "-Wl,--pop-state") < 0;
 		free(lib);
 		free(l);
 		free(rp);
@@ -304,18 +322,68 @@ static int compile(const char *compiler, char **args, int nargs, char **tmp_of,
 	return rc;
 }
 
+/* The compiler a wrapper named `mpipredict-<compiler>` stands for:
+ * $MPIPREDICT_CC when set, else <compiler>; NULL for mpipredict-cc itself
+ * (its first argument names the compiler). */
+static const char *named_compiler(const char *argv0)
+{
+	const char *b = strrchr(argv0, '/');
+	b = b ? b + 1 : argv0;
+	if (strncmp(b, "mpipredict-", 11) != 0 || !b[11] ||
+	    strcmp(b + 11, "cc") == 0)
+		return NULL;
+	const char *env = getenv("MPIPREDICT_CC");
+	return env && *env ? env : b + 11;
+}
+
 int main(int argc, char **argv)
 {
+	/* `mpipredict-mpicc ARGS` is `mpipredict-cc mpicc ARGS`: one word,
+	 * for build systems that run `which $(CC)`, `$(CC) --version` or
+	 * take CC as a path. Every argument goes to the compiler (also
+	 * --version and --help, which configure and CMake ask the compiler);
+	 * --mpipredict-help and --mpipredict-version are this program's. */
+	const char *named = named_compiler(argv[0]);
+	char **nargv = NULL;
+	if (named) {
+		int app_given =
+		    argc > 1 && strcmp(argv[1], "--app") == 0 ? 2 : 0;
+		if (argc > 1 && strcmp(argv[1], "--mpipredict-help") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (argc > 1 && strcmp(argv[1], "--mpipredict-version") == 0) {
+			printf("mpipredict-cc %s\n", MPP_VERSION);
+			return 0;
+		}
+		if (app_given && (argc < 3 || !argv[2][0])) {
+			fprintf(stderr, "%s: --app needs a name\n", argv[0]);
+			return 1;
+		}
+		nargv = calloc((size_t)argc + 2, sizeof(*nargv));
+		if (!nargv)
+			return oom("the argument list");
+		int n = 0;
+		nargv[n++] = argv[0];
+		for (int i = 1; i <= app_given; i++)
+			nargv[n++] = argv[i];
+		nargv[n++] = (char *)named;
+		for (int i = 1 + app_given; i < argc; i++)
+			nargv[n++] = argv[i];
+		argv = nargv;
+		argc = n;
+	}
 	if (argc < 2) {
 		fprintf(stderr,
 			"mpipredict-cc: no compiler given (see --help)\n");
 		return 1;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (!named &&
+	    (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (!named && strcmp(argv[1], "--version") == 0) {
 		printf("mpipredict-cc %s\n", MPP_VERSION);
 		return 0;
 	}
@@ -524,5 +592,6 @@ int main(int argc, char **argv)
 	free(dir_of);
 	free(obj_of);
 	mpp_argv_free(&clang);
+	free(nargv);
 	return rc;
 }

@@ -6,9 +6,11 @@
  */
 #include "instrument/codegen.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collector/mpp_abi.h"
 
@@ -56,6 +58,26 @@ void mpp_unit_id(const char *key, char id[17])
 		 (unsigned long long)fnv1a(FNV_SEED, key, strlen(key)));
 }
 
+/* The runtime's path as a C string literal, for units linked without it:
+ * $MPIPREDICT_LIBDIR/libmpipredict.so, else <this tool's dir>/../lib/. */
+static char *runtime_path(void)
+{
+	const char *env = getenv("MPIPREDICT_LIBDIR");
+	char exe[PATH_MAX], lib[PATH_MAX + 64], real[PATH_MAX];
+	if (env && *env) {
+		snprintf(lib, sizeof(lib), "%s/libmpipredict.so", env);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(lib, sizeof(lib), "%s/../lib/libmpipredict.so",
+			 n > 0 ? exe : "/usr/local/bin");
+	}
+	return mpp_quote_c(realpath(lib, real) ? real : lib);
+}
+
 static const char *kind_name(enum mpp_counter_kind k)
 {
 	return k == MPP_LOOP ? "loop" : k == MPP_THEN ? "then" : "else";
@@ -78,36 +100,104 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 {
 	size_t nc = plan->ncounters, ns = plan->nsites;
 	const char *nf = plan->name_file ? plan->name_file : display;
+	/* C++ units reach the runtime's C functions with C linkage. */
+	const char *lk = plan->cxx ? "extern \"C\"" : "extern";
 	char *qname = mpp_quote_c(display);
+	/* The unit's file is the one its feature names hold (mpp_abi.h):
+	 * the runtime tells same-named units apart by it. */
+	char *qnf = mpp_quote_c(nf);
 	char *qapp = app && *app ? mpp_quote_c(app) : NULL;
-	if (!qname || (app && *app && !qapp)) {
+	if (!qname || !qnf || (app && *app && !qapp)) {
+		free(qnf);
 		free(qname);
+		free(qapp);
 		return -1;
 	}
+	char *qlib = runtime_path();
+	if (!qlib) {
+		free(qname);
+		free(qnf);
+		free(qapp);
+		return -1;
+	}
+	/* The runtime is referenced weakly (mpp_abi.h): a link without
+	 * -lmpipredict still works, and the constructor then runs the
+	 * program again with the runtime preloaded. libc is reached through
+	 * names of our own bound to its symbols (asm labels), so that no
+	 * declaration can clash with the user's. */
 	fprintf(out,
 		"__extension__ struct __mpp_site { unsigned long long "
 		"__mpp_calls, __mpp_bytes; int __mpp_fn; }; "
-		"struct __mpp_tags { unsigned __mpp_n; "
-		"struct __mpp_site *__mpp_v[%d]; }; "
-		"extern __thread struct __mpp_tags __mpp_tags "
-		"__attribute__((__tls_model__(\"initial-exec\"))); "
+		"struct __mpp_unit; "
+		"%s void __mpp_tag(struct __mpp_site *) "
+		"__attribute__((__weak__)); "
+		"%s void __mpp_register(struct __mpp_unit *) "
+		"__attribute__((__weak__)); "
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
 		"static struct __mpp_site __mpp_s_%s[%zu];",
-		MPP_TAG_DEPTH, id, nc ? nc : 1, id, ns ? ns : 1);
+		lk, lk, id, nc ? nc : 1, id, ns ? ns : 1);
+	fprintf(
+	    out,
+	    " extern char *__mpp_getenv(const char *) __asm__(\"getenv\");"
+	    " extern int __mpp_setenv(const char *, const char *, int) "
+	    "__asm__(\"setenv\");"
+	    " extern int __mpp_unsetenv(const char *) __asm__(\"unsetenv\");"
+	    " extern int __mpp_getpid(void) __asm__(\"getpid\");"
+	    " extern int __mpp_execv(const char *, char *const *) "
+	    "__asm__(\"execv\");"
+	    " extern long __mpp_write(int, const void *, unsigned long) "
+	    "__asm__(\"write\");"
+	    " extern int __mpp_snprintf(char *, unsigned long, const char *, "
+	    "...) __asm__(\"snprintf\");"
+	    " __attribute__((__weak__)) int __mpp_warned;"
+	    " static int __mpp_streq_%s(const char *__mpp_a, const char "
+	    "*__mpp_b) { while (*__mpp_a && *__mpp_a == *__mpp_b) __mpp_a++, "
+	    "__mpp_b++; return *__mpp_a == *__mpp_b; }"
+	    " static void __mpp_preload_%s(char **__mpp_argv, int __mpp_have) "
+	    "{ char __mpp_pid[24], __mpp_b[8192]; const char *__mpp_m = "
+	    "__mpp_getenv(\"MPIPREDICT_REEXEC\"), *__mpp_s = "
+	    "__mpp_getenv(\"MPIPREDICT_SAVED_PRELOAD\"), *__mpp_p = "
+	    "__mpp_getenv(\"LD_PRELOAD\"), *__mpp_d = "
+	    "__mpp_getenv(\"MPIPREDICT_DISABLE\"); int __mpp_n, __mpp_mine; "
+	    "static const char __mpp_lib[] = %s; "
+	    "static const char __mpp_msg[] = \"mpipredict: this program was "
+	    "instrumented but is not linked with libmpipredict (a link not "
+	    "made by mpipredict-cc, e.g. $(LD)), and preloading it failed: "
+	    "link with mpipredict-mpicc or add -lmpipredict; this run "
+	    "is not counted\\n\"; "
+	    "__mpp_snprintf(__mpp_pid, sizeof __mpp_pid, \"%%d\", "
+	    "__mpp_getpid()); "
+	    "__mpp_mine = __mpp_m && __mpp_streq_%s(__mpp_m, __mpp_pid); "
+	    "if (__mpp_mine && __mpp_s) { if (*__mpp_s) "
+	    "__mpp_setenv(\"LD_PRELOAD\", __mpp_s, 1); else "
+	    "__mpp_unsetenv(\"LD_PRELOAD\"); "
+	    "__mpp_unsetenv(\"MPIPREDICT_SAVED_PRELOAD\"); } "
+	    "if (__mpp_have || (__mpp_d && __mpp_streq_%s(__mpp_d, \"1\"))) "
+	    "return; "
+	    "__mpp_n = __mpp_snprintf(__mpp_b, sizeof __mpp_b, \"%%s%%s%%s\", "
+	    "__mpp_lib, __mpp_p && *__mpp_p ? \" \" : \"\", __mpp_p ? __mpp_p "
+	    ": \"\"); "
+	    "if (!__mpp_mine && __mpp_argv && __mpp_n > 0 && (unsigned "
+	    "long)__mpp_n < sizeof __mpp_b && "
+	    "__mpp_setenv(\"MPIPREDICT_REEXEC\", __mpp_pid, 1) == 0 && "
+	    "__mpp_setenv(\"MPIPREDICT_SAVED_PRELOAD\", __mpp_p ? __mpp_p : "
+	    "\"\", 1) == 0 && __mpp_setenv(\"LD_PRELOAD\", __mpp_b, 1) == 0) "
+	    "__mpp_execv(\"/proc/self/exe\", __mpp_argv); "
+	    "if (!__mpp_warned++) __mpp_write(2, __mpp_msg, sizeof __mpp_msg - "
+	    "1); }",
+	    id, id, qlib, id, id);
+	free(qlib);
 	/* Call sites push their tag through a function: two pushes in one
 	 * expression (`MPI_A(..) + MPI_B(..)`, a macro using its argument
 	 * twice) written as plain stores would be unsequenced, undefined,
 	 * and flagged by -Wsequence-point; function calls are only
-	 * indeterminately sequenced. It inlines to a load and two stores
-	 * (initial-exec TLS, no __tls_get_addr even in a shared library). */
+	 * indeterminately sequenced. */
 	if (ns)
 		fprintf(
 		    out,
 		    " static __inline__ void __mpp_tag_%s(struct __mpp_site "
-		    "*__mpp_p) { unsigned __mpp_n = __mpp_tags.__mpp_n; "
-		    "__mpp_tags.__mpp_v[__mpp_n %% %d] = __mpp_p; "
-		    "__mpp_tags.__mpp_n = __mpp_n + 1; }",
-		    id, MPP_TAG_DEPTH);
+		    "*__mpp_p) { if (__mpp_tag) __mpp_tag(__mpp_p); }",
+		    id);
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
@@ -147,16 +237,20 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"static struct __mpp_unit __mpp_u_%s = {%d, \"%016llx\", %s, "
 		"%s, %zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, "
 		"__mpp_sn_%s, 0}; "
-		"extern void __mpp_register(struct __mpp_unit *); "
 		"__attribute__((__constructor__)) static void "
-		"__mpp_init_%s(void) { __mpp_register(&__mpp_u_%s); }\n",
-		id, MPP_ABI_VERSION, (unsigned long long)h, qname,
-		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id);
+		"__mpp_init_%s(int __mpp_argc, char **__mpp_argv) { "
+		"(void)__mpp_argc; __mpp_preload_%s(__mpp_argv, "
+		"__mpp_register != 0); if (__mpp_register) "
+		"__mpp_register(&__mpp_u_%s); }\n",
+		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
+		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id);
 	free(qname);
+	free(qnf);
 	free(qapp);
 	return ferror(out) ? -1 : 0;
 oom:
 	free(qname);
+	free(qnf);
 	free(qapp);
 	return -1;
 }

@@ -39,9 +39,26 @@ static void usage(FILE *f)
 	    "The MPI include flags come from $MPICC (default mpicc). Feature\n"
 	    "names hold the file's path relative to $MPIPREDICT_SRCROOT, else\n"
 	    "to the highest directory with a build file above it.\n"
-	    "Exit status: 0 done, 1 usage error, 2 a file could not be read\n"
-	    "or does not parse cleanly (nothing is written then).\n",
+	    "Headers (.h ...) are refused: their code is rewritten as part of\n"
+	    "no file; give the .c files.\n"
+	    "Exit status: 0 done, 1 usage error, 2 a file could not be read,\n"
+	    "is a header or does not parse cleanly (nothing is written "
+	    "then).\n",
 	    f);
+}
+
+/* True if `path` names a header (by its suffix). */
+static int is_header(const char *path)
+{
+	static const char *const sfx[] = {".h",   ".hh", ".hpp", ".hxx",
+					  ".h++", ".H",  ".inc", ".tcc"};
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(*sfx); i++) {
+		size_t k = strlen(sfx[i]);
+		if (n > k && strcmp(path + n - k, sfx[i]) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* Writes `len` bytes to `path` through a temporary file and rename. */
@@ -138,6 +155,17 @@ int main(int argc, char **argv)
 		free(files);
 		return 1;
 	}
+	for (int i = 0; i < nfiles; i++)
+		if (is_header(files[i])) {
+			/* Rewriting a header would define the counter
+			 * tables in every .c that includes it. */
+			fprintf(stderr,
+				"mpipredict-instrument: %s: a header, not a C "
+				"source; give the .c files that include it\n",
+				files[i]);
+			free(files);
+			return 2;
+		}
 	for (int i = 0; i < nfiles; i++)
 		for (int j = 0; j < i; j++)
 			if (strcmp(base_name(files[i]), base_name(files[j])) ==

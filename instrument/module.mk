@@ -19,12 +19,19 @@ $(BUILD)/bin/mpipredict-cc: $(OBJ)/instrument/cc_main.o $(INSTRUMENT_LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(INSTRUMENT_LDLIBS)
 
-PROGRAMS += $(INSTRUMENT_BINS)
+# One-word wrappers (issue 14): mpipredict-<compiler> is mpipredict-cc with
+# the compiler taken from its own name, so any link named so works
+# (ln -s mpipredict-cc mpipredict-mpifort ...); these two come built.
+INSTRUMENT_WRAPPERS := $(BUILD)/bin/mpipredict-mpicc $(BUILD)/bin/mpipredict-mpicxx
+$(INSTRUMENT_WRAPPERS): $(BUILD)/bin/mpipredict-cc
+	ln -sf mpipredict-cc $@
+
+PROGRAMS += $(INSTRUMENT_BINS) $(INSTRUMENT_WRAPPERS)
 FORMAT_SRC += $(wildcard instrument/*.c instrument/*.h) tests/instrument/testrt.c \
 	tests/instrument/bench/kernels.c
 
 .PHONY: instrument
-instrument: $(INSTRUMENT_BINS)
+instrument: $(INSTRUMENT_BINS) $(INSTRUMENT_WRAPPERS)
 
 # Rewrite speed and counter overhead (tests/instrument/bench.sh).
 .PHONY: bench-instrument

@@ -61,8 +61,22 @@ char *mpp_feature_file(const char *path)
 		if (strncmp(abs, root, n) == 0 && abs[n] == '/')
 			return strdup(abs + n + 1);
 	}
+	/* Inside a checkout: relative to its top, which no two files share
+	 * a path under. */
 	snprintf(root, sizeof(root), "%s", dir);
-	while (strcmp(root, "/") != 0 && !holds(root, ".git")) {
+	for (;;) {
+		if (holds(root, ".git") || holds(root, ".hg") ||
+		    holds(root, ".svn")) {
+			size_t n = strcmp(root, "/") ? strlen(root) : 0;
+			return strdup(abs + n + 1);
+		}
+		if (strcmp(root, "/") == 0)
+			break;
+		snprintf(tmp, sizeof(tmp), "%s", root);
+		snprintf(root, sizeof(root), "%s", dirname(tmp));
+	}
+	snprintf(root, sizeof(root), "%s", dir);
+	while (strcmp(root, "/") != 0) {
 		snprintf(tmp, sizeof(tmp), "%s", root);
 		const char *parent = dirname(tmp);
 		if (!holds_build_file(parent))

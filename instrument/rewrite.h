@@ -25,12 +25,13 @@ struct mpp_rewrite {
  * a recursive make compiles two `util.c` from two directories, readable,
  * and the same on every build of the same tree. It is the path relative to
  * a root: $MPIPREDICT_SRCROOT when set and the file is inside it; else the
- * file's directory, raised while its parent holds a build file (Makefile,
+ * top of the checkout (git, hg or svn) the file is in; else the file's
+ * directory, raised while its parent holds a build file (Makefile,
  * makefile, GNUmakefile, CMakeLists.txt, meson.build, configure,
- * compile_commands.json) and
- * itself holds no .git. `src/a/util.c` and `src/b/util.c` of one project
+ * compile_commands.json). `src/a/util.c` and `src/b/util.c` of one project
  * stay apart; a lone `t.c` in a directory without a build file above it
- * is `t.c`. */
+ * is `t.c`. Names that still coincide (two trees without a checkout or a
+ * build file joining them) are told apart by the runtime (collector). */
 char *mpp_feature_file(const char *path);
 
 /* Rewrites `path`, naming it `display` in notes and #line (the path as the

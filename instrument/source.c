@@ -218,3 +218,17 @@ int mpp_source_is_word(const struct mpp_source *src, size_t off,
 	return !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 		 (c >= '0' && c <= '9'));
 }
+
+int mpp_source_in_directive(const struct mpp_source *src, size_t off)
+{
+	const char *t = src->text;
+	size_t ls = line_start(src, off < src->len ? off : src->len);
+	/* Back over continued lines to the logical line's start. */
+	while (ls >= 2 && t[ls - 1] == '\n' &&
+	       (t[ls - 2] == '\\' ||
+		(t[ls - 2] == '\r' && ls >= 3 && t[ls - 3] == '\\')))
+		ls = line_start(src, ls - 2);
+	while (ls < off && (t[ls] == ' ' || t[ls] == '\t'))
+		ls++;
+	return ls < src->len && t[ls] == '#';
+}

@@ -167,6 +167,7 @@ struct ctx {
 	size_t nleaves, capleaves;
 	struct host *hosts;
 	size_t nhosts, caphosts;
+	int cxx; /* a C++ unit: exceptions, lambdas, if-init, range-for */
 	int oom;
 };
 
@@ -436,6 +437,12 @@ static int block_insert_point(struct ctx *x, CXCursor body, size_t *pos)
 	size_t lb;
 	if (clean_start(x, body, &lb) < 0 || x->src->text[lb] != '{')
 		return -1;
+	if (x->cxx) {
+		/* No C89 rule; and a leading declaration that throws must
+		 * not keep the entry from being counted. */
+		*pos = lb + 1;
+		return 0;
+	}
 	size_t p = lb + 1, at = x->nstack, n = push_children(x, body);
 	int ok = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -549,9 +556,35 @@ static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 /* Tags a call of an MPI function: `MPI_X(args)` becomes
  * `(__mpp_tag_<id>(&__mpp_s_<id>[k]), MPI_X)(args)`; see codegen.c for
  * why the store is in a function. */
+/* C++ templates: a call with dependent arguments is not resolved until
+ * instantiation; its callee is an OverloadedDeclRef under the first
+ * child, whose declarations are the candidates: the MPI function when
+ * its only candidate is the C function. Null cursor otherwise. */
+static CXCursor dependent_callee(struct ctx *x, CXCursor call)
+{
+	CXCursor c = call, r = clang_getNullCursor();
+	size_t at = x->nstack;
+	for (int d = 0; d < 4; d++) {
+		size_t n = push_children(x, c);
+		if (n == 0)
+			break;
+		c = x->stack[x->nstack - n];
+		x->nstack -= n;
+		if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+			if (clang_getNumOverloadedDecls(c) == 1)
+				r = clang_getOverloadedDecl(c, 0);
+			break;
+		}
+	}
+	x->nstack = at;
+	return r;
+}
+
 static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 {
 	CXCursor ref = clang_getCursorReferenced(call);
+	if (x->cxx && clang_Cursor_isNull(ref))
+		ref = dependent_callee(x, call);
 	if (clang_Cursor_isNull(ref) ||
 	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
 		return;
@@ -660,6 +693,74 @@ static unsigned collapse_levels(const struct ctx *x, size_t kw)
 	return levels > 1 && levels < 64 ? (unsigned)levels - 1 : 0;
 }
 
+/* True if pragma range i opens an OpenMP or OpenACC region with a data
+ * environment of its own (parallel, target, teams, task, taskloop,
+ * kernels, serial): locals of a host around it would be shared between
+ * its threads and rejected by default(none). Other pragmas (simd, for,
+ * GCC ivdep or unroll, clang loop ...) change nothing for a host around
+ * them. A pragma that a macro invocation asks for counts as a region:
+ * its text is not at hand. */
+static int region_pragma(const struct ctx *x, size_t i)
+{
+	static const char *const region[] = {"parallel", "target",   "teams",
+					     "task",     "taskloop", "kernels",
+					     "serial"};
+	const struct mpp_range *r = &x->t->pragmas[i];
+	const char *t = x->src->text;
+	size_t p = r->begin, e = r->end;
+	if (t[p] == '#') {
+		/* `#pragma` ends its range; the words run to the line's end
+		 * (continued lines included). */
+		e = p;
+		while (e < x->src->len &&
+		       (t[e] != '\n' || (e > 0 && t[e - 1] == '\\') ||
+			(e > 1 && t[e - 1] == '\r' && t[e - 2] == '\\')))
+			e++;
+		p = r->end;
+	} else if (e - p >= 7 && strncmp(t + p, "_Pragma", 7) == 0) {
+		p += 7;
+	} else {
+		return 1;
+	}
+	int first = 1, omp = 0;
+	while (p < e) {
+		while (p < e && !((t[p] >= 'a' && t[p] <= 'z') ||
+				  (t[p] >= 'A' && t[p] <= 'Z') || t[p] == '_'))
+			p++;
+		size_t w = p;
+		while (p < e && ((t[p] >= 'a' && t[p] <= 'z') ||
+				 (t[p] >= 'A' && t[p] <= 'Z') || t[p] == '_' ||
+				 (t[p] >= '0' && t[p] <= '9')))
+			p++;
+		if (p == w)
+			break;
+		if (first) {
+			omp = (p - w == 3 && (strncmp(t + w, "omp", 3) == 0 ||
+					      strncmp(t + w, "acc", 3) == 0));
+			if (!omp)
+				return 0;
+			first = 0;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(region) / sizeof(*region); k++)
+			if (strlen(region[k]) == p - w &&
+			    strncmp(t + w, region[k], p - w) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* True if a pragma that opens a region (region_pragma) begins in
+ * [begin, end). */
+static int region_pragma_within(const struct ctx *x, size_t begin, size_t end)
+{
+	for (long i = mpp_tu_pragma_before(x->t, end);
+	     i >= 0 && x->t->pragmas[i].begin >= begin; i--)
+		if (region_pragma(x, (size_t)i))
+			return 1;
+	return 0;
+}
+
 /* Marks the innermost loop being walked as unable to host. */
 static void unclean(struct ctx *x)
 {
@@ -667,27 +768,31 @@ static void unclean(struct ctx *x)
 		x->frames[x->nframes - 1].clean = 0;
 }
 
-/* Whether a loop whose keyword is at kw may be wrapped (see struct frame);
- * *guarded is set when a pragma or a macro stands right before it, which
- * also keeps every loop around it from hosting. */
-static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw, int *guarded)
+/* Whether a loop whose keyword is at kw may be wrapped (see struct frame).
+ * Not when a pragma or a macro stands right before it (the pragma must
+ * stay right before its loop); the loops around it still may host unless
+ * the pragma opens a region (region_pragma, checked in end_frame): a
+ * `#pragma omp simd` or an `#if` block before an inner loop once kept the
+ * whole nest's counters in memory (+38 % instructions on a stencil). */
+static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 {
 	const struct mpp_tu *t = x->t;
 	size_t s;
-	*guarded = 0;
 	if (clean_start(x, loop, &s) < 0 || s != kw ||
 	    mpp_tu_expansion_at(t, kw) >= 0)
 		return 0; /* a macro might declare or open more than a loop */
 	size_t d = mpp_source_directives_before(x->src, kw);
 	long p = mpp_tu_pragma_before(t, kw);
 	long m = mpp_tu_expansion_before(t, kw);
+	/* A macro expanded in a directive line (`#if LOOPGEN` right before
+	 * the loop) expands to no code. */
+	while (m >= 0 && mpp_source_in_directive(x->src, t->macros[m].begin))
+		m = m > 0 ? mpp_tu_expansion_before(t, t->macros[m].begin) : -1;
 	if ((d < kw && mpp_tu_pragma_within(t, d, kw)) ||
 	    (p >= 0 && t->pragmas[p].end <= kw &&
 	     mpp_source_next_code(x->src, t->pragmas[p].end) == kw) ||
-	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw)) {
-		*guarded = 1;
+	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw))
 		return 0;
-	}
 	return 1;
 }
 
@@ -909,7 +1014,7 @@ static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 	     x->plan->ncounters - f.counters <= HOST_LOCALS) &&
 	    x->plan->ncounters > f.counters && stmt_end(x, c, &end) == 0 &&
 	    end <= limit && mpp_tu_macro_inside(x->t, end) < 0 &&
-	    !mpp_tu_pragma_within(x->t, f.kw, end)) {
+	    !region_pragma_within(x, f.kw, end)) {
 		x->nhosts = f.hosts;
 		if (grow(x, (void **)&x->hosts, x->nhosts, &x->caphosts,
 			 sizeof(*x->hosts)) < 0)
@@ -920,6 +1025,176 @@ static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 	}
 	if (!f.clean)
 		unclean(x);
+}
+
+/* C++: whether a call may throw, so that a host around it could lose its
+ * locals on unwinding. Calls of functions declared `noexcept`, `throw()`
+ * or `__attribute__((nothrow))` cannot; so are taken C functions declared
+ * in system headers (glibc's `noexcept(true)`, which libclang 14 reports
+ * only as "computed"); everything else may, including calls that are
+ * still dependent in a template and calls through pointers. */
+static int may_throw(CXCursor call)
+{
+	CXCursor ref = clang_getCursorReferenced(call);
+	if (clang_Cursor_isNull(ref))
+		return 1;
+	enum CXCursorKind rk = clang_getCursorKind(ref);
+	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod &&
+	    rk != CXCursor_Constructor && rk != CXCursor_Destructor &&
+	    rk != CXCursor_ConversionFunction)
+		return 1;
+	int e = clang_getCursorExceptionSpecificationType(ref);
+	if (e == CXCursor_ExceptionSpecificationKind_DynamicNone ||
+	    e == CXCursor_ExceptionSpecificationKind_BasicNoexcept ||
+	    e == CXCursor_ExceptionSpecificationKind_NoThrow ||
+	    rk == CXCursor_Destructor)
+		return 0;
+	if (e == CXCursor_ExceptionSpecificationKind_ComputedNoexcept &&
+	    rk == CXCursor_FunctionDecl &&
+	    clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) &&
+	    clang_getCursorLanguage(ref) == CXLanguage_C &&
+	    clang_getCursorKind(clang_getCursorSemanticParent(ref)) ==
+		CXCursor_TranslationUnit) {
+		/* C library functions (`__THROW`): only those that call
+		 * back into user code could pass an exception through. */
+		CXString sp = clang_getCursorSpelling(ref);
+		const char *n = clang_getCString(sp);
+		int cb = strcmp(n, "qsort") == 0 || strcmp(n, "bsearch") == 0;
+		clang_disposeString(sp);
+		return cb;
+	}
+	return 1;
+}
+
+/* C++: whether iterating a range-for over `range` may throw: not over
+ * an array, nor over a class whose begin() and end() members are all
+ * noexcept (std::vector, std::array, std::initializer_list...; their
+ * iterators' operators are taken not to throw); a dependent range or one
+ * iterated through free begin()/end() may. */
+struct members {
+	int found, throws;
+};
+
+static enum CXChildVisitResult begin_end(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	(void)parent;
+	struct members *m = data;
+	if (clang_getCursorKind(c) != CXCursor_CXXMethod &&
+	    clang_getCursorKind(c) != CXCursor_FunctionTemplate)
+		return CXChildVisit_Continue;
+	CXString sp = clang_getCursorSpelling(c);
+	const char *n = clang_getCString(sp);
+	if (!strcmp(n, "begin") || !strcmp(n, "end")) {
+		int e = clang_getCursorExceptionSpecificationType(c);
+		m->found = 1;
+		if (e != CXCursor_ExceptionSpecificationKind_BasicNoexcept &&
+		    e != CXCursor_ExceptionSpecificationKind_DynamicNone &&
+		    e != CXCursor_ExceptionSpecificationKind_NoThrow)
+			m->throws = 1;
+	}
+	clang_disposeString(sp);
+	return CXChildVisit_Continue;
+}
+
+static int range_may_throw(CXCursor range)
+{
+	CXType t = clang_getCanonicalType(clang_getCursorType(range));
+	if (t.kind == CXType_LValueReference ||
+	    t.kind == CXType_RValueReference)
+		t = clang_getCanonicalType(clang_getPointeeType(t));
+	if (t.kind == CXType_ConstantArray)
+		return 0;
+	if (t.kind != CXType_Record)
+		return 1;
+	struct members m = {0, 0};
+	CXCursor d = clang_getTypeDeclaration(t);
+	clang_visitChildren(d, begin_end, &m);
+	if (!m.found) {
+		/* An implicit instantiation shows no members: its template's.
+		 */
+		CXCursor tp = clang_getSpecializedCursorTemplate(d);
+		if (!clang_Cursor_isNull(tp))
+			clang_visitChildren(tp, begin_end, &m);
+	}
+	return !m.found || m.throws;
+}
+
+/* C++ templates: an operator, cast or construction whose type is still
+ * dependent may turn into a call of a user function that throws when it
+ * is instantiated. Names, member names and parentheses cannot. */
+static int dependent_may_throw(CXCursor c, enum CXCursorKind k)
+{
+	if (!clang_isExpression(k) || k == CXCursor_DeclRefExpr ||
+	    k == CXCursor_MemberRefExpr || k == CXCursor_ParenExpr ||
+	    k == CXCursor_CallExpr)
+		return 0;
+	return clang_getCursorType(c).kind == CXType_Dependent;
+}
+
+/* The first `n` tokens of c's extent hold `word` (`if constexpr`,
+ * `constexpr int f()`...). */
+static int leading_word(CXTranslationUnit tu, CXSourceRange r, unsigned n,
+			const char *word)
+{
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	int found = 0;
+	clang_tokenize(tu, r, &tk, &nt);
+	for (unsigned i = 0; i < nt && i < n && !found; i++) {
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		found = strcmp(clang_getCString(sp), word) == 0;
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(tu, tk, nt);
+	return found;
+}
+
+/* C++17 `if (init; cond)`: a `;` at the top level of the parentheses
+ * between the keyword of `ifs` and the start of its child `second` (the
+ * child after the first one that is not the condition variable: the
+ * condition when there is an init-statement, else the then-branch). */
+static int if_has_init(const struct ctx *x, CXCursor ifs, CXCursor second)
+{
+	CXTranslationUnit tu = x->t->tu;
+	CXSourceRange r =
+	    clang_getRange(clang_getRangeStart(clang_getCursorExtent(ifs)),
+			   clang_getRangeStart(clang_getCursorExtent(second)));
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	int depth = 0, found = 0;
+	clang_tokenize(tu, r, &tk, &nt);
+	for (unsigned i = 0; i < nt && !found; i++) {
+		if (clang_getTokenKind(tk[i]) != CXToken_Punctuation)
+			continue;
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		const char *w = clang_getCString(sp);
+		if (!strcmp(w, "(") || !strcmp(w, "{") || !strcmp(w, "["))
+			depth++;
+		else if (!strcmp(w, ")") || !strcmp(w, "}") || !strcmp(w, "]"))
+			depth--;
+		else if (!strcmp(w, ";") && depth == 1)
+			found = 1;
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(tu, tk, nt);
+	return found;
+}
+
+/* Whether an `else if` can count through its condition: in C++ not when
+ * it is `if constexpr`, declares a variable or has an init-statement. */
+static int else_if_plain(struct ctx *x, CXCursor inner)
+{
+	if (!x->cxx)
+		return 1;
+	size_t at = x->nstack, n = push_children(x, inner);
+	int ok = n >= 2 &&
+		 clang_isExpression(clang_getCursorKind(x->stack[at])) &&
+		 !if_has_init(x, inner, x->stack[at + 1]) &&
+		 !leading_word(x->t->tu, clang_getCursorExtent(inner), 2,
+			       "constexpr");
+	x->nstack = at;
+	return ok;
 }
 
 /* `nest`: how many more loop levels, this one included, belong to a
@@ -940,26 +1215,23 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	int have_kw = exp_off(x, clang_getCursorLocation(c), &kw) == 0;
 	int framed = 0;
 	long in_switch = -1;
-	unsigned levels = 0;
+	unsigned levels = 0, if_base = 0;
 
 	switch (k) {
 	case CXCursor_ForStmt:
+	case CXCursor_CXXForRangeStmt:
 	case CXCursor_WhileStmt:
 	case CXCursor_DoStmt: {
-		const char *stmt = k == CXCursor_ForStmt     ? "for"
-				   : k == CXCursor_WhileStmt ? "while"
-							     : "do";
+		const char *stmt = k == CXCursor_WhileStmt ? "while"
+				   : k == CXCursor_DoStmt  ? "do"
+							   : "for";
 		if (n == 0 || !have_kw)
 			break;
 		body = k == CXCursor_DoStmt ? at : at + n - 1;
 		levels = collapse_levels(x, kw);
 		if (nest > levels)
 			levels = nest;
-		int guarded = 0;
-		int cand =
-		    levels == 0 && !bare && loop_can_host(x, c, kw, &guarded);
-		if (guarded)
-			unclean(x);
+		int cand = levels == 0 && !bare && loop_can_host(x, c, kw);
 		if (grow(x, (void **)&x->frames, x->nframes, &x->capframes,
 			 sizeof(*x->frames)) < 0)
 			break;
@@ -967,6 +1239,16 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		    kw,  x->plan->ncounters, x->nleaves, x->nhosts, depth, 0, 1,
 		    cand};
 		framed = 1;
+		if (x->cxx && k == CXCursor_CXXForRangeStmt) {
+			/* The range: the last expression before the body. */
+			for (size_t i = body; i-- > at;)
+				if (clang_isExpression(
+					clang_getCursorKind(x->stack[i]))) {
+					if (range_may_throw(x->stack[i]))
+						unclean(x);
+					break;
+				}
+		}
 		if (levels > 0) {
 			add_note(x, kw,
 				 "loop body of %s in a collapsed loop "
@@ -983,14 +1265,28 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_IfStmt:
 		if (n < 2 || !have_kw)
 			break;
-		if (n >= 3)
+		/* C++: a condition variable (`if (T v = e)`) comes first, as
+		 * a VarDecl, then a C++17 init-statement (`if (init; cond)`),
+		 * then the condition: then-branch and else after them. */
+		if (x->cxx) {
+			if_base = clang_getCursorKind(x->stack[at]) ==
+				  CXCursor_VarDecl;
+			if (n > if_base + 1 &&
+			    if_has_init(x, c, x->stack[at + if_base + 1]))
+				if_base++;
+		}
+		if (n < 2 + if_base)
+			break;
+		if (n >= 3 + if_base)
 			then_limit = min_size(
-			    limit, start_or(x, x->stack[at + 2], limit));
-		count_body(x, kw, x->stack[at + 1], MPP_THEN, "if", depth,
-			   then_limit);
-		if (n >= 3) {
-			CXCursor els = x->stack[at + 2];
-			if (clang_getCursorKind(els) == CXCursor_IfStmt)
+			    limit,
+			    start_or(x, x->stack[at + 2 + if_base], limit));
+		count_body(x, kw, x->stack[at + 1 + if_base], MPP_THEN, "if",
+			   depth, then_limit);
+		if (n >= 3 + if_base) {
+			CXCursor els = x->stack[at + 2 + if_base];
+			if (clang_getCursorKind(els) == CXCursor_IfStmt &&
+			    else_if_plain(x, els))
 				count_else_if(x, kw, els, depth);
 			else
 				count_body(x, kw, els, MPP_ELSE, "if", depth,
@@ -1003,9 +1299,16 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			int eff = call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
-			else if (eff)
+			else if (eff || (x->cxx && may_throw(c)))
 				unclean(x);
 		}
+		break;
+	case CXCursor_CXXThrowExpr:
+	case CXCursor_CXXNewExpr:
+	case CXCursor_CXXTryStmt:
+		/* An exception leaves every loop around it without a flush:
+		 * those keep plain counters. */
+		unclean(x);
 		break;
 	case CXCursor_ReturnStmt:
 	case CXCursor_GotoStmt:
@@ -1031,9 +1334,18 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_IndirectGotoStmt:
 	case CXCursor_FunctionDecl:
 	case CXCursor_BlockExpr:
+	case CXCursor_LambdaExpr:
+	case CXCursor_CXXMethod:
+	case CXCursor_Constructor:
+	case CXCursor_Destructor:
+	case CXCursor_ConversionFunction:
+	case CXCursor_FunctionTemplate:
+		/* A nested function: its returns leave it, not the loop. */
 		unclean(x);
 		break;
 	default:
+		if (x->cxx && x->nframes && dependent_may_throw(c, k))
+			unclean(x);
 		break;
 	}
 
@@ -1044,14 +1356,14 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			rbrace = e - 1;
 	}
 	int is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
-		      k == CXCursor_DoStmt;
+		      k == CXCursor_DoStmt || k == CXCursor_CXXForRangeStmt;
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		size_t lim = limit;
 		if (k == CXCursor_CompoundStmt)
 			lim = i + 1 < n
 				  ? start_or(x, x->stack[at + i + 1], rbrace)
 				  : rbrace;
-		else if (k == CXCursor_IfStmt && i == 1)
+		else if (k == CXCursor_IfStmt && i == 1 + if_base)
 			lim = then_limit;
 		unsigned child_nest = i == body                    ? inner
 				      : k == CXCursor_CompoundStmt ? nest
@@ -1059,7 +1371,7 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		int child_bare = is_loop && i == body && levels > 0;
 		int child_stmt =
 		    k == CXCursor_CompoundStmt || (is_loop && i == body) ||
-		    (k == CXCursor_IfStmt && i >= 1) ||
+		    (k == CXCursor_IfStmt && i >= 1 + if_base) ||
 		    ((k == CXCursor_LabelStmt || k == CXCursor_CaseStmt ||
 		      k == CXCursor_DefaultStmt) &&
 		     i + 1 == n);
@@ -1073,17 +1385,57 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	x->nstack = at;
 }
 
+/* A function definition to walk: C functions, and in C++ member functions
+ * (also those defined in class bodies), constructors, destructors,
+ * conversion functions and templates (walked once, as written: counters
+ * belong to source locations, shared by every instantiation). */
+static int is_function(enum CXCursorKind k)
+{
+	return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
+	       k == CXCursor_Constructor || k == CXCursor_Destructor ||
+	       k == CXCursor_ConversionFunction ||
+	       k == CXCursor_FunctionTemplate;
+}
+
+/* Declarations whose members may hold function definitions. */
+static int is_container(enum CXCursorKind k)
+{
+	return k == CXCursor_Namespace || k == CXCursor_LinkageSpec ||
+	       k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+	       k == CXCursor_UnionDecl || k == CXCursor_ClassTemplate ||
+	       k == CXCursor_ClassTemplatePartialSpecialization;
+}
+
+/* `constexpr` or `consteval` before the body: a counter would make the
+ * function unusable in constant expressions, so it is left alone. */
+static int is_constexpr(const struct ctx *x, CXCursor fn)
+{
+	CXSourceRange r =
+	    clang_getRange(clang_getRangeStart(clang_getCursorExtent(fn)),
+			   clang_getCursorLocation(fn));
+	return leading_word(x->t->tu, r, 64, "constexpr") ||
+	       leading_word(x->t->tu, r, 64, "consteval");
+}
+
 static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
 	(void)parent;
 	struct ctx *x = data;
-	if (clang_getCursorKind(c) != CXCursor_FunctionDecl ||
-	    !clang_isCursorDefinition(c))
-		return CXChildVisit_Continue;
+	enum CXCursorKind k = clang_getCursorKind(c);
 	size_t off;
+	if (x->cxx && is_container(k))
+		return CXChildVisit_Recurse;
+	if (!is_function(k) || !clang_isCursorDefinition(c))
+		return CXChildVisit_Continue;
 	if (exp_off(x, clang_getCursorLocation(c), &off) < 0)
 		return CXChildVisit_Continue;
+	if (x->cxx && is_constexpr(x, c)) {
+		CXString s = clang_getCursorSpelling(c);
+		add_note(x, off, "constexpr function %s", clang_getCString(s));
+		clang_disposeString(s);
+		return CXChildVisit_Continue;
+	}
 	CXString s = clang_getCursorSpelling(c);
 	x->func = strdup(clang_getCString(s));
 	clang_disposeString(s);
@@ -1098,6 +1450,21 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 	return x->oom ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
+/* C++ units by their file name, as compilers decide. */
+static int cxx_name(const char *path)
+{
+	static const char *const ext[] = {".cc", ".cpp", ".cxx", ".c++",
+					  ".C",  ".cp",  ".CPP", ".hpp",
+					  ".hh", ".hxx", ".H",   ".ii"};
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
+		size_t m = strlen(ext[i]);
+		if (n > m && strcmp(path + n - m, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	      const char *id, const char *display, struct mpp_plan *plan)
 {
@@ -1106,6 +1473,9 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	x.line_name = mpp_quote_c(display);
 	if (!x.line_name)
 		return -1;
+	CXString fname = clang_getFileName(t->file);
+	x.cxx = plan->cxx = cxx_name(clang_getCString(fname));
+	clang_disposeString(fname);
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_level,
 			    &x);
 	free(x.line_name);

@@ -18,13 +18,17 @@
 typedef struct mpp_run {
 	char *run_id, *app, *build_id, *started_at, *job_id, *args;
 	double nprocs, nnodes, runtime_s;
-	double *values; /* nfeatures values, NAN where absent */
+	int exit_status; /* the exit_status column; 0 when there is none */
+	double *values;  /* nfeatures values, NAN where absent */
 } mpp_run;
 
 typedef struct mpp_runs {
 	size_t nruns, nfeatures;
 	mpp_run *runs;
 	char **features; /* column names after the fixed columns */
+	/* Set by the caller: keep rows whose exit_status is not 0 (failed
+	 * runs are left out by default, with one warning per source). */
+	int include_failed;
 } mpp_runs;
 
 typedef void (*mpp_warn_fn)(void *ctx, const char *msg);

@@ -66,9 +66,71 @@ typedef struct mpp_prediction_rec {
 int mpp_store_record_predictions(mpp_store *s, const mpp_prediction_rec *r,
 				 size_t n, char *err, size_t errlen);
 
+/* The audit's retention: deletes the prediction records made before
+ * `before` (unix time; <= 0: none by age) and all but the newest
+ * `keep_rows` (0: no row limit), oldest first, in transactions of at most
+ * 10,000 rows so that a training waiting for the write lock is not held
+ * long. *deleted (may be NULL) gets the count. SQLite reuses the freed
+ * pages; the file does not shrink (VACUUM does that). */
+int mpp_store_prune_predictions(mpp_store *s, double before,
+				long long keep_rows, long long *deleted,
+				char *err, size_t errlen);
+
 /* Ingest run rows (long format: run x feature -> value) in one transaction.
- * A run_id already stored is MPP_EINVAL naming it, and nothing is written. */
+ * A run already stored with the same fields and values is skipped (a body
+ * sent again after its answer was lost is done, not refused); a run_id
+ * stored with other values is MPP_EINVAL naming it, and nothing is
+ * written. */
 int mpp_store_add_runs(mpp_store *s, const mpp_runs *rs, char *err,
 		       size_t errlen);
+
+/* A finished job as the batch system reports it (table jobs). Strings may
+ * be NULL except job_id, user and state; numbers NAN when unknown, uid -1.
+ * id is the row id, filled when read. */
+typedef struct mpp_job_rec {
+	int64_t id;
+	const char *job_id, *user, *account, *partition, *state;
+	const char *name; /* the job name: the app when no prediction names
+			     one (on write only) */
+	const char *app;  /* on read */
+	int64_t uid;
+	double nodes, ntasks, time_limit_s;
+	double submit_at, start_at, end_at, runtime_s;
+} mpp_job_rec;
+
+/* Store n finished jobs in one transaction: a job id already stored is
+ * updated (never duplicated; a field the new report lacks keeps its
+ * value). A job's prediction (predictions audit) is
+ * joined by job id; an audit record without a job id (the Slurm plugin
+ * cannot know it at submission) of the same user ("uid:N" or the name),
+ * made within 5 s of the job's submission, is given the job's id first
+ * (the closest in time). Then each user's rows beyond the last keep (by
+ * end_at) are deleted, keep > 0. */
+int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
+		       char *err, size_t errlen);
+
+/* Calls cb for each job with id > after_id whose run time can teach a
+ * history (state COMPLETED or TIMEOUT, runtime_s > 0), in order of end_at
+ * (after_id == 0) or of id (after_id > 0: the rows added since), then sets
+ * *last_id to the largest id seen (unchanged when none). Strings are valid
+ * during the call only. cb returning non-zero stops with that code. */
+int mpp_store_each_job(mpp_store *s, int64_t after_id,
+		       int (*cb)(void *ctx, const mpp_job_rec *r), void *ctx,
+		       int64_t *last_id, char *err, size_t errlen);
+
+/* Accuracy of the predictions made for finished jobs (each job's first
+ * prediction), grouped by `by`: "app", "user" or "basis". */
+typedef struct mpp_accuracy_row {
+	const char *key;
+	int64_t njobs;
+	double mae_s;        /* mean |predicted - actual| */
+	double mape;         /* percent */
+	double under_share;  /* predicted below the actual run time */
+	double inside_share; /* actual within [lower_s, upper_s] */
+} mpp_accuracy_row;
+
+int mpp_store_accuracy(mpp_store *s, const char *by,
+		       int (*cb)(void *ctx, const mpp_accuracy_row *r),
+		       void *ctx, char *err, size_t errlen);
 
 #endif

@@ -22,6 +22,7 @@
 #include "server/metrics.h"
 #include "server/request.h"
 #include "server/script.h"
+#include "server/utf8.h"
 
 int mpp_api_route(const char *path, int *method)
 {
@@ -76,34 +77,41 @@ static yajl_gen gen_new(void)
 	return yajl_gen_alloc(NULL);
 }
 
-/* A string, or null for NULL. A string that is not UTF-8 (a model's name
- * from a foreign CSV, a URL's bytes) is written with '?' for its bytes
- * past ASCII rather than making the answer invalid JSON. */
+/* A string, or null for NULL. A string that is not strictly UTF-8 (a
+ * model's name from a foreign CSV, a URL's bytes; utf8.h) is written with
+ * '?' for each byte that does not start a valid sequence, so that no answer
+ * ever carries invalid UTF-8. */
 static void put_str(yajl_gen g, const char *s)
 {
 	if (s == NULL) {
 		yajl_gen_null(g);
 		return;
 	}
-	size_t n = strlen(s);
-	yajl_gen_config(g, yajl_gen_validate_utf8, 1);
-	yajl_gen_status st = yajl_gen_string(g, (const unsigned char *)s, n);
-	yajl_gen_config(g, yajl_gen_validate_utf8, 0);
-	if (st != yajl_gen_invalid_string)
+	size_t n = strlen(s), bad = mpp_utf8_check(s, n);
+	if (bad == n) {
+		yajl_gen_string(g, (const unsigned char *)s, n);
 		return;
-	unsigned char *c = malloc(n ? n : 1);
+	}
+	unsigned char *c = malloc(n);
 	if (c == NULL) {
 		yajl_gen_null(g);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		c[i] = (unsigned char)s[i] < 0x80 ? (unsigned char)s[i] : '?';
+	memcpy(c, s, bad);
+	for (size_t i = bad; i < n;) {
+		size_t k = mpp_utf8_seq((const unsigned char *)s + i, n - i);
+		if (k == 0) {
+			c[i++] = '?';
+			continue;
+		}
+		memcpy(c + i, s + i, k);
+		i += k;
+	}
 	yajl_gen_string(g, c, n);
 	free(c);
 }
 
-/* A string known to be UTF-8: a literal, or what request.h decoded (yajl
- * validated it then). */
+/* A string known to be strictly UTF-8: a literal. */
 static void put_key(yajl_gen g, const char *key)
 {
 	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
@@ -437,7 +445,7 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		put_key(g, "ignored_features");
 		yajl_gen_array_open(g);
 		for (size_t i = 0; i < nignored; i++)
-			put_key(g, ignored[i]);
+			put_str(g, ignored[i]);
 		yajl_gen_array_close(g);
 		yajl_gen_map_close(g);
 	}
@@ -523,6 +531,15 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 			  : q->script == NULL && q->nargv > 0
 			      ? base_name(q->argv[0])
 			      : NULL;
+	/* No app, or an app without a model: the user's history answers
+	 * when it can (hist.h), else the errors below. */
+	double ntasks = q->ntasks > 0 ? q->ntasks : job.ntasks;
+	if ((app == NULL || app[0] == '\0') &&
+	    mpp_histsvc_answer(api->history, q, NULL, ntasks, api->audit, r) ==
+		0) {
+		mpp_script_job_free(&job);
+		return;
+	}
 	if (app == NULL || app[0] == '\0') {
 		mpp_api_error(r, 400,
 			      "app: missing (give app, argv, or a script "
@@ -532,6 +549,11 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	}
 	if (!q->has_features && !q->has_args && !q->has_argv && q->ntasks < 0 &&
 	    q->nodes < 0 && q->script == NULL && job.exe == NULL) {
+		if (mpp_histsvc_answer(api->history, q, app, ntasks, api->audit,
+				       r) == 0) {
+			mpp_script_job_free(&job);
+			return;
+		}
 		mpp_api_error(r, 400,
 			      "features: missing (give features, or job "
 			      "parameters: ntasks, nodes, args, argv, "
@@ -545,7 +567,9 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	mpp_prediction p;
 	int basis;
 	if (m == NULL) {
-		mpp_api_error(r, 404, "app: no model for '%s'", app);
+		if (mpp_histsvc_answer(api->history, q, app, ntasks, api->audit,
+				       r) != 0)
+			mpp_api_error(r, 404, "app: no model for '%s'", app);
 	} else if (run_model(m, terms, q, &job, &p, &basis, r) == 0) {
 		/* The plugin sends the uid (no user-database lookup under
 		 * slurmctld's locks); the audit shows it as "uid:N". */

@@ -11,9 +11,13 @@
  * limit the connection is closed at once (counted as a 413).
  *
  * MHD's own timeout is an idle timeout, which a client sending one byte a
- * second never hits. So each connection is registered with a deadline for
- * its current request; a reaper thread shuts down the socket of any
- * connection past its deadline, and MHD then closes it in its own thread.
+ * second never hits. So each connection is registered with a deadline: a
+ * short one (--start-timeout) until its request line is in (MHD's URI
+ * callback), so that connections that send nothing cannot hold the
+ * connection slots for long, then --request-timeout for the whole request,
+ * and the short one again between requests. A reaper thread shuts down the
+ * socket of any connection past its deadline, and MHD then closes it in
+ * its own thread.
  * The registry's lock is held while MHD reports a connection closed, which
  * it does before closing the socket, so the reaper never touches a socket
  * number that was reused.
@@ -35,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -47,6 +52,9 @@ struct conn {
 	struct conn *prev, *next;
 	int fd;
 	_Atomic int64_t deadline_ns; /* 0: none (answering) */
+	struct req *req;             /* its request between the request line and
+					on_completed; freed at close if MHD never
+					completes it (a request line it cannot parse) */
 };
 
 struct mpp_http {
@@ -64,11 +72,17 @@ struct mpp_http {
 	pthread_mutex_t stop_lock;
 	pthread_cond_t stop_cond;
 	int stopping;
+	/* POST /v1/runs requests handed to the ingest thread and not yet
+	 * completed: waited for at shutdown, so that they get their answer
+	 * (the 503 of a body still waiting), not a bare close. */
+	atomic_int runs_open;
 };
 
-/* One request's state, from its headers to its answer. */
+/* One request's state, from its request line to its answer. */
 struct req {
 	int ep;
+	int started;    /* on_request has seen it */
+	int nul_in_uri; /* "%00" in the request line: refused */
 	int answered, status;
 	int64_t start_ns;
 	char method[8];
@@ -81,6 +95,17 @@ struct req {
 	atomic_int ready;
 	mpp_reply reply;
 };
+
+/* More query parameters than this are answered 414 at the request line:
+ * the daemon reads none, and libmicrohttpd 0.9.75 stalls (no answer, the
+ * connection held until the deadline) when their records overflow its
+ * per-connection memory pool, which about 300 do. */
+#define MAX_QUERY_PARAMS 100
+
+static int64_t secs_ns(unsigned s)
+{
+	return (int64_t)s * 1000000000;
+}
 
 static int64_t now_ns(void)
 {
@@ -136,11 +161,16 @@ bad:
 
 /* ---- answers ------------------------------------------------------------ */
 
-static void set_deadline(struct MHD_Connection *c, int64_t deadline)
+static struct conn *conn_of(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
 	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	struct conn *k = ci ? ci->socket_context : NULL;
+	return ci ? ci->socket_context : NULL;
+}
+
+static void set_deadline(struct MHD_Connection *c, int64_t deadline)
+{
+	struct conn *k = conn_of(c);
 	if (k != NULL)
 		atomic_store_explicit(&k->deadline_ns, deadline,
 				      memory_order_relaxed);
@@ -238,6 +268,7 @@ static enum MHD_Result runs(mpp_http *h, struct MHD_Connection *c,
 		return send_reply(c, q, &q->reply, NULL);
 	}
 	q->submitted = 1;
+	atomic_fetch_add(&h->runs_open, 1);
 	q->conn = c;
 	set_deadline(c, 0);
 	MHD_suspend_connection(c);
@@ -253,6 +284,16 @@ static enum MHD_Result runs(mpp_http *h, struct MHD_Connection *c,
 
 /* ---- the request handler ------------------------------------------------ */
 
+static enum MHD_Result count_lengths(void *cls, enum MHD_ValueKind kind,
+				     const char *key, const char *value)
+{
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+		++*(int *)cls;
+	return MHD_YES;
+}
+
 /* Called at a request's headers: decide what can be decided before any
  * body is read. */
 static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
@@ -265,6 +306,9 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 		want = MPP_GET;
 	} else
 		q->ep = mpp_api_route(url, &want);
+	if (q->nul_in_uri)
+		return send_error(c, q, 400,
+				  "path: contains a NUL byte (%%00)");
 	if (q->ep == MPP_EP_OTHER)
 		return send_error(c, q, 404, "path: no such endpoint '%s'",
 				  q->path);
@@ -282,7 +326,17 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 	 * request; answering now would make it close the connection. */
 	if (want == MPP_GET)
 		return MHD_YES;
+	/* Two lengths: which one frames the body is ambiguous (a proxy in
+	 * front may have used the other: request smuggling). */
+	int ncl = 0;
+	MHD_get_connection_values(c, MHD_HEADER_KIND, count_lengths, &ncl);
+	if (ncl > 1)
+		return send_error(c, q, 400, "content-length: given %d times",
+				  ncl);
 	if (q->ep == MPP_EP_RUNS) {
+		/* (A NUL in this header cannot be refused here: MHD 0.9.75
+		 * cuts header values at a NUL before any callback sees them,
+		 * value and length alike.) */
 		int st = mpp_api_check_token(
 		    h->api,
 		    MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -357,6 +411,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		*con_cls = q;
 		q->start_ns = now_ns();
 		q->ep = MPP_EP_OTHER;
+	}
+	if (!q->started) {
+		q->started = 1;
+		if (q->answered) /* answered at the request line */
+			return MHD_NO;
 		snprintf(q->method, sizeof q->method, "%s", method);
 		snprintf(q->path, sizeof q->path, "%s", url);
 		return on_headers(h, c, q, url, method);
@@ -397,9 +456,19 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (q == NULL)
 		return;
 	*con_cls = NULL;
+	struct conn *k = conn_of(c);
+	if (k != NULL && k->req == q)
+		k->req = NULL;
 	int64_t t = now_ns();
 	double secs = (double)(t - q->start_ns) / 1e9;
 	int status = q->answered ? q->status : 0;
+	if (q->submitted) {
+		/* Resumed with its answer, which was never queued when the
+		 * client went away first (reset, or MHD stopping). */
+		if (!q->answered && atomic_load(&q->ready))
+			free(q->reply.body);
+		atomic_fetch_sub(&h->runs_open, 1);
+	}
 	mpp_metrics_request(q->ep, status, secs);
 	if (status >= 500)
 		mpp_metrics_error(MPP_ERR_INTERNAL, 1);
@@ -410,10 +479,76 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 			toe == MHD_REQUEST_TERMINATED_COMPLETED_OK
 			    ? ""
 			    : " (connection closed early)");
-	/* The next request on this connection has the same time to arrive. */
-	set_deadline(c, t + (int64_t)h->cfg.request_timeout_s * 1000000000);
+	/* The next request on this connection: its first line within the
+	 * short deadline, like a new connection's. */
+	set_deadline(c, t + secs_ns(h->cfg.start_timeout_s));
 	free(q->body);
 	free(q);
+}
+
+/* ---- the request line ------------------------------------------------ */
+
+/* Answers 414 on the socket itself: MHD has not parsed the request yet
+ * and cannot queue an answer here. Nothing else was written for this
+ * request (MHD reads a request only once the previous answer is out). */
+static void answer_raw_414(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci == NULL)
+		return;
+	char body[96], msg[256];
+	int bn = snprintf(body, sizeof body,
+			  "{\"error\":\"path: more than %d query parameters\"}",
+			  MAX_QUERY_PARAMS);
+	int n = snprintf(msg, sizeof msg,
+			 "HTTP/1.1 414 URI Too Long\r\nContent-Type: "
+			 "application/json\r\nContent-Length: %d\r\n"
+			 "Connection: close\r\n\r\n%s",
+			 bn, body);
+	ssize_t w =
+	    send(ci->connect_fd, msg, (size_t)n, MSG_NOSIGNAL | MSG_DONTWAIT);
+	(void)w;
+	shutdown(ci->connect_fd, SHUT_WR);
+}
+
+/* MHD's URI log callback: the request line is in (uri is as sent, with
+ * its query). Starts the request's state and its deadline for the rest;
+ * what it returns is the request's *con_cls. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	mpp_http *h = cls;
+	struct req *q = calloc(1, sizeof *q);
+	if (q == NULL)
+		return NULL; /* on_request tries again */
+	q->start_ns = now_ns();
+	q->ep = MPP_EP_OTHER;
+	struct conn *k = conn_of(c);
+	if (k != NULL)
+		k->req = q;
+	set_deadline(c, q->start_ns + secs_ns(h->cfg.request_timeout_s));
+	size_t nparams = 0;
+	const char *query = strchr(uri, '?');
+	if (query != NULL)
+		for (nparams = 1; *query; query++)
+			nparams += *query == '&';
+	if (nparams > MAX_QUERY_PARAMS) {
+		answer_raw_414(c);
+		q->answered = 1;
+		q->status = 414;
+		snprintf(q->method, sizeof q->method, "?");
+		snprintf(q->path, sizeof q->path, "%.*s",
+			 (int)strcspn(uri, "?"), uri);
+		/* MHD may stall on these parameters: the reaper closes it. */
+		set_deadline(c, q->start_ns + secs_ns(1));
+		return q;
+	}
+	/* MHD decodes %00 into the path, which C then reads cut short
+	 * ("/healthz%00x" as "/healthz"): refused instead. */
+	for (const char *p = strchr(uri, '%'); p; p = strchr(p + 1, '%'))
+		if (p[1] == '0' && p[2] == '0')
+			q->nul_in_uri = 1;
+	return q;
 }
 
 /* ---- connection deadlines ---------------------------------------------- */
@@ -433,8 +568,7 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 		}
 		k->fd = ci->connect_fd;
 		atomic_init(&k->deadline_ns,
-			    now_ns() +
-				(int64_t)h->cfg.request_timeout_s * 1000000000);
+			    now_ns() + secs_ns(h->cfg.start_timeout_s));
 		pthread_mutex_lock(&h->conns_lock);
 		k->next = h->conns;
 		if (h->conns)
@@ -447,6 +581,13 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	struct conn *k = *socket_context;
 	if (k == NULL)
 		return;
+	if (k->req != NULL) {
+		/* A request MHD gave up on at its first line (without
+		 * completing it): only ours to free. */
+		mpp_metrics_request(k->req->ep, k->req->status, 0);
+		free(k->req->body);
+		free(k->req);
+	}
 	pthread_mutex_lock(&h->conns_lock);
 	if (k->prev)
 		k->prev->next = k->next;
@@ -488,9 +629,10 @@ static void *reaper(void *arg)
 		if (n > 0) {
 			mpp_metrics_error(MPP_ERR_TIMEOUT, n);
 			mpp_log(MPP_LOG_INFO,
-				"%lu connection(s) closed: request not "
-				"received within %us",
-				n, h->cfg.request_timeout_s);
+				"%lu connection(s) closed: no request line "
+				"within %us, or no whole request within %us",
+				n, h->cfg.start_timeout_s,
+				h->cfg.request_timeout_s);
 		}
 	}
 	pthread_mutex_unlock(&h->stop_lock);
@@ -529,7 +671,7 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 			 MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	if (addr->ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	struct MHD_OptionItem opts[8] = {
+	struct MHD_OptionItem opts[9] = {
 	    {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL},
 	    {MHD_OPTION_SOCK_ADDR, 0, (void *)addr},
 	    {MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL},
@@ -537,6 +679,9 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 	    {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
 	};
 	size_t n = 5;
+	if (cfg->max_per_ip > 0)
+		opts[n++] = (struct MHD_OptionItem){
+		    MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_per_ip, NULL};
 	if (cfg->threads > 1)
 		opts[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE,
 						    cfg->threads, NULL};
@@ -564,6 +709,9 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	if (h == NULL)
 		return MPP_ENOMEM;
 	h->cfg = *cfg;
+	if (h->cfg.start_timeout_s == 0 ||
+	    h->cfg.start_timeout_s > h->cfg.request_timeout_s)
+		h->cfg.start_timeout_s = h->cfg.request_timeout_s;
 	h->api = api;
 	int rc = parse_listen(cfg->listen, &h->addr, err, errlen);
 	if (rc) {
@@ -586,6 +734,7 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	const struct MHD_OptionItem extra[] = {
 	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h},
 	    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h},
+	    {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, h},
 	    {MHD_OPTION_END, 0, NULL},
 	};
 	h->d = start(cfg, &h->addr, on_request, h, extra, err, errlen);
@@ -621,9 +770,17 @@ void mpp_http_stop(mpp_http *h)
 		pthread_mutex_unlock(&h->stop_lock);
 		pthread_join(h->reaper, NULL);
 	}
-	/* Every suspended connection is resumed before MHD stops. */
+	/* Every suspended connection is resumed before MHD stops, and
+	 * given a moment to send what it was resumed with (the body being
+	 * written: its answer; the waiting ones: 503), rather than being
+	 * closed bare by MHD_stop_daemon. */
 	if (h->ingest)
 		mpp_ingest_stop(h->ingest);
+	for (int i = 0; h->d && i < 300 && atomic_load(&h->runs_open) > 0;
+	     i++) {
+		struct timespec ts = {0, 10 * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	if (h->d)
 		MHD_stop_daemon(h->d);
 	mpp_ingest_free(h->ingest);

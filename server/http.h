@@ -4,7 +4,9 @@
  * Owns the MHD daemon (an epoll event loop in each of `threads` threads),
  * routes requests to api.h, enforces the limits (body size, checked against
  * Content-Length before reading and counted while streaming; connection
- * count; idle timeout; a deadline for receiving a whole request, which MHD
+ * count, per address too; idle timeout; a short deadline for a request's
+ * first line, so that connections that send nothing do not keep the slots
+ * from real clients; a deadline for receiving a whole request, which MHD
  * itself lacks: a client trickling one byte per second is cut off), counts
  * every request in metrics.h and logs one line per request at level info.
  * Not for what an endpoint answers (api.c).
@@ -23,6 +25,11 @@ typedef struct mpp_http_config {
 	unsigned max_connections;   /* beyond: accepted and closed at once */
 	unsigned idle_timeout_s;    /* no byte for this long: closed */
 	unsigned request_timeout_s; /* a request not received whole by then */
+	unsigned start_timeout_s;   /* a new connection, or one between
+				       requests, without a request line by
+				       then: closed (0: request_timeout_s) */
+	unsigned max_per_ip;        /* connections from one address; beyond:
+				       accepted and closed at once (0: no cap) */
 	size_t max_body;            /* bytes; larger bodies get 413 */
 } mpp_http_config;
 

@@ -28,12 +28,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/hist.h"
 #include "server/log.h"
 #include "server/metrics.h"
 
-#define RETRY_MAX_S  5.0 /* longest wait between two failing attempts */
-#define FLUSH_S      2.0 /* time to write what is queued at shutdown */
-#define STOP_GRACE_S 1.0 /* ... and for an attempt in progress to return */
+#define RETRY_MAX_S  5.0  /* longest wait between two failing attempts */
+#define FLUSH_S      2.0  /* time to write what is queued at shutdown */
+#define STOP_GRACE_S 1.0  /* ... and for an attempt in progress to return */
+#define PRUNE_S      60.0 /* how often the audit's retention is applied */
 
 struct mpp_keeper {
 	mpp_store *store;
@@ -43,8 +45,15 @@ struct mpp_keeper {
 	size_t batch;
 	pthread_t thread;
 	atomic_int done; /* the thread has finished */
+	/* Retention, set by mpp_keeper_set_retention() before it raises
+	 * prune_now; read by the thread after it sees the flag. */
+	double keep_age_s;
+	long long keep_rows;
+	atomic_int prune_now;
 	pthread_mutex_t done_lock;
 	pthread_cond_t done_cond;
+	_Atomic(mpp_histsvc *) history; /* NULL: none (hist.h) */
+	int history_primed;             /* read once since it was set */
 };
 
 /* Loads every active model into a new snapshot; NULL on failure. */
@@ -65,6 +74,15 @@ static void reload_if_changed(mpp_keeper *k)
 		mpp_log(MPP_LOG_ERROR, "store: %s", err);
 		mpp_metrics_error(MPP_ERR_RELOAD, 1);
 		return;
+	}
+	/* Finished jobs for the history (the first time whatever changed:
+	 * rows may have come between its start and this thread's). */
+	mpp_histsvc *h = atomic_load(&k->history);
+	if (h != NULL && (changed || !k->history_primed)) {
+		k->history_primed = 1;
+		if (mpp_histsvc_refresh(h, k->store, err, sizeof err))
+			mpp_log(MPP_LOG_ERROR, "reading finished jobs: %s",
+				err);
 	}
 	if (!changed)
 		return;
@@ -148,6 +166,28 @@ static void flush(mpp_keeper *k, mpp_audit_batch *pending)
 	}
 }
 
+/* Applies the audit's retention (off the event loop: this is the store
+ * thread). */
+static void prune(mpp_keeper *k)
+{
+	if (k->keep_age_s <= 0 && k->keep_rows <= 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double before =
+	    k->keep_age_s > 0 ? (double)ts.tv_sec - k->keep_age_s : 0;
+	long long n = 0;
+	char err[256];
+	if (mpp_store_prune_predictions(k->store, before, k->keep_rows, &n, err,
+					sizeof err) != MPP_OK) {
+		mpp_metrics_error(MPP_ERR_AUDIT_WRITE, 1);
+		mpp_log(MPP_LOG_ERROR, "audit: retention: %s", err);
+	}
+	if (n > 0)
+		mpp_log(MPP_LOG_INFO,
+			"audit: %lld records past the retention deleted", n);
+}
+
 static void *run(void *arg)
 {
 	mpp_keeper *k = arg;
@@ -158,6 +198,7 @@ static void *run(void *arg)
 	mpp_audit_batch pending = {0};
 	double interval = k->audit_ms / 1e3, delay = interval;
 	double next_write = now_s() + interval;
+	double next_prune = now_s() + PRUNE_S;
 	unsigned long failures = 0;
 	for (;;) {
 		double t = now_s();
@@ -200,13 +241,25 @@ static void *run(void *arg)
 			next_write = now_s() + (failures ? delay : interval);
 		}
 		reload_if_changed(k);
+		if (atomic_exchange(&k->prune_now, 0) ||
+		    now_s() >= next_prune) {
+			prune(k);
+			next_prune = now_s() + PRUNE_S;
+		}
 	}
 	flush(k, &pending);
+	atomic_exchange(&k->prune_now, 0); /* synchronises with the setter */
+	prune(k);
 	pthread_mutex_lock(&k->done_lock);
 	atomic_store(&k->done, 1);
 	pthread_cond_signal(&k->done_cond);
 	pthread_mutex_unlock(&k->done_lock);
 	return NULL;
+}
+
+void mpp_keeper_set_history(mpp_keeper *k, mpp_histsvc *h)
+{
+	atomic_store(&k->history, h);
 }
 
 int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
@@ -254,6 +307,14 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 	pthread_setname_np(k->thread, "mpp-store");
 	*out = k;
 	return MPP_OK;
+}
+
+void mpp_keeper_set_retention(mpp_keeper *k, double max_age_s,
+			      long long max_rows)
+{
+	k->keep_age_s = max_age_s;
+	k->keep_rows = max_rows;
+	atomic_store(&k->prune_now, 1);
 }
 
 int mpp_keeper_stop(mpp_keeper *k)

@@ -6,9 +6,10 @@
  * one transaction; every reload interval it asks the store whether another
  * connection committed (PRAGMA data_version, no disk read) and when so
  * loads the active models and installs them in the cache (cache.h) if they
- * differ. Request threads therefore never wait on the
- * disk. Because the audit writes go through this same handle, they do not
- * count as changes. Not for ingesting runs (api.c opens its own handle).
+ * differ; every minute it applies the audit's retention. Request threads
+ * therefore never wait on the disk. Because the audit writes go through this
+ * same handle, they do not count as changes. Not for ingesting runs (api.c
+ * opens its own handle).
  */
 #ifndef MPP_SERVER_KEEPER_H
 #define MPP_SERVER_KEEPER_H
@@ -26,6 +27,18 @@ typedef struct mpp_keeper mpp_keeper;
 int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 		     size_t batch, mpp_audit *q, mpp_cache *cache,
 		     mpp_keeper **out, char *err, size_t errlen);
+
+/* From now on, when another connection commits, the keeper also feeds the
+ * jobs added since to h (hist.h); h must outlive the keeper. */
+struct mpp_histsvc;
+void mpp_keeper_set_history(mpp_keeper *k, struct mpp_histsvc *h);
+
+/* The audit's retention (schema/store.h, mpp_store_prune_predictions):
+ * records older than max_age_s seconds (0: kept whatever their age) and
+ * all but the newest max_rows (0: no limit) are deleted by the keeper
+ * thread, soon after this call, then every minute and once more at stop. */
+void mpp_keeper_set_retention(mpp_keeper *k, double max_age_s,
+			      long long max_rows);
 
 /* Closes q, writes what it still holds (for at most a few seconds), stops
  * the thread and closes the store; returns 0. The cache stays valid (the

@@ -1,6 +1,7 @@
 /*
  * log.c: level-filtered log lines on stderr for mpipredictd (see log.h).
- * Each line carries an ISO-8601 UTC time stamp and the level's name.
+ * Each line carries an ISO-8601 UTC time stamp and the level's name; the
+ * message's control bytes are escaped, so one call is always one line.
  */
 #include "server/log.h"
 
@@ -47,11 +48,24 @@ void mpp_log(int level, const char *fmt, ...)
 	size_t n = strftime(line, sizeof line, "%Y-%m-%dT%H:%M:%S", &tm);
 	n += (size_t)snprintf(line + n, sizeof line - n, ".%03ldZ %s ",
 			      ts.tv_nsec / 1000000, level_names[level]);
+	char msg[sizeof line];
 	va_list ap;
 	va_start(ap, fmt);
-	int k = vsnprintf(line + n, sizeof line - n, fmt, ap);
+	int k = vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	n = k < 0 ? n : n + (size_t)k;
+	size_t mlen = k < 0 ? 0 : (size_t)k;
+	if (mlen > sizeof msg - 1)
+		mlen = sizeof msg - 1;
+	/* Control bytes (a "%0a" in a requested path, decoded) are written
+	 * as \xNN: a client must not be able to start a log line of its
+	 * own. */
+	for (size_t i = 0; i < mlen && n < sizeof line - 5; i++) {
+		unsigned char c = (unsigned char)msg[i];
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(line + n, 5, "\\x%02x", c);
+		else
+			line[n++] = (char)c;
+	}
 	if (n > sizeof line - 2)
 		n = sizeof line - 2;
 	line[n++] = '\n';

@@ -20,6 +20,8 @@
 #include "server/audit.h"
 #include "server/cache.h"
 #include "server/http.h"
+#include "history/history.h"
+#include "server/hist.h"
 #include "server/keeper.h"
 #include "server/log.h"
 #include "server/ui.h"
@@ -37,15 +39,27 @@ static const char usage[] =
     "  --threads N            event-loop threads (default: CPUs)\n"
     "  --max-body BYTES       request body limit (default 1048576)\n"
     "  --max-connections N    open connections (default 1024)\n"
+    "  --max-connections-per-ip N\n"
+    "                         open connections from one address (default\n"
+    "                         0: no cap)\n"
     "  --max-features N       features in one request (default 4096)\n"
     "  --idle-timeout S       close a silent connection (default 15)\n"
     "  --request-timeout S    time to send a whole request (default 10)\n"
+    "  --start-timeout S      time to send a request line, on a new\n"
+    "                         connection or between requests (default 2)\n"
     "  --audit-interval MS    write prediction records every MS (default "
     "100)\n"
     "  --audit-batch N        ... or once N are queued (default 512)\n"
     "  --audit-queue N        records held before dropping (default "
     "100000)\n"
+    "  --audit-keep-rows N    keep the newest N audit records (default\n"
+    "                         1000000; 0: all)\n"
+    "  --audit-keep-days D    delete audit records older than D days\n"
+    "                         (default 0: whatever their age)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
+    "  --history METHOD       answer jobs without a model from the user's\n"
+    "                         finished jobs: ours, tsafrir or off\n"
+    "                         (default ours)\n"
     "  --ui-users yes|no      user names on the staff page (GET /) without\n"
     "                         the token (default: yes when listening on\n"
     "                         loopback only)\n"
@@ -58,10 +72,13 @@ static const char usage[] =
 struct options {
 	const char *db, *listen, *port_file, *token_file;
 	unsigned long threads, max_body, max_connections, max_features;
-	unsigned long idle_timeout, request_timeout;
+	unsigned long idle_timeout, request_timeout, start_timeout;
+	unsigned long max_per_ip, keep_rows, keep_days;
 	unsigned long audit_interval, audit_batch, audit_queue;
 	unsigned long reload_interval, ui_refresh;
-	int log_level, ui_users; /* ui_users -1: by the listen address */
+	int log_level;
+	int history;  /* history.h method, -1 off */
+	int ui_users; /* -1: by the listen address */
 };
 
 /* A whole number in [lo, hi] for option `name`; exits 1 otherwise. */
@@ -100,6 +117,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_AUDIT_QUEUE,
 		O_RELOAD,
 		O_LOG_LEVEL,
+		O_START,
+		O_PER_IP,
+		O_KEEP_ROWS,
+		O_KEEP_DAYS,
+		O_HISTORY,
 		O_UI_USERS,
 		O_UI_REFRESH,
 		O_HELP,
@@ -121,6 +143,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
 	    {"reload-interval", required_argument, NULL, O_RELOAD},
 	    {"log-level", required_argument, NULL, O_LOG_LEVEL},
+	    {"start-timeout", required_argument, NULL, O_START},
+	    {"max-connections-per-ip", required_argument, NULL, O_PER_IP},
+	    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
+	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
+	    {"history", required_argument, NULL, O_HISTORY},
 	    {"ui-users", required_argument, NULL, O_UI_USERS},
 	    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
 	    {"help", no_argument, NULL, O_HELP},
@@ -136,11 +163,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .max_features = 4096,
 	    .idle_timeout = 15,
 	    .request_timeout = 10,
+	    .start_timeout = 2,
+	    .keep_rows = 1000000,
 	    .audit_interval = 100,
 	    .audit_batch = 512,
 	    .audit_queue = 100000,
 	    .reload_interval = 50,
 	    .log_level = MPP_LOG_WARN,
+	    .history = MPP_HIST_OURS,
 	    .ui_refresh = 1000,
 	    .ui_users = -1,
 	};
@@ -182,6 +212,22 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->request_timeout =
 			    number("request-timeout", optarg, 1, 86400);
 			break;
+		case O_START:
+			o->start_timeout =
+			    number("start-timeout", optarg, 1, 86400);
+			break;
+		case O_PER_IP:
+			o->max_per_ip = number("max-connections-per-ip", optarg,
+					       0, 1000000);
+			break;
+		case O_KEEP_ROWS:
+			o->keep_rows = number("audit-keep-rows", optarg, 0,
+					      1000000000000UL);
+			break;
+		case O_KEEP_DAYS:
+			o->keep_days =
+			    number("audit-keep-days", optarg, 0, 100000);
+			break;
 		case O_AUDIT_INTERVAL:
 			o->audit_interval =
 			    number("audit-interval", optarg, 1, 3600000);
@@ -197,6 +243,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_RELOAD:
 			o->reload_interval =
 			    number("reload-interval", optarg, 1, 60000);
+			break;
+		case O_HISTORY:
+			if (strcmp(optarg, "off") == 0)
+				o->history = -1;
+			else if (mpp_hist_method_parse(optarg, &o->history)) {
+				fprintf(
+				    stderr,
+				    "mpipredictd: --history: expected ours, "
+				    "tsafrir or off, got '%s'\n",
+				    optarg);
+				exit(1);
+			}
 			break;
 		case O_LOG_LEVEL:
 			o->log_level = mpp_log_parse_level(optarg);
@@ -346,6 +404,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	mpp_http *http = NULL;
 	mpp_keeper *keeper = NULL;
+	mpp_histsvc *history = NULL;
 	mpp_ui ui = {0};
 	mpp_cache cache;
 	mpp_audit *audit = mpp_audit_new(o.audit_queue, o.audit_batch);
@@ -365,6 +424,17 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	mpp_keeper_set_retention(keeper, (double)o.keep_days * 86400.0,
+				 (long long)o.keep_rows);
+	/* After the keeper: it created or migrated the store. */
+	if (o.history >= 0 &&
+	    mpp_histsvc_open(o.db, o.history, &history, err, sizeof err)) {
+		fprintf(stderr, "mpipredictd: %s: history: %s\n", o.db, err);
+		status = 2;
+		goto out;
+	}
+	if (history)
+		mpp_keeper_set_history(keeper, history);
 	/* After the keeper, which creates the store: the page reads it. */
 	if (mpp_ui_store_start(o.db, (int)o.ui_refresh, &ui.store, err,
 			       sizeof err) != 0) {
@@ -380,6 +450,7 @@ int main(int argc, char **argv)
 	    .db_path = o.db,
 	    .token = token,
 	    .max_features = o.max_features,
+	    .history = history,
 	};
 	mpp_http_config hc = {
 	    .listen = o.listen,
@@ -387,6 +458,8 @@ int main(int argc, char **argv)
 	    .max_connections = (unsigned)o.max_connections,
 	    .idle_timeout_s = (unsigned)o.idle_timeout,
 	    .request_timeout_s = (unsigned)o.request_timeout,
+	    .start_timeout_s = (unsigned)o.start_timeout,
+	    .max_per_ip = (unsigned)o.max_per_ip,
 	    .max_body = o.max_body,
 	};
 	int rc = mpp_http_start(&hc, &api, &http, err, sizeof err);
@@ -424,6 +497,7 @@ out:
 	}
 	if (keeper)
 		mpp_cache_destroy(&cache);
+	mpp_histsvc_free(history);
 	mpp_audit_free(audit);
 	free(token);
 	return status;

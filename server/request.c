@@ -21,6 +21,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "server/strmap.h"
+#include "server/utf8.h"
 
 enum field {
 	F_UNKNOWN,
@@ -85,6 +86,32 @@ static const char *copy(struct decoder *d, const unsigned char *s, size_t len)
 	c[len] = '\0';
 	d->used += len + 1;
 	return c;
+}
+
+/* A string the request gives: refused when it holds a NUL byte (C code
+ * after this would silently drop what follows it: "heat\u0000x" read as
+ * "heat") or is not strictly UTF-8 (utf8.h: yajl lets overlong forms,
+ * surrogates and code points past U+10FFFF through), or when it is one of
+ * the short labels that go to the audit and is longer than
+ * MPP_REQUEST_MAX_LABEL. `what` names the field; 0 when it is fine. */
+static int bad_text(struct decoder *d, const char *s, size_t len,
+		    const char *what, int label)
+{
+	if (memchr(s, '\0', len) != NULL) {
+		fail(d, "%s: contains a NUL byte", what);
+		return 1;
+	}
+	size_t at = mpp_utf8_check(s, len);
+	if (at < len) {
+		fail(d, "%s: not valid UTF-8 (byte %zu)", what, at);
+		return 1;
+	}
+	if (label && len > MPP_REQUEST_MAX_LABEL) {
+		fail(d, "%s: %zu bytes, longer than the limit of %d", what, len,
+		     MPP_REQUEST_MAX_LABEL);
+		return 1;
+	}
+	return 0;
 }
 
 /* Appends to a growing array of n elements of `size` bytes; NULL when out
@@ -191,6 +218,10 @@ static void field_value(struct decoder *d, int kind, const char *s, size_t len)
 	case F_SCRIPT:
 	case F_SUBMIT_LINE:
 		if (kind == K_STRING) {
+			int label = d->field == F_APP || d->field == F_USER ||
+				    d->field == F_PARTITION;
+			if (bad_text(d, s, len, field_names[d->field], label))
+				return;
 			const char *v = copy(d, (const unsigned char *)s, len);
 			if (d->field == F_APP)
 				q->app = v;
@@ -211,6 +242,8 @@ static void field_value(struct decoder *d, int kind, const char *s, size_t len)
 	case F_JOB_ID:
 		if (kind == K_STRING ||
 		    (kind == K_NUMBER && is_integer_token(s, len))) {
+			if (bad_text(d, s, len, "job_id", 1))
+				return;
 			q->job_id = copy(d, (const unsigned char *)s, len);
 			return;
 		}
@@ -244,12 +277,16 @@ static void field_value(struct decoder *d, int kind, const char *s, size_t len)
 			double x = number(d, s, len, &ok);
 			if (ok && !(x >= 0))
 				break;
+			if (ok)
+				q->time_limit_s = x;
 			return;
 		}
 		break;
 	case F_ARGS:
 		if (kind == K_STRING) {
 			q->has_args = 1;
+			if (bad_text(d, s, len, "args", 0))
+				return;
 			q->args_string = copy(d, (const unsigned char *)s, len);
 			return;
 		}
@@ -285,6 +322,10 @@ static void element(struct decoder *d, int kind, const char *s, size_t len)
 		     n);
 		return;
 	}
+	char what[32];
+	snprintf(what, sizeof what, "%s[%zu]", is_args ? "args" : "argv", n);
+	if (bad_text(d, s, len, what, 0))
+		return;
 	const char ***arr = is_args ? &q->args : &q->argv;
 	const char **a =
 	    grow((void *)*arr, n, is_args ? &d->args_cap : &d->argv_cap,
@@ -389,6 +430,10 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
 	}
 	/* A feature name. */
 	mpp_request *q = d->q;
+	if (bad_text(d, (const char *)s, len, "features: a name", 0)) {
+		d->skip = d->depth; /* the rest of the features */
+		return 1;
+	}
 	d->feature = copy(d, s, len);
 	if (q->nfeatures >= d->max_features) {
 		fail(d, "features: more than the limit of %zu",
@@ -460,7 +505,7 @@ int mpp_request_parse(const char *body, size_t len, size_t max_features,
 		      mpp_request *q, char *err, size_t errlen)
 {
 	memset(q, 0, sizeof *q);
-	q->ntasks = q->nodes = q->per_node = q->uid = -1;
+	q->ntasks = q->nodes = q->per_node = q->uid = q->time_limit_s = -1;
 	err[0] = '\0';
 	struct decoder d = {
 	    .q = q,
@@ -506,5 +551,5 @@ void mpp_request_free(mpp_request *q)
 	free(q->argv);
 	free(q->strings);
 	memset(q, 0, sizeof *q);
-	q->ntasks = q->nodes = q->per_node = q->uid = -1;
+	q->ntasks = q->nodes = q->per_node = q->uid = q->time_limit_s = -1;
 }

@@ -7,6 +7,9 @@
  * once into one buffer the request owns. A syntax error anywhere wins over
  * a wrong field; otherwise the first wrong field is reported.
  *
+ * Every string must be strictly UTF-8 (utf8.h) without NUL bytes; app,
+ * user, partition and job_id at most MPP_REQUEST_MAX_LABEL bytes.
+ *
  * Errors name the field: "ntasks: expected a positive integer up to 1e9",
  * "features.NAME: expected a finite number >= 0", "args[2]: expected a
  * string", "body: invalid JSON at byte N: ...". Duplicate keys (a field
@@ -20,6 +23,10 @@
 
 #include "regress/model.h"
 
+/* The longest app, user, partition and job_id accepted, in bytes: they go
+ * into the audit, and an unbounded one lets any client fill its disk. */
+#define MPP_REQUEST_MAX_LABEL 256
+
 typedef struct mpp_request {
 	/* NULL when absent or null. */
 	const char *app, *user, *partition, *script;
@@ -30,7 +37,8 @@ typedef struct mpp_request {
 				    (the Slurm plugin sends it; for srun it
 				    is the only place the arguments are) */
 	size_t submit_line_len;
-	double uid; /* the submitting user's uid, -1 when absent */
+	double uid;          /* the submitting user's uid, -1 when absent */
+	double time_limit_s; /* the job's limit, -1 when absent (history) */
 
 	int has_features; /* "features" was an object (maybe empty) */
 	mpp_kv *features; /* names unique, values finite and >= 0 */

@@ -18,7 +18,8 @@ fail() {
 # file's absolute path, and the build id) replaced by fixed words.
 normalize() {
 	sed -E 's/__mpp_([a-z]+)_[0-9a-f]{16}/__mpp_\1_ID/g;
-		s/= \{([0-9]+), "[0-9a-f]{16}"/= {\1, "BUILDID"/' "$1"
+		s/= \{([0-9]+), "[0-9a-f]{16}"/= {\1, "BUILDID"/;
+		s/__mpp_lib\[\] = "[^"]*"/__mpp_lib[] = "LIBPATH"/' "$1"
 }
 
 # expect_same WHAT EXPECTED_FILE GOT_FILE: fail with a diff if they differ.

@@ -16,6 +16,11 @@
 
 _Thread_local struct __mpp_tags __mpp_tags;
 
+void __mpp_tag(struct __mpp_site *site)
+{
+	__mpp_tag_push(site);
+}
+
 static struct __mpp_unit *units;
 static unsigned long long unattributed;
 

@@ -209,10 +209,14 @@ int main(void)
 	 * (before param_models.zero_serial) stores are migrated on open and
 	 * their models load, without a parameters-path fit. */
 	static const char *const older[][2] = {
-	    {"v2.db", "ALTER TABLE models DROP COLUMN pintercept; "
+	    {"v2.db", "DROP TABLE jobs; DROP INDEX predictions_job; "
+		      "DROP INDEX predictions_user_at; "
+		      "ALTER TABLE models DROP COLUMN pintercept; "
 		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
 		      "PRAGMA user_version = 2"},
-	    {"v1.db", "ALTER TABLE models DROP COLUMN pintercept; "
+	    {"v1.db", "DROP TABLE jobs; DROP INDEX predictions_job; "
+		      "DROP INDEX predictions_user_at; "
+		      "ALTER TABLE models DROP COLUMN pintercept; "
 		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
 		      "ALTER TABLE param_models DROP COLUMN zero_serial; "
 		      "PRAGMA user_version = 1"},

@@ -18,6 +18,12 @@
  *   httpc big PORT BYTES MODE   POST /v1/predict with a BYTES body, MODE
  *                               "length" (Content-Length) or "chunked";
  *                               prints "status S sent B"
+ *   httpc raw PORT FILE         sends FILE's bytes as they are (NULs,
+ *                               repeated headers) and prints "status S"
+ *                               of the answer (0: closed without one)
+ *   httpc reset PORT FILE MS    sends FILE's bytes, waits MS ms without
+ *                               reading, and resets the connection (RST);
+ *                               prints "reset"
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -339,6 +345,71 @@ static int big(int port, long long bytes, int chunked)
 	return 0;
 }
 
+/* FILE's bytes; NULL when unreadable. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	char *b = malloc(1 << 20);
+	*len = b ? fread(b, 1, 1 << 20, f) : 0;
+	fclose(f);
+	return b;
+}
+
+static int raw(int port, const char *file)
+{
+	size_t len;
+	char *req = slurp(file, &len);
+	int fd = req ? connect_to(port, 0) : -1;
+	if (fd < 0) {
+		perror(file);
+		free(req);
+		return 2;
+	}
+	int ok = send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len;
+	free(req);
+	char buf[4096];
+	size_t got = 0;
+	while (ok && got < sizeof buf - 1) {
+		struct pollfd p = {fd, POLLIN, 0};
+		if (poll(&p, 1, 10000) <= 0)
+			break;
+		ssize_t r = recv(fd, buf + got, sizeof buf - 1 - got, 0);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		if (memmem(buf, got, "\r\n\r\n", 4) != NULL)
+			break;
+	}
+	buf[got] = '\0';
+	printf("status %d\n", status_of(buf));
+	close(fd);
+	return 0;
+}
+
+static int reset(int port, const char *file, int ms)
+{
+	size_t len;
+	char *req = slurp(file, &len);
+	int fd = req ? connect_to(port, 0) : -1;
+	if (fd < 0) {
+		perror(file);
+		free(req);
+		return 2;
+	}
+	if (send(fd, req, len, MSG_NOSIGNAL) != (ssize_t)len)
+		perror("send");
+	free(req);
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+	struct linger l = {1, 0};
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l);
+	close(fd);
+	printf("reset\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -354,9 +425,13 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "big") == 0)
 		return big(atoi(argv[2]), atoll(argv[3]),
 			   strcmp(argv[4], "chunked") == 0);
+	if (argc == 4 && strcmp(argv[1], "raw") == 0)
+		return raw(atoi(argv[2]), argv[3]);
+	if (argc == 5 && strcmp(argv[1], "reset") == 0)
+		return reset(atoi(argv[2]), argv[3], atoi(argv[4]));
 	fprintf(stderr,
 		"usage: httpc trickle PORT | flood PORT N PATH [BODY] | hold "
 		"PORT N SECONDS | loop PORT FILE STOP | big PORT BYTES "
-		"length|chunked\n");
+		"length|chunked | raw PORT FILE | reset PORT FILE MS\n");
 	return 1;
 }

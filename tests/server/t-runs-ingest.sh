@@ -22,9 +22,22 @@ expect_status 200 "$st" "with the token"
 values=$(rows run_values)
 [ "$values" -gt 0 ] || fail "expected feature values stored"
 
+# The same body again (a retry after a lost answer): done already, 200,
+# nothing written twice.
 st=$(req POST /v1/runs "$(cat runs.csv)" -H 'Authorization: Bearer s3cr3t-t0ken')
-expect_status 400 "$st" "the same runs again"
-jq -r .error body | grep -q r1 || fail "expected the error to name run r1, got $(cat body)"
+expect_status 200 "$st" "the same runs again"
+[ "$(rows runs)" = 5 ] && [ "$(rows run_values)" = "$values" ] ||
+	fail "expected the retried body to add nothing, got $(rows runs) runs"
+# A stored run_id with another value: refused, naming it.
+awk -F, 'BEGIN { OFS = "," } NR == 2 { $8 = $8 + 1 } { print }' runs.csv >changed.csv
+st=$(req POST /v1/runs "$(cat changed.csv)" -H 'Authorization: Bearer s3cr3t-t0ken')
+expect_status 400 "$st" "a stored run with another runtime_s"
+jq -r .error body | grep -q "r1.*other values" || fail "expected the error to name run r1, got $(cat body)"
+# ... or another feature value.
+awk -F, 'BEGIN { OFS = "," } NR == 3 { $NF = $NF + 1 } { print }' runs.csv >changed.csv
+st=$(req POST /v1/runs "$(cat changed.csv)" -H 'Authorization: Bearer s3cr3t-t0ken')
+expect_status 400 "$st" "a stored run with another feature value"
+jq -r .error body | grep -q "r2.*other values" || fail "expected the error to name run r2, got $(cat body)"
 
 # A new run plus a row with too few fields: refused whole.
 { head -n 1 runs.csv; sed -n 2p runs.csv | sed 's/^r1,/r99,/'; echo 'r100,stencil'; } >mixed.csv
