@@ -11,7 +11,7 @@
 
 FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict
 FUZZ_TIME ?= 60
-FUZZ_LIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB)
+FUZZ_LIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB) $(HISTORY_LIB)
 FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS)
 
 $(OBJ)/fuzz/%.o: CPPFLAGS += $(shell pkg-config --cflags yajl jansson)

@@ -67,11 +67,18 @@ predictions() { # CSV BASE APP
 }
 { predictions runs.csv 1000 stencil; predictions heat.csv 2000 heat; } >requests.jsonl
 for _ in 1 2 3; do echo '{"app":"stencil","ntasks":4,"args":"-n 128 --iters=20 out.dat"}' >>requests.jsonl; done
+# heat's model is poor on purpose: the daemon refuses (400) a prediction
+# that comes out at or below 0 s; those are not audited.
+n=0
 while IFS= read -r line; do
 	st=$(req POST /v1/predict "$line")
+	if [ "$st" = 400 ] && grep -q 'not a positive run time' body; then
+		continue
+	fi
 	expect_status 200 "$st" "prediction"
+	n=$((n + 1))
 done <requests.jsonl
-n=$(wc -l <requests.jsonl)
+[ "$n" -ge 60 ] || fail "expected at least 60 of 73 predictions answered, got $n"
 for _ in $(seq 200); do
 	[ "$(rows predictions)" = "$n" ] && curl -s "$URL/ui/predictions" | grep -q "of $n predictions" && break
 	sleep 0.1
