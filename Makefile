@@ -86,11 +86,13 @@ all:
 # that test's private network namespace); for benchmarks
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
+# libsimgrid-dev: SimGrid 3.32 (smpicc, smpirun, trace replay) for
+# mpipredict-simulate; Debian 12 has no separate `simgrid` binary package.
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils \
-        chromium python3 iproute2
+        chromium python3 iproute2 libsimgrid-dev
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear
@@ -147,6 +149,7 @@ include history/module.mk
 include cli/module.mk
 include server/module.mk
 include contrib/module.mk
+include simulate/module.mk
 include fuzz/module.mk
 include tests/module.mk
 

@@ -4,7 +4,7 @@
 # with $(MPICC)), its public headers under $(BUILD)/include/mpipredict/, and
 # mpipredict-collect.
 
-COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o)
+COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o)
 COLLECTOR_CLI_OBJS := $(addprefix $(OBJ)/collector/,collect.o row.o runfile.o)
 COLLECTOR_HEADERS  := collector/mpp_abi.h collector/mpi_table.def
 COLLECTOR_INCS     := $(addprefix $(BUILD)/include/mpipredict/,$(notdir $(COLLECTOR_HEADERS)))

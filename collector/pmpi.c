@@ -45,6 +45,7 @@
 #include <time.h>
 
 #include "collector/mpp_abi.h"
+#include "collector/trace.h"
 #include "collector/traffic.h"
 
 /* Initial-exec (declared so in mpp_abi.h): libmpipredict is always loaded
@@ -1282,9 +1283,13 @@ INLINE unsigned long long now_ns(void)
 		c_.fn = MPP_FN_##name;                                         \
 		c_.bytes = 0;                                                  \
 		PRE_##acct;                                                    \
+		if (mpp_trace_on)                                              \
+			mpp_trace_pre();                                       \
 		rc_ = P##name args;                                            \
 		POST_##acct;                                                   \
 		call_end(&c_);                                                 \
+		if (mpp_trace_on)                                              \
+			mpp_trace_##name args;                                 \
 		return rc_;                                                    \
 	}
 #include "collector/mpi_table.def"
@@ -1413,6 +1418,7 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	*nnodes = nn;
 	threaded = thr;
 	active = 1;
+	mpp_trace_start();
 	return 0;
 fail:
 	free(node);
@@ -1423,5 +1429,6 @@ fail:
 
 void mpp_traffic_stop(void)
 {
+	mpp_trace_stop();
 	active = 0;
 }

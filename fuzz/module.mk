@@ -11,12 +11,14 @@
 
 FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict
 FUZZ_TIME ?= 60
-FUZZ_LIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB) $(HISTORY_LIB)
+FUZZ_LIBS = $(SERVER_DEPLIBS)
 FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS)
 
 $(OBJ)/fuzz/%.o: CPPFLAGS += $(shell pkg-config --cflags yajl jansson)
 
 REPLAY_BINS := $(addprefix $(BUILD)/tests/fuzz/replay-,$(FUZZERS))
+# Kept, not deleted as intermediates of the pattern rules below.
+.SECONDARY: $(FUZZERS:%=$(OBJ)/fuzz/%.o) $(OBJ)/fuzz/replay.o
 $(BUILD)/tests/fuzz/replay-%: $(OBJ)/fuzz/%.o $(OBJ)/fuzz/replay.o $(FUZZ_LIBS)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/fuzz/$*.o $(OBJ)/fuzz/replay.o \

@@ -96,6 +96,11 @@ size_t mpp_hist_nkeys(const mpp_hist *h)
 	return h->n;
 }
 
+int mpp_hist_method(const mpp_hist *h)
+{
+	return h->method;
+}
+
 static rec *find(const mpp_hist *h, const char *key, uint64_t hash)
 {
 	for (size_t i = hash & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {

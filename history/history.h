@@ -86,4 +86,7 @@ double mpp_hist_correct(double initial_s, double req_s, int ncorrections);
 /* How many keys the history holds (users and finer keys). */
 size_t mpp_hist_nkeys(const mpp_hist *h);
 
+/* The method h was created with. */
+int mpp_hist_method(const mpp_hist *h);
+
 #endif

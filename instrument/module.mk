@@ -38,3 +38,9 @@ instrument: $(INSTRUMENT_BINS) $(INSTRUMENT_WRAPPERS)
 bench-instrument: instrument collector
 	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) tests/instrument/bench.sh
 BENCHES += bench-instrument
+
+# The same figures for C++ (issue 20; tests/instrument/bench-cxx.sh).
+.PHONY: bench-instrument-cxx
+bench-instrument-cxx: instrument collector
+	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) tests/instrument/bench-cxx.sh
+BENCHES += bench-instrument-cxx

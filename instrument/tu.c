@@ -313,8 +313,19 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
 	t->index = clang_createIndex(0, 0);
 	unsigned opts = CXTranslationUnit_DetailedPreprocessingRecord |
 			CXTranslationUnit_KeepGoing;
+	/* g++ only warns about narrowing in braced initialisers; clang makes
+	 * it an error: parse what g++ compiles. */
+	const char **all = malloc(((size_t)nargs + 1) * sizeof(*all));
+	if (!all) {
+		snprintf(err, errlen, "%s: out of memory", src_path);
+		return -1;
+	}
+	for (int i = 0; i < nargs; i++)
+		all[i] = args[i];
+	all[nargs] = "-Wno-c++11-narrowing";
 	enum CXErrorCode ec = clang_parseTranslationUnit2(
-	    t->index, src_path, args, nargs, NULL, 0, opts, &t->tu);
+	    t->index, src_path, all, nargs + 1, NULL, 0, opts, &t->tu);
+	free(all);
 	if (ec != CXError_Success || !t->tu) {
 		snprintf(err, errlen,
 			 "%s: libclang could not parse it (code %d)", src_path,

@@ -16,19 +16,34 @@
 #include "history/history.h"
 #include "common/status.h"
 #include "server/api.h"
+#include "server/log.h"
 #include "server/metrics.h"
 
 struct mpp_histsvc {
 	pthread_mutex_t lock;
 	mpp_hist *hist;
 	int64_t last_id;
+	/* Keys past this many are dropped by rebuilding from the (pruned)
+	 * jobs table: a user's many distinct requests and sizes would
+	 * otherwise grow the predictor without bound in a daemon that never
+	 * restarts. */
+	size_t max_keys;
+	unsigned long rebuilds;
 };
+
+/* Where learn() puts a row: the shared predictor (locked) or a new one
+ * being rebuilt (not yet shared). */
+typedef struct target {
+	mpp_histsvc *h;
+	mpp_hist *into; /* NULL: h->hist under h->lock */
+} target;
 
 /* A finished job teaches the history under the user's name and, when
  * different, under "uid:N": a request carries one or the other. */
 static int learn(void *ctx, const mpp_job_rec *r)
 {
-	mpp_histsvc *h = ctx;
+	target *t = ctx;
+	mpp_hist *hist = t->into ? t->into : t->h->hist;
 	char uid[32];
 	mpp_hist_job j = {
 	    .user = r->user,
@@ -38,22 +53,24 @@ static int learn(void *ctx, const mpp_job_rec *r)
 	};
 	int rc;
 
-	pthread_mutex_lock(&h->lock);
-	rc = mpp_hist_observe(h->hist, &j, r->runtime_s);
+	if (!t->into)
+		pthread_mutex_lock(&t->h->lock);
+	rc = mpp_hist_observe(hist, &j, r->runtime_s);
 	if (rc == MPP_OK && r->uid >= 0) {
 		snprintf(uid, sizeof(uid), "uid:%lld", (long long)r->uid);
 		if (strcmp(uid, r->user) != 0) {
 			j.user = uid;
-			rc = mpp_hist_observe(h->hist, &j, r->runtime_s);
+			rc = mpp_hist_observe(hist, &j, r->runtime_s);
 		}
 	}
-	pthread_mutex_unlock(&h->lock);
+	if (!t->into)
+		pthread_mutex_unlock(&t->h->lock);
 	/* A row the predictor refuses (a 300-byte user name) is skipped. */
 	return rc == MPP_ENOMEM ? rc : MPP_OK;
 }
 
-int mpp_histsvc_open(const char *db_path, int method, mpp_histsvc **out,
-		     char *err, size_t errlen)
+int mpp_histsvc_open(const char *db_path, int method, size_t max_keys,
+		     mpp_histsvc **out, char *err, size_t errlen)
 {
 	mpp_histsvc *h = calloc(1, sizeof(*h));
 	mpp_store *s = NULL;
@@ -66,9 +83,11 @@ int mpp_histsvc_open(const char *db_path, int method, mpp_histsvc **out,
 		return MPP_ENOMEM;
 	}
 	pthread_mutex_init(&h->lock, NULL);
+	h->max_keys = max_keys;
 	rc = mpp_store_open(db_path, MPP_STORE_READONLY, &s, err, errlen);
+	target t = {h, h->hist};
 	if (rc == MPP_OK)
-		rc = mpp_store_each_job(s, 0, learn, h, &h->last_id, err,
+		rc = mpp_store_each_job(s, 0, learn, &t, &h->last_id, err,
 					errlen);
 	mpp_store_close(s);
 	if (rc) {
@@ -91,14 +110,44 @@ void mpp_histsvc_free(mpp_histsvc *h)
 int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
 {
 	int64_t last = h->last_id;
+	target t = {h, NULL};
+	mpp_hist *fresh, *old;
+	size_t nkeys;
 	int rc;
 
 	/* Rows are read after last_id, in id order; learn() takes the lock
 	 * per row, so predictions go on meanwhile. */
-	rc = mpp_store_each_job(s, last > 0 ? last : 0, learn, h, &last, err,
+	rc = mpp_store_each_job(s, last > 0 ? last : 0, learn, &t, &last, err,
 				errlen);
 	h->last_id = last;
-	return rc;
+	pthread_mutex_lock(&h->lock);
+	nkeys = mpp_hist_nkeys(h->hist);
+	pthread_mutex_unlock(&h->lock);
+	if (rc || nkeys <= h->max_keys)
+		return rc;
+	/* Too many keys: start again from what the table keeps. */
+	fresh = mpp_hist_new(mpp_hist_method(h->hist));
+	if (!fresh)
+		return MPP_OK; /* keep serving from the old one */
+	t.into = fresh;
+	last = 0;
+	rc = mpp_store_each_job(s, 0, learn, &t, &last, err, errlen);
+	if (rc) {
+		mpp_hist_free(fresh);
+		return rc;
+	}
+	pthread_mutex_lock(&h->lock);
+	old = h->hist;
+	h->hist = fresh;
+	h->last_id = last > h->last_id ? last : h->last_id;
+	pthread_mutex_unlock(&h->lock);
+	mpp_hist_free(old);
+	h->rebuilds++;
+	mpp_log(MPP_LOG_INFO,
+		"history: %zu keys, over %zu: rebuilt from the jobs table (%zu "
+		"keys)",
+		nkeys, h->max_keys, mpp_hist_nkeys(fresh));
+	return MPP_OK;
 }
 
 static void put_key(yajl_gen g, const char *s)

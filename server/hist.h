@@ -8,7 +8,9 @@
  * survives a restart) and the keeper thread adds the rows that arrive
  * later (mpp_histsvc_refresh). The jobs table is pruned by the ingest
  * (mpipredict-jobcomp --keep), so what is read at start stays bounded; the
- * predictor keeps a fixed-size record per user and per finer key.
+ * predictor keeps a fixed-size record per user and per finer key, and when
+ * those pass max_keys (about 300 bytes each) it is rebuilt from the table,
+ * which drops the keys of pruned jobs (one info log line).
  * Request threads and the keeper share it under a mutex (a prediction
  * takes about a microsecond). Not for jobs whose app has a model.
  */
@@ -25,10 +27,11 @@ typedef struct mpp_histsvc mpp_histsvc;
 struct mpp_reply;
 
 /* Opens the store at db_path read-only, learns every finished job in it
- * (by end time) with history method `method` (history.h). Returns 0, or an
+ * (by end time) with history method `method` (history.h); past max_keys
+ * keys, a refresh rebuilds it from the table. Returns 0, or an
  * mpp_status with err. */
-int mpp_histsvc_open(const char *db_path, int method, mpp_histsvc **out,
-		     char *err, size_t errlen);
+int mpp_histsvc_open(const char *db_path, int method, size_t max_keys,
+		     mpp_histsvc **out, char *err, size_t errlen);
 void mpp_histsvc_free(mpp_histsvc *h);
 
 /* Learns the jobs added to s since the last call. Returns 0 or an

@@ -60,6 +60,8 @@ static const char usage[] =
     "  --history METHOD       answer jobs without a model from the user's\n"
     "                         finished jobs: ours, tsafrir or off\n"
     "                         (default ours)\n"
+    "  --history-max-keys N   rebuild the history from the store past N\n"
+    "                         users and finer keys (default 262144)\n"
     "  --ui-users yes|no      user names on the staff page (GET /) without\n"
     "                         the token (default: yes when listening on\n"
     "                         loopback only)\n"
@@ -77,7 +79,8 @@ struct options {
 	unsigned long audit_interval, audit_batch, audit_queue;
 	unsigned long reload_interval, ui_refresh;
 	int log_level;
-	int history;  /* history.h method, -1 off */
+	int history; /* history.h method, -1 off */
+	unsigned long history_max_keys;
 	int ui_users; /* -1: by the listen address */
 };
 
@@ -122,6 +125,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_KEEP_ROWS,
 		O_KEEP_DAYS,
 		O_HISTORY,
+		O_HISTORY_KEYS,
 		O_UI_USERS,
 		O_UI_REFRESH,
 		O_HELP,
@@ -148,6 +152,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
 	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
 	    {"history", required_argument, NULL, O_HISTORY},
+	    {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
 	    {"ui-users", required_argument, NULL, O_UI_USERS},
 	    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
 	    {"help", no_argument, NULL, O_HELP},
@@ -171,6 +176,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .reload_interval = 50,
 	    .log_level = MPP_LOG_WARN,
 	    .history = MPP_HIST_OURS,
+	    .history_max_keys = 1 << 18,
 	    .ui_refresh = 1000,
 	    .ui_users = -1,
 	};
@@ -243,6 +249,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_RELOAD:
 			o->reload_interval =
 			    number("reload-interval", optarg, 1, 60000);
+			break;
+		case O_HISTORY_KEYS:
+			o->history_max_keys =
+			    number("history-max-keys", optarg, 1, 100000000);
 			break;
 		case O_HISTORY:
 			if (strcmp(optarg, "off") == 0)
@@ -428,7 +438,8 @@ int main(int argc, char **argv)
 				 (long long)o.keep_rows);
 	/* After the keeper: it created or migrated the store. */
 	if (o.history >= 0 &&
-	    mpp_histsvc_open(o.db, o.history, &history, err, sizeof err)) {
+	    mpp_histsvc_open(o.db, o.history, o.history_max_keys, &history, err,
+			     sizeof err)) {
 		fprintf(stderr, "mpipredictd: %s: history: %s\n", o.db, err);
 		status = 2;
 		goto out;

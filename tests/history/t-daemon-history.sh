@@ -64,6 +64,27 @@ start_daemon --history off
 st=$(req POST /v1/predict "$lbm")
 expect_status 404 "$st" "--history off"
 stop_daemon
+# Bounded: ours keeps a key per user, app, request and size, under both
+# identities (8 keys for alice's jobs so far); with --history-max-keys 12,
+# her jobs of four new sizes pass it and the daemon rebuilds from the table
+# (pruned to her last 3 by --keep: 12 keys), still answering from her last
+# two jobs of the same request.
+for n in 4 5 6 7 8; do
+	printf 'JOBID=%s\tUID=1000\tUSERNAME=alice\tJOBSTATE=COMPLETED\tSUBMIT=1\tSTART=%s\tEND=%s\tLIMIT=60\tPROCS=%s\tNODECNT=1\tJOBNAME=lbm\n' \
+		"$n" $((n * 1000)) $((n * 1000 + 100 * n)) "$n"
+done > more
+start_daemon --history-max-keys 12 --log-level info
+mpipredict-jobcomp --db "$DB" --from more --keep 3 >/dev/null
+got=
+for _ in $(seq 100); do
+	grep -q 'history: .* keys, over 12: rebuilt' daemon.log && break
+	sleep 0.05
+done
+grep -q 'history: .* keys, over 12: rebuilt' daemon.log || fail "expected a rebuild past 12 keys in the log"
+st=$(req POST /v1/predict '{"app":"lbm","uid":1000,"time_limit_s":3600,"ntasks":4}')
+[ "$st:$(jq_body .runtime_s)" = 200:750 ] ||
+	fail "after the rebuild: expected (700 + 800) / 2 = 750 s, got $st $(cat body)"
+stop_daemon
 mpipredictd --db "$DB" --history maybe 2>err; rc=$?
 [ $rc -eq 1 ] && grep -q -- '--history' err || fail "--history maybe: expected exit 1 naming --history, got $rc $(cat err)"
 exit 0

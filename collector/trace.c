@@ -1,0 +1,334 @@
+/*
+ * trace.c: the trace mode of libmpipredict (MPIPREDICT_TRACE=DIR), see
+ * trace.h for the file format.
+ *
+ * One generated function per row of mpi_table.def formats the call as a
+ * SimGrid time-independent action from its arguments (a TR_<shape> macro
+ * per acct shape of the table). The computation segment is the wall time
+ * from the end of one traced call (after its line is formatted, so the
+ * tracer's own cost is left out) to the start of the next. Lines go
+ * through a 1 MiB stdio buffer.
+ *
+ * Also compiled with smpicc by simulate/ (then the clock is SimGrid's: the
+ * segment is the computation SMPI benchmarked and injected). Nothing here
+ * depends on the rest of libmpipredict.
+ *
+ * Not for: counting or the run row. Threads: tracing assumes one thread
+ * makes MPI calls (the segment clock is per process).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "collector/trace.h"
+
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+int mpp_trace_on;
+
+static FILE *out;
+static char *outbuf;
+static int me;
+static double t_start, t_seg;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The program's arguments, space-separated, from /proc/self/cmdline. */
+static void write_meta(const char *dir, int nprocs)
+{
+	char path[4096], args[8192];
+	size_t n = 0;
+	FILE *f = fopen("/proc/self/cmdline", "rb");
+	if (f) {
+		n = fread(args, 1, sizeof args - 1, f);
+		fclose(f);
+	}
+	args[n] = '\0';
+	/* Skip argv[0]; NULs between arguments become spaces. */
+	size_t skip = strlen(args) + 1;
+	char *a = skip <= n ? args + skip : args + n;
+	for (char *p = a; p < args + n; p++)
+		if (*p == '\0')
+			*p = ' ';
+	while (n > skip && args[n - 1] == ' ')
+		args[--n] = '\0';
+	snprintf(path, sizeof path, "%s/meta", dir);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "mpipredict: %s: %s; no trace meta\n", path,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "nprocs %d\nargs %s\n", nprocs, a);
+	fclose(f);
+}
+
+void mpp_trace_start(void)
+{
+	const char *dir = getenv("MPIPREDICT_TRACE");
+	char path[4096];
+	int n;
+
+	if (!dir || !*dir)
+		return;
+	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
+	PMPI_Comm_size(MPI_COMM_WORLD, &n);
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+		if (me == 0)
+			fprintf(stderr,
+				"mpipredict: MPIPREDICT_TRACE=%s: %s; "
+				"no trace\n",
+				dir, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof path, "%s/rank-%d.ti", dir, me);
+	out = fopen(path, "w");
+	if (!out) {
+		fprintf(stderr, "mpipredict: %s: %s; no trace\n", path,
+			strerror(errno));
+		return;
+	}
+	outbuf = malloc(1 << 20);
+	if (outbuf)
+		setvbuf(out, outbuf, _IOFBF, 1 << 20);
+	if (me == 0)
+		write_meta(dir, n);
+	fprintf(out, "%d init\n", me);
+	mpp_trace_on = 1;
+	t_start = t_seg = now();
+}
+
+void mpp_trace_pre(void)
+{
+	double t = now();
+	fprintf(out, "%d compute %.0f\n", me, (t - t_seg) * 1e9);
+}
+
+void mpp_trace_stop(void)
+{
+	if (!mpp_trace_on)
+		return;
+	mpp_trace_pre();
+	fprintf(out, "%d finalize\n# wall %.9f\n", me, now() - t_start);
+	mpp_trace_on = 0;
+	if (fclose(out) != 0)
+		fprintf(stderr, "mpipredict: trace of rank %d: %s\n", me,
+			strerror(errno));
+	out = NULL;
+	free(outbuf);
+	outbuf = NULL;
+}
+
+/* World rank of `r` in `comm`; -1 for MPI_PROC_NULL, -2 for
+ * MPI_ANY_SOURCE. */
+static int world(MPI_Comm comm, int r)
+{
+	MPI_Group g, wg;
+	int w = r;
+
+	if (r == MPI_PROC_NULL)
+		return -1;
+	if (r == MPI_ANY_SOURCE)
+		return -2;
+	if (comm == MPI_COMM_WORLD)
+		return r;
+	if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
+		return r;
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Group_translate_ranks(g, 1, &r, wg, &w);
+	PMPI_Group_free(&g);
+	PMPI_Group_free(&wg);
+	return w == MPI_UNDEFINED ? r : w;
+}
+
+static unsigned long long bytes(int count, MPI_Datatype t)
+{
+	int s = 0;
+	if (count <= 0 || PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0)
+		return 0;
+	return (unsigned long long)count * (unsigned long long)s;
+}
+
+/* Bytes a status says arrived; `dflt` when it was ignored. */
+static unsigned long long got(const MPI_Status *st, unsigned long long dflt)
+{
+	int c;
+	if (st == MPI_STATUS_IGNORE || st == NULL)
+		return dflt;
+	if (PMPI_Get_count(st, MPI_BYTE, &c) != MPI_SUCCESS ||
+	    c == MPI_UNDEFINED || c < 0)
+		return dflt;
+	return (unsigned long long)c;
+}
+
+static int comm_size(MPI_Comm comm)
+{
+	int n = 1;
+	PMPI_Comm_size(comm, &n);
+	return n;
+}
+
+static int comm_rank(MPI_Comm comm)
+{
+	int r = 0;
+	PMPI_Comm_rank(comm, &r);
+	return r;
+}
+
+/* "MPI_Issend" -> "isend": SimGrid's name for the function's kind. */
+static void action_name(const char *mpi, char *nm, size_t len)
+{
+	static const char *const same[][2] = {
+	    {"MPI_Ssend", "send"},
+	    {"MPI_Bsend", "send"},
+	    {"MPI_Rsend", "send"},
+	    {"MPI_Issend", "isend"},
+	    {"MPI_Ibsend", "isend"},
+	    {"MPI_Irsend", "isend"},
+	    {"MPI_Sendrecv_replace", "sendrecv"},
+	    {"MPI_Reduce_scatter", "reducescatter"},
+	    {"MPI_Reduce_scatter_block", "reducescatter"},
+	};
+	size_t i;
+	for (i = 0; i < sizeof same / sizeof same[0]; i++)
+		if (!strcmp(mpi, same[i][0])) {
+			snprintf(nm, len, "%s", same[i][1]);
+			return;
+		}
+	for (i = 0; mpi[4 + i] && i + 1 < len; i++)
+		nm[i] = (char)(mpi[4 + i] >= 'A' && mpi[4 + i] <= 'Z'
+				   ? mpi[4 + i] - 'A' + 'a'
+				   : mpi[4 + i]);
+	nm[i] = '\0';
+}
+
+static void counts_out(const int *c, int n, MPI_Datatype t)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %llu", c ? bytes(c[i], t) : 0ull);
+}
+
+static unsigned long long counts_sum(const int *c, int n, MPI_Datatype t)
+{
+	unsigned long long s = 0;
+	for (int i = 0; c && i < n; i++)
+		s += bytes(c[i], t);
+	return s;
+}
+
+/* One TR_<shape> per acct shape of mpi_table.def: prints the arguments
+ * after "<rank> <name>". The parameter names they use beyond the shape's
+ * own (tag, count, datatype, sendtag, recvtag) are those of the table's
+ * rows of that shape. */
+#define TR_SEND(count, type, dest, comm)                                       \
+	fprintf(out, " %d %d %llu", world(comm, dest), tag, bytes(count, type))
+#define TR_RECV(type, source, comm, status)                                    \
+	fprintf(out, " %d %d %llu",                                            \
+		world(comm, status != MPI_STATUS_IGNORE ? status->MPI_SOURCE   \
+							: source),             \
+		tag, got(status, bytes(count, type)))
+#define TR_IRECV(source, comm, request)                                        \
+	fprintf(out, " %d %d %llu", world(comm, source), tag,                  \
+		bytes(count, datatype))
+#define TR_SENDRECV(scount, stype, dest, source, comm, status)                 \
+	fprintf(out, " %d %d %llu %d %d %llu", world(comm, dest), sendtag,     \
+		bytes(scount, stype), world(comm, source), recvtag,            \
+		got(status, bytes(scount, stype)))
+#define TR_WAIT1(request, status)
+#define TR_TEST1(request, flag, status)
+#define TR_WAITALL(n, reqs, sts)                 fprintf(out, " %d", n)
+#define TR_TESTALL(n, reqs, flag, sts)           fprintf(out, " %d", n)
+#define TR_WAITANY(n, reqs, index, status)       fprintf(out, " %d", n)
+#define TR_TESTANY(n, reqs, index, flag, status) fprintf(out, " %d", n)
+#define TR_SOME(n, reqs, outcount, indices, sts) fprintf(out, " %d", n)
+#define TR_BARRIER(comm)
+#define TR_BCAST(count, type, root, comm)                                      \
+	fprintf(out, " %llu %d", bytes(count, type), world(comm, root))
+#define TR_REDUCE(count, type, root, comm)                                     \
+	fprintf(out, " %llu 0 %d", bytes(count, type), world(comm, root))
+#define TR_ALLREDUCE(count, type, comm)                                        \
+	fprintf(out, " %llu 0", bytes(count, type))
+#define TR_EXSCAN(count, type, comm) fprintf(out, " %llu", bytes(count, type))
+#define TR_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)             \
+	fprintf(out, " %llu %llu %d", bytes(scount, stype),                    \
+		bytes(rcount, rtype), world(comm, root))
+#define TR_SCATTERV(scounts, stype, rbuf, rcount, rtype, root, comm)           \
+	do {                                                                   \
+		int root_ = comm_rank(comm) == root;                           \
+		counts_out(root_ ? scounts : NULL, comm_size(comm), stype);    \
+		fprintf(out, " %llu %d", bytes(rcount, rtype),                 \
+			world(comm, root));                                    \
+	} while (0)
+#define TR_GATHER(sbuf, scount, stype, rcount, rtype, root, comm)              \
+	fprintf(out, " %llu %llu %d", bytes(scount, stype),                    \
+		bytes(rcount, rtype), world(comm, root))
+#define TR_GATHERV(sbuf, scount, stype, rcounts, rtype, root, comm)            \
+	do {                                                                   \
+		int root_ = comm_rank(comm) == root;                           \
+		fprintf(out, " %llu", bytes(scount, stype));                   \
+		counts_out(root_ ? rcounts : NULL, comm_size(comm), rtype);    \
+		fprintf(out, " %d", world(comm, root));                        \
+	} while (0)
+#define TR_ALLGATHER(sbuf, scount, stype, rcount, rtype, comm)                 \
+	fprintf(out, " %llu %llu", bytes(scount, stype), bytes(rcount, rtype))
+#define TR_ALLGATHERV(sbuf, scount, stype, rcounts, rtype, comm)               \
+	do {                                                                   \
+		fprintf(out, " %llu", bytes(scount, stype));                   \
+		counts_out(rcounts, comm_size(comm), rtype);                   \
+	} while (0)
+#define TR_ALLTOALL(sbuf, scount, stype, rcount, rtype, comm)                  \
+	fprintf(out, " %llu %llu", bytes(scount, stype), bytes(rcount, rtype))
+#define TR_ALLTOALLV(sbuf, scounts, stype, rcounts, rtype, comm)               \
+	do {                                                                   \
+		int n_ = comm_size(comm);                                      \
+		fprintf(out, " %llu", counts_sum(scounts, n_, stype));         \
+		counts_out(scounts, n_, stype);                                \
+		fprintf(out, " %llu", counts_sum(rcounts, n_, rtype));         \
+		counts_out(rcounts, n_, rtype);                                \
+	} while (0)
+#define TR_REDSCAT(rcounts, type, comm)                                        \
+	do {                                                                   \
+		counts_out(rcounts, comm_size(comm), type);                    \
+		fprintf(out, " 0");                                            \
+	} while (0)
+#define TR_REDSCAT_BLOCK(rcount, type, comm)                                   \
+	do {                                                                   \
+		for (int i_ = comm_size(comm); i_ > 0; i_--)                   \
+			fprintf(out, " %llu", bytes(rcount, type));            \
+		fprintf(out, " 0");                                            \
+	} while (0)
+
+/* Shapes with no SimGrid replay action (neighbourhood collectives,
+ * persistent requests, one-sided, I/O): the name alone, so that the
+ * segment boundaries stay; mpipredict-simulate drops them from replays. */
+#define TR_NEIGHBOR(...)
+#define TR_PSEND(...)
+#define TR_PRECV(...)
+#define TR_START(...)
+#define TR_RMA(...)
+#define TR_NONE(...)
+#define TR_IOTIME(...)
+#define TR_FILEIO(...)
+#define TR_IFILEIO(...)
+
+#define MPP_MPI(name, ret, kind, params, args, acct)                           \
+	void mpp_trace_##name params                                           \
+	{                                                                      \
+		static char nm_[32];                                           \
+		if (!nm_[0])                                                   \
+			action_name(#name, nm_, sizeof nm_);                   \
+		fprintf(out, "%d %s", me, nm_);                                \
+		TR_##acct;                                                     \
+		fputc('\n', out);                                              \
+		t_seg = now();                                                 \
+	}
+#include "collector/mpi_table.def"
+#undef MPP_MPI

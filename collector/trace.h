@@ -1,0 +1,55 @@
+/*
+ * trace.h: the trace mode of libmpipredict (MPIPREDICT_TRACE=DIR).
+ *
+ * When MPIPREDICT_TRACE names a directory, every rank writes
+ * DIR/rank-<r>.ti: one SimGrid time-independent action per line
+ * ("<rank> <action> <args>"), the computation between two MPI calls as
+ * "<rank> compute <flops>" at a reference speed of 1e9 flop/s (so flops are
+ * nanoseconds of wall time), sizes in bytes, peers and roots as ranks of
+ * MPI_COMM_WORLD (-1 for MPI_PROC_NULL, -2 for MPI_ANY_SOURCE when the
+ * status was ignored). The names follow SimGrid's replay (send, isend,
+ * recv, irecv, wait, waitall, barrier, bcast, reduce, allreduce, alltoall,
+ * alltoallv, gather, allgather, ...) plus a few it does not replay
+ * (sendrecv, scan, exscan, test, i<collective>): mpipredict-simulate
+ * converts those; its README lists how. The file ends with
+ * "# wall <seconds>" (this rank, MPI_Init to MPI_Finalize) and rank 0 also
+ * writes DIR/meta (nprocs, the program's arguments).
+ *
+ * Not for: counting (pmpi.c), the run row (runtime.c). The trace holds no
+ * call sites: segments are keyed by the actions around them.
+ *
+ * Used by pmpi.c (libmpipredict, real MPI) and by simulate/ (the same file
+ * compiled with smpicc, so that a run under SimGrid writes the same form).
+ */
+#ifndef MPP_TRACE_H
+#define MPP_TRACE_H
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Non-zero while tracing (between mpp_trace_start and mpp_trace_stop). */
+extern int mpp_trace_on;
+
+/* Read MPIPREDICT_TRACE; when set, open this rank's file and start the
+ * clock. Called once after PMPI_Init. Failures: one line on stderr, no
+ * trace. */
+void mpp_trace_start(void);
+
+/* Right before the PMPI call: ends the computation segment. */
+void mpp_trace_pre(void);
+
+/* Right after the PMPI call: writes the action with the call's arguments
+ * and restarts the segment clock. One per row of mpi_table.def. */
+#define MPP_MPI(name, ret, kind, params, args, acct)                           \
+	void mpp_trace_##name params;
+#include "collector/mpi_table.def"
+#undef MPP_MPI
+
+/* At MPI_Finalize (before any PMPI call of the runtime's own): writes the
+ * last segment, "finalize" and the wall time, closes the file. */
+void mpp_trace_stop(void);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,498 @@
+/*
+ * main.c: mpipredict-simulate, run-time prediction on SimGrid SMPI for a
+ * configuration (input, ranks, nodes, ranks per node) that was never run.
+ *
+ *   platform        profile -> platform.xml, hostfile, smpi.cfg
+ *   check-platform  load a platform with SimGrid, list hosts, links, routes
+ *   replay          replay a trace (MPIPREDICT_TRACE) on the profile's machine
+ *   predict         online SMPI run of the target (the skeleton; its own
+ *                   simulated time is plain SMPI's prediction), computation
+ *                   rescaled from single-rank traces, replayed
+ * Exit: 0 ok, 1 usage, 2 bad input, 3 SimGrid failed.
+ *
+ * Not for: serving predictions (the daemon never simulates on the request
+ * path).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <xbt/dynar.h>
+#include <xbt/sysdep.h>
+
+#include "simulate/analysis.h"
+#include "simulate/platform.h"
+#include "simulate/replay.h"
+#include "simulate/ti.h"
+
+static const char *prog = "mpipredict-simulate";
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: %s platform --profile F --ranks N [--nodes K] [--rpn R] "
+	    "-o DIR\n"
+	    "       %s check-platform PLATFORM.xml\n"
+	    "       %s replay --profile F --trace DIR [--nodes K] [--rpn R] "
+	    "[--json] [--keep DIR]\n"
+	    "       %s predict --profile F --train DIR [--train DIR...] "
+	    "--ranks N\n"
+	    "             [--nodes K] [--rpn R] [--json] [--keep DIR] -- "
+	    "SMPI_PROGRAM [ARGS...]\n"
+	    "Predict an MPI program's run time on SimGrid SMPI, on the "
+	    "machine a\n"
+	    "calibration profile describes (see simulate/README.md).\n"
+	    "  --profile F   calibration profile (JSON of "
+	    "mpipredict-calibrate)\n"
+	    "  --ranks N     ranks; --nodes K nodes (default 1); --rpn R "
+	    "ranks per node\n"
+	    "                (default ceil(N/K))\n"
+	    "  --trace DIR   a trace written with MPIPREDICT_TRACE=DIR\n"
+	    "  --train DIR   a single-rank trace at an input that was run "
+	    "(two or more:\n"
+	    "                per-segment power laws in the varying "
+	    "parameters)\n"
+	    "  SMPI_PROGRAM  the program built with smpicc and "
+	    "mpp-smpitrace.o\n"
+	    "  --json        JSON instead of text; --keep DIR keep the "
+	    "work files\n"
+	    "  -h, --help, --version\n",
+	    prog, prog, prog, prog);
+}
+
+struct opts {
+	const char *profile, *trace, *out, *keep;
+	const char *train[32];
+	size_t ntrain;
+	int ranks, nodes, rpn, json;
+};
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	enum {
+		O_PROFILE = 256,
+		O_TRACE,
+		O_TRAIN,
+		O_RANKS,
+		O_NODES,
+		O_RPN,
+		O_JSON,
+		O_KEEP
+	};
+	static const struct option lo[] = {
+	    {"profile", required_argument, NULL, O_PROFILE},
+	    {"trace", required_argument, NULL, O_TRACE},
+	    {"train", required_argument, NULL, O_TRAIN},
+	    {"ranks", required_argument, NULL, O_RANKS},
+	    {"nodes", required_argument, NULL, O_NODES},
+	    {"rpn", required_argument, NULL, O_RPN},
+	    {"json", no_argument, NULL, O_JSON},
+	    {"keep", required_argument, NULL, O_KEEP},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0}};
+	int c;
+	char *end;
+	memset(o, 0, sizeof *o);
+	o->nodes = 1;
+	optind = 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", lo, NULL)) != -1) {
+		long v = 0;
+		switch (c) {
+		case O_RANKS:
+		case O_NODES:
+		case O_RPN:
+			v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 65536) {
+				fprintf(stderr,
+					"%s: --%s: expected an integer in [1, "
+					"65536], got '%s'\n",
+					prog, lo[c - O_PROFILE].name, optarg);
+				return 1;
+			}
+			if (c == O_RANKS)
+				o->ranks = (int)v;
+			else if (c == O_NODES)
+				o->nodes = (int)v;
+			else
+				o->rpn = (int)v;
+			break;
+		case O_PROFILE:
+			o->profile = optarg;
+			break;
+		case O_TRACE:
+			o->trace = optarg;
+			break;
+		case O_TRAIN:
+			if (o->ntrain == 32) {
+				fprintf(stderr, "%s: --train: at most 32\n",
+					prog);
+				return 1;
+			}
+			o->train[o->ntrain++] = optarg;
+			break;
+		case O_JSON:
+			o->json = 1;
+			break;
+		case O_KEEP:
+			o->keep = optarg;
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr,
+				"%s: unknown or incomplete option '%s'\n", prog,
+				argv[optind - 1]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int need(const char *v, const char *name)
+{
+	if (!v) {
+		fprintf(stderr, "%s: %s is required (see --help)\n", prog,
+			name);
+		return 1;
+	}
+	return 0;
+}
+
+static void placement(const struct opts *o, int ranks, struct mpp_placement *pl)
+{
+	pl->ranks = ranks;
+	pl->nodes = o->nodes;
+	pl->rpn = o->rpn ? o->rpn : (ranks + o->nodes - 1) / o->nodes;
+}
+
+/* A work directory: --keep DIR (created) or a fresh one under TMPDIR. */
+static int workdir(const char *keep, char *dir, size_t len)
+{
+	if (keep) {
+		snprintf(dir, len, "%s", keep);
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
+			fprintf(stderr, "%s: --keep %s: %s\n", prog, dir,
+				strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	const char *t = getenv("TMPDIR");
+	snprintf(dir, len, "%s/mpp-sim.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void rmtree(const char *dir)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		execlp("rm", "rm", "-rf", dir, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		while (wait(NULL) < 0 && errno == EINTR)
+			;
+}
+
+static int cmd_platform(int argc, char **argv)
+{
+	struct opts o;
+	struct mpp_profile p;
+	struct mpp_placement pl;
+	char err[512];
+	if (parse(argc, argv, &o) || need(o.profile, "--profile") ||
+	    need(o.out, "-o") || (!o.ranks && need(NULL, "--ranks")))
+		return 1;
+	if (mpp_profile_read(o.profile, &p, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	placement(&o, o.ranks, &pl);
+	if (mkdir(o.out, 0777) < 0 && errno != EEXIST) {
+		fprintf(stderr, "%s: -o %s: %s\n", prog, o.out,
+			strerror(errno));
+		return 2;
+	}
+	if (mpp_platform_write(&p, &pl, o.out, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	if (argc != 3) {
+		usage(stderr);
+		return 1;
+	}
+	if (access(argv[2], R_OK) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[2], strerror(errno));
+		return 2;
+	}
+	int sargc = 2;
+	char *sargv[] = {(char *)prog, "--log=root.thresh:warning", NULL};
+	simgrid_init(&sargc, sargv);
+	simgrid_load_platform(argv[2]);
+	size_t nh = sg_host_count(), nl = sg_link_count();
+	sg_host_t *hosts = sg_host_list();
+	sg_link_t *links = sg_link_list();
+	printf("hosts %zu\n", nh);
+	for (size_t i = 0; i < nh; i++)
+		printf("host %s speed %.6g cores %d\n",
+		       sg_host_get_name(hosts[i]), sg_host_get_speed(hosts[i]),
+		       sg_host_core_count(hosts[i]));
+	printf("links %zu\n", nl);
+	for (size_t i = 0; i < nl; i++)
+		printf(
+		    "link %s bandwidth %.6g latency %.6g shared %d\n",
+		    sg_link_get_name(links[i]), sg_link_get_bandwidth(links[i]),
+		    sg_link_get_latency(links[i]), sg_link_is_shared(links[i]));
+	for (size_t i = 0; i < nh; i++)
+		for (size_t j = 0; j < nh; j++) {
+			xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
+			sg_host_get_route(hosts[i], hosts[j], d);
+			printf("route %s %s", sg_host_get_name(hosts[i]),
+			       sg_host_get_name(hosts[j]));
+			unsigned k;
+			sg_link_t l;
+			xbt_dynar_foreach(d, k, l)
+			    printf(" %s", sg_link_get_name(l));
+			printf("\n");
+			xbt_dynar_free(&d);
+		}
+	xbt_free(hosts);
+	xbt_free(links);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Replay t on the profile's machine in dir; print the analyses. */
+static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
+			     const struct mpp_trace *t, const char *dir,
+			     json_t *extra, const char *text_extra)
+{
+	struct mpp_placement pl;
+	struct mpp_timeline tl;
+	struct mpp_analysis a;
+	char err[1024], rdir[4200];
+	size_t approx;
+	placement(o, t->nranks, &pl);
+	if (mpp_platform_write(p, &pl, dir, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	snprintf(rdir, sizeof rdir, "%s", dir);
+	if (mpp_trace_write_replay(t, rdir, &approx, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	if (mpp_replay_run(dir, t->nranks, &tl, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 3;
+	}
+	if (mpp_analyse(&tl, t, p, &pl, &a) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		mpp_timeline_free(&tl);
+		return 3;
+	}
+	if (o->json) {
+		json_t *j = mpp_analysis_json(&a);
+		json_object_set_new(j, "ranks_n", json_integer(t->nranks));
+		json_object_set_new(j, "nodes", json_integer(pl.nodes));
+		json_object_set_new(j, "rpn", json_integer(pl.rpn));
+		json_object_set_new(j, "replay_wall_s", json_real(tl.wall));
+		json_object_set_new(j, "approximated_actions",
+				    json_integer((json_int_t)approx));
+		if (t->wall > 0)
+			json_object_set_new(j, "traced_wall_s",
+					    json_real(t->wall));
+		if (extra)
+			json_object_update(j, extra);
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+		putchar('\n');
+		json_decref(j);
+	} else {
+		if (text_extra)
+			fputs(text_extra, stdout);
+		mpp_analysis_print(&a, stdout);
+		printf("placement            %d ranks, %d nodes, %d per node\n",
+		       t->nranks, pl.nodes, pl.rpn);
+		printf("replay wall time     %.3f s (%zu actions "
+		       "approximated)\n",
+		       tl.wall, approx);
+	}
+	mpp_analysis_free(&a);
+	mpp_timeline_free(&tl);
+	return 0;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+	struct opts o;
+	struct mpp_profile p;
+	struct mpp_trace t;
+	char err[1024], dir[4096];
+	int rc;
+	if (parse(argc, argv, &o) || need(o.profile, "--profile") ||
+	    need(o.trace, "--trace"))
+		return 1;
+	if (mpp_profile_read(o.profile, &p, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	if (mpp_trace_read(o.trace, &t, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		mpp_trace_free(&t);
+		return 2;
+	}
+	if (workdir(o.keep, dir, sizeof dir) < 0) {
+		mpp_trace_free(&t);
+		return 2;
+	}
+	rc = replay_and_report(&o, &p, &t, dir, NULL, NULL);
+	if (!o.keep)
+		rmtree(dir);
+	mpp_trace_free(&t);
+	return rc;
+}
+
+static int cmd_predict(int argc, char **argv)
+{
+	struct opts o;
+	struct mpp_profile p;
+	struct mpp_placement pl;
+	struct mpp_trace skel = {0}, train[32];
+	char err[1024], dir[4096], sdir[4200], args[4096] = "", rep[8192];
+	char text[9000];
+	double t0 = now(), smpi_wall = 0;
+	int rc = 2;
+	size_t nt = 0;
+	if (parse(argc, argv, &o) || need(o.profile, "--profile") ||
+	    (!o.ntrain && need(NULL, "--train")) ||
+	    (!o.ranks && need(NULL, "--ranks")))
+		return 1;
+	if (optind >= argc) {
+		fprintf(stderr,
+			"%s: predict: the SMPI program is missing "
+			"after --\n",
+			prog);
+		return 1;
+	}
+	if (mpp_profile_read(o.profile, &p, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return 2;
+	}
+	for (int i = optind + 1; i < argc; i++) {
+		size_t l = strlen(args);
+		snprintf(args + l, sizeof args - l, "%s%s", l ? " " : "",
+			 argv[i]);
+	}
+	for (; nt < o.ntrain; nt++)
+		if (mpp_trace_read(o.train[nt], &train[nt], err, sizeof err) <
+		    0) {
+			fprintf(stderr, "%s: --train: %s\n", prog, err);
+			mpp_trace_free(&train[nt]);
+			goto out;
+		}
+	if (workdir(o.keep, dir, sizeof dir) < 0)
+		goto out;
+	placement(&o, o.ranks, &pl);
+	if (mpp_platform_write(&p, &pl, dir, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		goto clean;
+	}
+	snprintf(sdir, sizeof sdir, "%s/skeleton", dir);
+	if (mpp_smpi_run(dir, o.ranks, argv[optind], argv + optind + 1, sdir,
+			 &smpi_wall, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		rc = 3;
+		goto clean;
+	}
+	if (mpp_trace_read(sdir, &skel, err, sizeof err) < 0) {
+		fprintf(stderr,
+			"%s: the SMPI run left no usable trace (was it linked "
+			"with mpp-smpitrace.o?): %s\n",
+			prog, err);
+		rc = 3;
+		goto clean;
+	}
+	double plain = skel.wall;
+	if (mpp_trace_scale(&skel, train, nt, args, rep, sizeof rep, err,
+			    sizeof err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		goto clean;
+	}
+	skel.wall = 0;
+	json_t *extra = json_pack("{s:f,s:f,s:s}", "plain_smpi_s", plain,
+				  "smpi_run_wall_s", smpi_wall, "args", args);
+	snprintf(text, sizeof text,
+		 "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
+		 "computation scaled from %zu single-rank trace(s):\n%s",
+		 plain, smpi_wall, nt, rep);
+	rc = replay_and_report(&o, &p, &skel, dir, extra, text);
+	json_decref(extra);
+	if (!o.json && rc == 0)
+		printf("prediction wall time %.3f s (SMPI run + replay)\n",
+		       now() - t0);
+clean:
+	if (!o.keep)
+		rmtree(dir);
+out:
+	for (size_t i = 0; i < nt; i++)
+		mpp_trace_free(&train[i]);
+	mpp_trace_free(&skel);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s %s\n", prog, MPP_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "platform"))
+		return cmd_platform(argc, argv);
+	if (!strcmp(argv[1], "check-platform"))
+		return cmd_check(argc, argv);
+	if (!strcmp(argv[1], "replay"))
+		return cmd_replay(argc, argv);
+	if (!strcmp(argv[1], "predict"))
+		return cmd_predict(argc, argv);
+	fprintf(stderr, "%s: unknown command '%s' (see --help)\n", prog,
+		argv[1]);
+	return 1;
+}

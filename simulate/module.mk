@@ -1,0 +1,44 @@
+# simulate/: build rules for this part (see the top Makefile). `make simulate`
+# builds mpipredict-simulate and mpp-smpitrace.o (collector/trace.c and
+# simulate/smpi_wrap.c compiled with SimGrid's smpicc, for programs built
+# with smpicc).
+
+SMPICC ?= smpicc
+SIMULATE_SRC := simulate/main.c simulate/platform.c simulate/ti.c \
+	simulate/replay.c simulate/analysis.c simulate/paje.c
+SIMULATE_OBJS := $(SIMULATE_SRC:%.c=$(OBJ)/%.o)
+SIMULATE_LDLIBS := $(shell pkg-config --libs simgrid jansson gsl) -lm
+
+$(OBJ)/simulate/%.o: CPPFLAGS += $(shell pkg-config --cflags simgrid jansson gsl)
+
+$(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(SIMULATE_OBJS) $(REGRESS_LIB) $(SIMULATE_LDLIBS)
+
+# The SMPI side: smpicc, no sanitizers (SimGrid runs ranks as threads of
+# one process and swaps their stacks).
+$(OBJ)/simulate-smpi/%.o: collector/%.c collector/trace.h collector/mpi_table.def
+	@mkdir -p $(@D)
+	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+$(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def
+	@mkdir -p $(@D)
+	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+
+# One relocatable object, not an archive: SMPI's mpi.h declares the MPI
+# functions weak, and weak references never pull members out of an archive.
+$(BUILD)/lib/mpp-smpitrace.o: $(OBJ)/simulate-smpi/smpi_wrap.o $(OBJ)/simulate-smpi/trace.o
+	@mkdir -p $(@D)
+	$(LD) -r -o $@ $^
+
+PROGRAMS   += $(BUILD)/bin/mpipredict-simulate
+LIBRARIES  += $(BUILD)/lib/mpp-smpitrace.o
+FORMAT_SRC += $(wildcard simulate/*.[ch]) $(wildcard tests/simulate/progs/*.c)
+
+BENCHES += bench-simulate
+.PHONY: bench-simulate simulate
+bench-simulate: all
+	@MPP_BUILD=$(abspath $(BUILD)) tests/simulate/bench.sh
+
+# The tests (make check PART=simulate) also trace with libmpipredict.
+simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/mpp-smpitrace.o \
+	$(BUILD)/lib/libmpipredict.so

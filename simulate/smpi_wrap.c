@@ -1,0 +1,100 @@
+/*
+ * smpi_wrap.c: libmpp-smpitrace, the trace mode of libmpipredict for
+ * programs built with SimGrid's smpicc. Linked into such a program
+ * (`smpicc app.c mpp-smpitrace.o`), it writes under MPIPREDICT_TRACE the
+ * same traces as libmpipredict (collector/trace.c, compiled here with
+ * smpicc), so an SMPI run of the target configuration gives the
+ * communication skeleton mpipredict-simulate rescales.
+ *
+ * smpicc links a program as a shared object that SimGrid loads after
+ * libsimgrid: a plain definition of MPI_Send would lose to libsimgrid's.
+ * The wrappers are "protected": the program's own calls bind to them.
+ *
+ * Not for: counting (no features, no run row).
+ */
+#include <mpi.h>
+
+#include "collector/trace.h"
+
+#pragma GCC visibility push(protected)
+
+int MPI_Init(int *argc, char ***argv)
+{
+	int rc = PMPI_Init(argc, argv);
+	if (rc == MPI_SUCCESS)
+		mpp_trace_start();
+	return rc;
+}
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	if (rc == MPI_SUCCESS)
+		mpp_trace_start();
+	return rc;
+}
+
+int MPI_Finalize(void)
+{
+	mpp_trace_stop();
+	return PMPI_Finalize();
+}
+
+/* Wrap only the rows whose shape SimGrid's replay can use: the acct column
+ * picks WRAP or SKIP (SEL_<shape>(...) expands to the word, which then
+ * takes the row). The others (one-sided, I/O, neighbourhood, persistent)
+ * are left to SMPI alone; some differ from the table's prototypes in
+ * SMPI's mpi.h. */
+#define WRAP(name, ret, params, args)                                          \
+	ret name params                                                        \
+	{                                                                      \
+		ret rc_;                                                       \
+		if (mpp_trace_on)                                              \
+			mpp_trace_pre();                                       \
+		rc_ = P##name args;                                            \
+		if (mpp_trace_on)                                              \
+			mpp_trace_##name args;                                 \
+		return rc_;                                                    \
+	}
+#define SKIP(name, ret, params, args)
+#define SEL_SEND(...)          WRAP
+#define SEL_RECV(...)          WRAP
+#define SEL_IRECV(...)         WRAP
+#define SEL_SENDRECV(...)      WRAP
+#define SEL_WAIT1(...)         WRAP
+#define SEL_TEST1(...)         WRAP
+#define SEL_WAITALL(...)       WRAP
+#define SEL_TESTALL(...)       WRAP
+#define SEL_WAITANY(...)       WRAP
+#define SEL_TESTANY(...)       WRAP
+#define SEL_SOME(...)          WRAP
+#define SEL_BARRIER(...)       WRAP
+#define SEL_BCAST(...)         WRAP
+#define SEL_REDUCE(...)        WRAP
+#define SEL_ALLREDUCE(...)     WRAP
+#define SEL_EXSCAN(...)        WRAP
+#define SEL_SCATTER(...)       WRAP
+#define SEL_SCATTERV(...)      WRAP
+#define SEL_GATHER(...)        WRAP
+#define SEL_GATHERV(...)       WRAP
+#define SEL_ALLGATHER(...)     WRAP
+#define SEL_ALLGATHERV(...)    WRAP
+#define SEL_ALLTOALL(...)      WRAP
+#define SEL_ALLTOALLV(...)     WRAP
+#define SEL_REDSCAT(...)       WRAP
+#define SEL_REDSCAT_BLOCK(...) WRAP
+#define SEL_NEIGHBOR(...)      SKIP
+#define SEL_PSEND(...)         SKIP
+#define SEL_PRECV(...)         SKIP
+#define SEL_START(...)         SKIP
+#define SEL_RMA(...)           SKIP
+#define SEL_NONE(...)          SKIP
+#define SEL_IOTIME(...)        SKIP
+#define SEL_FILEIO(...)        SKIP
+#define SEL_IFILEIO(...)       SKIP
+#define MPP_MPI(name, ret, kind, params, args, acct)                           \
+	SEL_##acct(name, ret, params, args)
+#include "collector/mpi_table.def"
+#undef MPP_MPI
+
+#pragma GCC visibility pop

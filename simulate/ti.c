@@ -1,0 +1,550 @@
+/*
+ * ti.c: reading libmpipredict's traces, scaling their computation, and
+ * writing them in the form SimGrid 3.32's replay accepts (ti.h).
+ *
+ * Conversion for the replay (actions SimGrid does not replay):
+ *   - point-to-point with MPI_PROC_NULL (-1) is dropped;
+ *   - sendrecv becomes isend + irecv + waitall (each half only when its
+ *     peer is a rank);
+ *   - wait, waitany, waitsome become waitall (the replay's wait needs the
+ *     request's peers, which the trace does not keep; waitall completes
+ *     every outstanding request, so overlap across waits is lost);
+ *   - test* are dropped; scan and exscan become allreduce of their size;
+ *     nonblocking collectives (i<coll>) their blocking form.
+ * The number of approximated actions is reported.
+ *
+ * Scaling (mpp_trace_scale): a segment is the computation between two
+ * actions; its kind is "<action before>><action after>". Work is conserved
+ * over ranks (SPMD: P ranks share the single-rank work), SMPI's benchmark
+ * of the target run says how it is shared.
+ */
+#include <errno.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regress/params.h"
+#include "simulate/ti.h"
+
+static int push(struct mpp_trace *t, int r, size_t *cap, const char *name,
+		const char *args, double flops)
+{
+	if (t->n[r] == cap[r]) {
+		size_t c = cap[r] ? 2 * cap[r] : 256;
+		struct mpp_act *a = realloc(t->a[r], c * sizeof *a);
+		if (!a)
+			return -1;
+		t->a[r] = a;
+		cap[r] = c;
+	}
+	struct mpp_act *x = &t->a[r][t->n[r]];
+	snprintf(x->name, sizeof x->name, "%s", name);
+	x->args = strdup(args);
+	x->flops = flops;
+	if (!x->args)
+		return -1;
+	t->n[r]++;
+	return 0;
+}
+
+static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
+		     char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[65536];
+	long ln = 0;
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof line, f)) {
+		char *p = line, *end, name[16];
+		long rank;
+		double w;
+		ln++;
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "# wall %lf", &w) == 1) {
+			if (w > t->wall)
+				t->wall = w;
+			continue;
+		}
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		rank = strtol(p, &end, 10);
+		if (end == p || rank != r) {
+			snprintf(err, errlen,
+				 "%s:%ld: expected rank %d at the start", path,
+				 ln, r);
+			fclose(f);
+			return -1;
+		}
+		p = end + strspn(end, " ");
+		size_t k = strcspn(p, " ");
+		if (k == 0 || k >= sizeof name) {
+			snprintf(err, errlen, "%s:%ld: bad action name", path,
+				 ln);
+			fclose(f);
+			return -1;
+		}
+		memcpy(name, p, k);
+		name[k] = '\0';
+		p += k;
+		p += strspn(p, " ");
+		double fl = 0;
+		if (!strcmp(name, "compute")) {
+			fl = strtod(p, &end);
+			if (end == p || !isfinite(fl) || fl < 0) {
+				snprintf(err, errlen,
+					 "%s:%ld: compute: expected flops >= 0",
+					 path, ln);
+				fclose(f);
+				return -1;
+			}
+			if (t->n[r] &&
+			    !strcmp(t->a[r][t->n[r] - 1].name, "compute")) {
+				t->a[r][t->n[r] - 1].flops += fl;
+				continue;
+			}
+		}
+		if (push(t, r, cap, name, p, fl) < 0) {
+			snprintf(err, errlen, "out of memory");
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	if (t->n[r] == 0 || strcmp(t->a[r][0].name, "init")) {
+		snprintf(err, errlen, "%s: expected 'init' first", path);
+		return -1;
+	}
+	return 0;
+}
+
+int mpp_trace_read(const char *dir, struct mpp_trace *t, char *err,
+		   size_t errlen)
+{
+	char path[4096], line[8192];
+	FILE *f;
+	long np = 0;
+	size_t *cap = NULL;
+
+	memset(t, 0, sizeof *t);
+	snprintf(path, sizeof path, "%s/meta", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "nprocs ", 7))
+			np = strtol(line + 7, NULL, 10);
+		else if (!strncmp(line, "args", 4))
+			snprintf(t->args, sizeof t->args, "%.4095s",
+				 line[4] ? line + 5 : "");
+	}
+	fclose(f);
+	if (np < 1 || np > 65536) {
+		snprintf(err, errlen, "%s: nprocs: expected 1..65536", path);
+		return -1;
+	}
+	t->nranks = (int)np;
+	t->a = calloc((size_t)np, sizeof *t->a);
+	t->n = calloc((size_t)np, sizeof *t->n);
+	cap = calloc((size_t)np, sizeof *cap);
+	if (!t->a || !t->n || !cap) {
+		free(cap);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (int r = 0; r < np; r++) {
+		snprintf(path, sizeof path, "%s/rank-%d.ti", dir, r);
+		if (read_rank(t, r, path, cap, err, errlen) < 0) {
+			free(cap);
+			return -1;
+		}
+	}
+	free(cap);
+	return 0;
+}
+
+void mpp_trace_free(struct mpp_trace *t)
+{
+	for (int r = 0; t->a && r < t->nranks; r++) {
+		for (size_t i = 0; i < t->n[r]; i++)
+			free(t->a[r][i].args);
+		free(t->a[r]);
+	}
+	free(t->a);
+	free(t->n);
+	memset(t, 0, sizeof *t);
+}
+
+double mpp_trace_compute(const struct mpp_trace *t, int r)
+{
+	double s = 0;
+	for (size_t i = 0; i < t->n[r]; i++)
+		s += t->a[r][i].flops;
+	return s * 1e-9;
+}
+
+/* Kind of the compute action a[r][i]: "<before>><after>". */
+static void kind_of(const struct mpp_trace *t, int r, size_t i, char *k,
+		    size_t len)
+{
+	const char *b = i > 0 ? t->a[r][i - 1].name : "start";
+	const char *a = i + 1 < t->n[r] ? t->a[r][i + 1].name : "end";
+	snprintf(k, len, "%s>%s", b, a);
+}
+
+struct kind {
+	char k[40];
+	double flops;  /* total over ranks */
+	double occ;    /* occurrences over ranks */
+	double target; /* single-rank seconds per occurrence at the target */
+	double even;   /* flops per occurrence when SMPI measured none */
+	int have;
+};
+
+static struct kind *kind_get(struct kind **ks, size_t *nk, const char *k)
+{
+	for (size_t i = 0; i < *nk; i++)
+		if (!strcmp((*ks)[i].k, k))
+			return &(*ks)[i];
+	struct kind *n = realloc(*ks, (*nk + 1) * sizeof *n);
+	if (!n)
+		return NULL;
+	*ks = n;
+	memset(&n[*nk], 0, sizeof n[*nk]);
+	snprintf(n[*nk].k, sizeof n[*nk].k, "%s", k);
+	return &n[(*nk)++];
+}
+
+static int kinds(const struct mpp_trace *t, struct kind **ks, size_t *nk)
+{
+	char k[40];
+	for (int r = 0; r < t->nranks; r++)
+		for (size_t i = 0; i < t->n[r]; i++) {
+			if (strcmp(t->a[r][i].name, "compute"))
+				continue;
+			kind_of(t, r, i, k, sizeof k);
+			struct kind *x = kind_get(ks, nk, k);
+			if (!x)
+				return -1;
+			x->flops += t->a[r][i].flops;
+			x->occ += 1;
+		}
+	return 0;
+}
+
+int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
+		    size_t ntrain, const char *target_args, char *report,
+		    size_t replen, char *err, size_t errlen)
+{
+	struct kind *sk = NULL, **tk = NULL;
+	size_t nsk = 0, *ntk = NULL, nv = 0, rep = 0, *grp = NULL, ngrp = 0;
+	double *vals = NULL;
+	mpp_params *tp = NULL, target = {0};
+	const char *vars[8];
+	int rc = -1;
+
+	if (report && replen)
+		report[0] = '\0';
+	if (ntrain < 1) {
+		snprintf(err, errlen, "--train: at least one trace");
+		return -1;
+	}
+	tk = calloc(ntrain, sizeof *tk);
+	ntk = calloc(ntrain, sizeof *ntk);
+	tp = calloc(ntrain, sizeof *tp);
+	if (!tk || !ntk || !tp || kinds(skel, &sk, &nsk) < 0)
+		goto oom;
+	for (size_t j = 0; j < ntrain; j++) {
+		if (kinds(&train[j], &tk[j], &ntk[j]) < 0 ||
+		    mpp_params_from_string(train[j].args, -1, -1, &tp[j]) != 0)
+			goto oom;
+	}
+	if (mpp_params_from_string(target_args, -1, -1, &target) != 0)
+		goto oom;
+	/* Traces of the same arguments are repeats of one input: one row of
+	 * the fit each, the median over its repeats (one run disturbed by
+	 * other jobs moves a median of three less than a mean). */
+	grp = calloc(ntrain, sizeof *grp);
+	vals = calloc(ntrain, sizeof *vals);
+	if (!grp || !vals)
+		goto oom;
+	for (size_t j = 0; j < ntrain; j++) {
+		size_t q = 0;
+		while (q < j && strcmp(train[q].args, train[j].args))
+			q++;
+		grp[j] = q == j ? ngrp++ : grp[q];
+	}
+	/* Parameters that vary among the training inputs, are positive, and
+	 * are given for the target: the law's variables (at most inputs - 1
+	 * of them, so that the fit has a degree of freedom or is exact). */
+	for (size_t i = 0; i < tp[0].n && nv < 8 && nv + 1 < ngrp; i++) {
+		const char *nm = tp[0].names[i];
+		const double *tv = mpp_params_get(&target, nm);
+		int varies = 0, ok = tv && *tv > 0;
+		for (size_t j = 0; ok && j < ntrain; j++) {
+			const double *v = mpp_params_get(&tp[j], nm);
+			ok = v && *v > 0;
+			varies |= ok && *v != tp[0].values[i];
+		}
+		if (ok && varies)
+			vars[nv++] = nm;
+	}
+	double matched_t = 0, matched_b = 0;
+	for (size_t s = 0; s < nsk; s++) {
+		struct kind *x = &sk[s];
+		size_t m = 0;
+		gsl_matrix *X = gsl_matrix_alloc(ngrp, nv + 1);
+		gsl_vector *y = gsl_vector_alloc(ngrp);
+		gsl_vector *c = gsl_vector_alloc(nv + 1);
+		gsl_matrix *cov = gsl_matrix_alloc(nv + 1, nv + 1);
+		if (!X || !y || !c || !cov) {
+			gsl_matrix_free(X);
+			gsl_vector_free(y);
+			gsl_vector_free(c);
+			gsl_matrix_free(cov);
+			goto oom;
+		}
+		for (size_t G = 0; G < ngrp; G++) {
+			size_t nval = 0, first = ntrain;
+			for (size_t j = 0; j < ntrain; j++) {
+				struct kind *tx = NULL;
+				if (grp[j] != G)
+					continue;
+				first = first < ntrain ? first : j;
+				for (size_t q = 0; q < ntk[j]; q++)
+					if (!strcmp(tk[j][q].k, x->k))
+						tx = &tk[j][q];
+				if (tx && tx->occ > 0 && tx->flops > 0)
+					vals[nval++] =
+					    tx->flops / tx->occ * 1e-9;
+			}
+			if (nval == 0)
+				continue;
+			gsl_sort(vals, 1, nval);
+			gsl_matrix_set(X, m, 0, 1.0);
+			for (size_t v = 0; v < nv; v++)
+				gsl_matrix_set(
+				    X, m, v + 1,
+				    log(*mpp_params_get(&tp[first], vars[v])));
+			gsl_vector_set(y, m,
+				       log(gsl_stats_median_from_sorted_data(
+					   vals, 1, nval)));
+			m++;
+		}
+		if (m == ngrp) {
+			double chi;
+			gsl_multifit_linear_workspace *w =
+			    gsl_multifit_linear_alloc(m, nv + 1);
+			if (w &&
+			    gsl_multifit_linear(X, y, c, cov, &chi, w) == 0) {
+				double l = gsl_vector_get(c, 0);
+				for (size_t v = 0; v < nv; v++)
+					l += gsl_vector_get(c, v + 1) *
+					     log(*mpp_params_get(&target,
+								 vars[v]));
+				x->target = exp(l);
+				x->have = 1;
+			}
+			gsl_multifit_linear_free(w);
+		}
+		gsl_matrix_free(X);
+		gsl_vector_free(y);
+		gsl_vector_free(c);
+		gsl_matrix_free(cov);
+		if (x->have && x->flops > 0) {
+			/* Single-rank occurrences = occurrences per rank. */
+			double occ1 = x->occ / skel->nranks;
+			matched_t += x->target * occ1;
+			matched_b += x->flops * 1e-9;
+		}
+	}
+	if (matched_b <= 0) {
+		snprintf(err, errlen,
+			 "no segment kind of the target run is in every "
+			 "training trace (different programs?)");
+		goto out;
+	}
+	double glob = matched_t / matched_b;
+	if (report)
+		rep += (size_t)snprintf(
+		    report + rep, replen - rep,
+		    "law variables:%s%s%s%s; global factor %.4g\n",
+		    nv ? "" : " none (one training input: no scaling)",
+		    nv > 0 ? " " : "", nv > 0 ? vars[0] : "",
+		    nv > 1 ? " ..." : "", glob);
+	for (size_t s = 0; s < nsk; s++) {
+		struct kind *x = &sk[s];
+		double f = glob;
+		if (x->have && x->flops > 0)
+			f = x->target * (x->occ / skel->nranks) /
+			    (x->flops * 1e-9);
+		/* SMPI injects no computation below its cpu threshold (1 us):
+		 * such a kind's work is spread evenly over its occurrences. */
+		if (x->have && x->flops <= 0 && x->occ > 0)
+			x->even =
+			    x->target * (x->occ / skel->nranks) / x->occ * 1e9;
+		if (report && rep < replen && x->flops * 1e-9 > 1e-4)
+			rep += (size_t)snprintf(
+			    report + rep, replen - rep,
+			    "  %-24s x%-6.0f smpi %.4f s -> %.4f s%s\n", x->k,
+			    x->occ, x->flops * 1e-9, x->flops * 1e-9 * f,
+			    x->have ? "" : " (global factor)");
+		x->target = f;
+	}
+	char k[40];
+	for (int r = 0; r < skel->nranks; r++)
+		for (size_t i = 0; i < skel->n[r]; i++) {
+			if (strcmp(skel->a[r][i].name, "compute"))
+				continue;
+			kind_of(skel, r, i, k, sizeof k);
+			for (size_t s = 0; s < nsk; s++)
+				if (!strcmp(sk[s].k, k)) {
+					if (sk[s].even > 0)
+						skel->a[r][i].flops =
+						    sk[s].even;
+					else
+						skel->a[r][i].flops *=
+						    sk[s].target;
+				}
+		}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	for (size_t j = 0; tk && j < ntrain; j++)
+		free(tk[j]);
+	for (size_t j = 0; tp && j < ntrain; j++)
+		mpp_params_free(&tp[j]);
+	mpp_params_free(&target);
+	free(tk);
+	free(ntk);
+	free(tp);
+	free(sk);
+	free(grp);
+	free(vals);
+	return rc;
+}
+
+/* Actions SimGrid 3.32's replay knows (smpi_replay.cpp registers them);
+ * point-to-point and waits are handled before. */
+static int replayable(const char *n)
+{
+	static const char *const ok[] = {
+	    "init",      "finalize",   "barrier",       "bcast",
+	    "reduce",    "allreduce",  "alltoall",      "alltoallv",
+	    "gather",    "gatherv",    "scatter",       "scatterv",
+	    "allgather", "allgatherv", "reducescatter", "waitall"};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(n, ok[i]))
+			return 1;
+	return 0;
+}
+
+/* First integer token of s (the peer of a point-to-point action). */
+static long first_int(const char *s)
+{
+	return strtol(s, NULL, 10);
+}
+
+int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
+			   size_t *approx, char *err, size_t errlen)
+{
+	char path[4096];
+	FILE *list, *f;
+	*approx = 0;
+	snprintf(path, sizeof path, "%s/list", dir);
+	list = fopen(path, "w");
+	if (!list) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	for (int r = 0; r < t->nranks; r++) {
+		snprintf(path, sizeof path, "%s/r%d.ti", dir, r);
+		fprintf(list, "%s\n", path);
+		f = fopen(path, "w");
+		if (!f) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			fclose(list);
+			return -1;
+		}
+		for (size_t i = 0; i < t->n[r]; i++) {
+			const struct mpp_act *x = &t->a[r][i];
+			const char *n = x->name;
+			if (!strcmp(n, "compute")) {
+				if (x->flops >= 0.5)
+					fprintf(f, "%d compute %.0f\n", r,
+						x->flops);
+			} else if (!strcmp(n, "send") || !strcmp(n, "isend") ||
+				   !strcmp(n, "recv") || !strcmp(n, "irecv")) {
+				if (first_int(x->args) >= 0)
+					fprintf(f, "%d %s %s\n", r, n, x->args);
+			} else if (!strcmp(n, "sendrecv")) {
+				long d, st, s, rt;
+				unsigned long long sb, rb;
+				if (sscanf(x->args, "%ld %ld %llu %ld %ld %llu",
+					   &d, &st, &sb, &s, &rt, &rb) != 6) {
+					snprintf(
+					    err, errlen,
+					    "rank %d: sendrecv %s: expected "
+					    "six fields",
+					    r, x->args);
+					fclose(f);
+					fclose(list);
+					return -1;
+				}
+				if (s >= 0)
+					fprintf(f, "%d irecv %ld %ld %llu\n", r,
+						s, rt, rb);
+				if (d >= 0)
+					fprintf(f, "%d isend %ld %ld %llu\n", r,
+						d, st, sb);
+				if (s >= 0 || d >= 0)
+					fprintf(f, "%d waitall\n", r);
+				(*approx)++;
+			} else if (!strcmp(n, "wait") ||
+				   !strcmp(n, "waitany") ||
+				   !strcmp(n, "waitsome")) {
+				fprintf(f, "%d waitall\n", r);
+				(*approx)++;
+			} else if (!strncmp(n, "test", 4)) {
+				(*approx)++;
+			} else if (!strcmp(n, "scan") || !strcmp(n, "exscan") ||
+				   !strcmp(n, "iscan") ||
+				   !strcmp(n, "iexscan")) {
+				fprintf(f, "%d allreduce %llu 0\n", r,
+					strtoull(x->args, NULL, 10));
+				(*approx)++;
+			} else if (n[0] == 'i' && replayable(n + 1) &&
+				   strcmp(n, "init") && strcmp(n, "isend") &&
+				   strcmp(n, "irecv")) {
+				fprintf(f, "%d %s %s\n", r, n + 1, x->args);
+				(*approx)++;
+			} else if (replayable(n)) {
+				fprintf(f, "%d %s%s%s\n", r, n,
+					x->args[0] ? " " : "", x->args);
+			} else {
+				(*approx)++; /* no replay action: dropped */
+			}
+		}
+		if (fclose(f) != 0) {
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			fclose(list);
+			return -1;
+		}
+	}
+	if (fclose(list) != 0) {
+		snprintf(err, errlen, "%s/list: %s", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

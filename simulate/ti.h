@@ -1,0 +1,54 @@
+/*
+ * ti.h: time-independent traces as libmpipredict's trace mode writes them
+ * (collector/trace.h), in memory; their conversion into what SimGrid's
+ * replay accepts; and the scaling of their computation to an input and a
+ * rank count that were never run.
+ *
+ * Not for: running SimGrid (replay.c) or the platform (platform.c).
+ * Ownership: a mpp_trace owns its actions; mpp_trace_free releases them.
+ */
+#ifndef MPP_SIM_TI_H
+#define MPP_SIM_TI_H
+
+#include <stddef.h>
+
+struct mpp_act {
+	char name[16];
+	char *args;   /* the tokens after the name, or "" */
+	double flops; /* compute: flops at 1e9 flop/s; else 0 */
+};
+
+struct mpp_trace {
+	int nranks;
+	struct mpp_act **a; /* a[r][i] */
+	size_t *n;
+	double wall; /* slowest rank's "# wall" (0 when absent) */
+	char args[4096];
+};
+
+/* Read DIR/meta and DIR/rank-<r>.ti for every rank. Consecutive compute
+ * lines are merged. Returns 0, or -1 with err naming file and line. */
+int mpp_trace_read(const char *dir, struct mpp_trace *t, char *err,
+		   size_t errlen);
+void mpp_trace_free(struct mpp_trace *t);
+
+/* Scale the computation of `skel` (a trace of the target input and rank
+ * count, its computation benchmarked by SMPI) so that each segment kind's
+ * total matches what the single-rank traces `train[0..ntrain)` give for
+ * the target input (per-segment power law in the parameters that vary
+ * among them), spread over the ranks and occurrences as SMPI measured
+ * them. `target_args` are the target's program arguments. Writes one line
+ * per segment kind to `report` when not NULL. Returns 0, or -1 with err. */
+int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
+		    size_t ntrain, const char *target_args, char *report,
+		    size_t replen, char *err, size_t errlen);
+
+/* Write DIR/r<r>.ti (replayable actions) and DIR/list. Returns the number
+ * of actions dropped or approximated in *approx. */
+int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
+			   size_t *approx, char *err, size_t errlen);
+
+/* Total computation (seconds) of rank r. */
+double mpp_trace_compute(const struct mpp_trace *t, int r);
+
+#endif

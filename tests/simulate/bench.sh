@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# bench-simulate: for each example app, predictions for configurations that
+# were never in the training or trace runs, against measured medians.
+#
+#   trained/traced: 1 rank at three inputs, 3 runs each (all traces go to
+#                   predict, which takes the median per input; the run
+#                   rows train the regression);
+#   predicted:      a fourth, larger input, at 2 ranks on one node and at
+#                   2 ranks on 2 fake nodes (OpenMPI over TCP:
+#                   --mca btl tcp,self), never run before the predictions;
+#   measured:       5 runs of each target (traced: the trace's wall time,
+#                   MPI_Init to MPI_Finalize, is what is simulated); median.
+# Methods side by side: mpipredict-simulate predict (SMPI skeleton,
+# computation from the single-rank traces' per-segment laws, replay on the
+# profile's platform); plain SMPI online (the same smpicc run, computation
+# benchmarked on the host: SimGrid's default); the same target
+# configuration's own trace replayed (the simulator's own error); the
+# regression's parameters path (mpipredict-predict --args, trained on the
+# single-rank rows; it predicts runtime_s, MPI_Init included, so it is
+# compared with the targets' runtime_s).
+# The profile: $MPP_PROFILE if set (mpipredict-calibrate's JSON), else the
+# test profile of tests/simulate/lib.sh (say which in the report).
+# The machine is shared: wall times are noisy; the load average is printed.
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+export MPP_SRC=$src MPP_BUILD=${MPP_BUILD:-$src/build}
+export PATH="$MPP_BUILD/bin:$PATH"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1
+out=$MPP_BUILD/bench/simulate
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+. "$src/tests/simulate/lib.sh"
+if [ -n "${MPP_PROFILE:-}" ]; then cp "$MPP_PROFILE" profile.json; pname=$MPP_PROFILE
+else write_profile profile.json; pname="test profile (tests/simulate/lib.sh)"; fi
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+REPS=${REPS:-5}
+
+declare -A TRAIN TARGET
+TRAIN[prime]="-n 1500000 -i 1|-n 2500000 -i 1|-n 3500000 -i 1"; TARGET[prime]="-n 5000000 -i 1"
+TRAIN[jacobi3d]="-n 40 -i 10|-n 52 -i 10|-n 64 -i 10"; TARGET[jacobi3d]="-n 80 -i 10"
+TRAIN[is]="-n 400000 -i 5|-n 800000 -i 5|-n 1200000 -i 5"; TARGET[is]="-n 2000000 -i 5"
+TRAIN[cg]="-n 24 -i 40|-n 32 -i 40|-n 40 -i 40"; TARGET[cg]="-n 52 -i 40"
+
+echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname"
+printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err
+for app in ${APPS:-prime jacobi3d is cg}; do
+	build_real "$app" && build_smpi "$app" || { echo "$app: build failed"; continue; }
+	trains=()
+	IFS='|' read -ra ins <<<"${TRAIN[$app]}"
+	k=0
+	for in in "${ins[@]}"; do
+		k=$((k + 1))
+		for i in $(seq 3); do
+			# shellcheck disable=SC2086
+			MPIPREDICT_RUNS=$PWD/runs/ MPIPREDICT_TRACE=tr-$app-$k-$i \
+			  mpirun -np 1 "./$app.real" $in >/dev/null 2>&1
+			echo "$(wall_of tr-$app-$k-$i) tr-$app-$k-$i"
+		done | sort -g >w.txt
+		for d in $(cut -d' ' -f2 w.txt); do trains+=(--train "$d"); done
+	done
+	mpipredict-train --db models.db --app "$app.real" "runs/$app.real.csv" >/dev/null 2>train.err ||
+		echo "$app: training failed: $(tail -1 train.err)"
+	for place in 1node 2nodes; do
+		nodes=1 mca=()
+		[ $place = 2nodes ] && nodes=2 mca=(--mca btl tcp,self)
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		mpipredict-simulate predict --profile profile.json "${trains[@]}" \
+		  --ranks 2 --nodes $nodes --json -- "./$app.smpi" ${TARGET[$app]} \
+		  >pred-$app-$place.json 2>pred.err || echo "$app $place: predict failed: $(cat pred.err)"
+		pw=$(echo "$(date +%s.%N) - $t0" | bc)
+		rm -f rt.txt
+		for i in $(seq "$REPS"); do
+			# shellcheck disable=SC2086
+			MPIPREDICT_RUNS=$PWD/meas/ MPIPREDICT_TRACE=m-$app-$place-$i \
+			  mpirun -np 2 "${mca[@]}" "./$app.real" ${TARGET[$app]} >/dev/null 2>&1
+			echo "$(wall_of m-$app-$place-$i) m-$app-$place-$i"
+		done | sort -g >w.txt
+		meas=$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)
+		mdir=$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f2)
+		rt=$(tail -n "$REPS" "meas/$app.real"*.csv | cut -d, -f8 | median)
+		rm -f meas/*.csv
+		mpipredict-simulate replay --profile profile.json --trace "$mdir" \
+		  --nodes $nodes --json >rep-$app-$place.json 2>/dev/null
+		sim=$(jq -r '.simulated_s // "nan"' pred-$app-$place.json)
+		plain=$(jq -r '.plain_smpi_s // "nan"' pred-$app-$place.json)
+		rep=$(jq -r '.simulated_s // "nan"' rep-$app-$place.json)
+		# shellcheck disable=SC2086
+		reg=$(mpipredict-predict --db models.db --app "$app.real" \
+		  --args "${TARGET[$app]}" --ntasks 2 --nodes $nodes 2>/dev/null | tail -1 | cut -d, -f2)
+		awk -v a="$app" -v p="$place" -v m="$meas" -v s="$sim" -v b="$plain" \
+		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
+		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%%\n",
+		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt) }' | tee -a table.txt
+	done
+done
+echo "MAPE over $(wc -l <table.txt) never-run configurations:"
+awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); w = $10 > w ? $10 : w; n++ }
+  END { printf "  simulate %.1f %%, plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, b / n, r / n, g / n, w }' table.txt
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); files in $out"

@@ -1,0 +1,41 @@
+# tests/simulate/lib.sh: sourced by the simulate tests. A calibration
+# profile with realistic figures for this kind of machine (one package of
+# two cores per node; net = two ranks forced onto TCP over loopback), as
+# mpipredict-calibrate (issue 16) writes it, and builds of the example
+# apps: real MPI with libmpipredict (trace mode) and smpicc with
+# mpp-smpitrace.o.
+apps_src=$MPP_SRC/tests/apps
+# Under SANITIZE=1 the MPI libraries' leaks are suppressed by module
+# (tests/lsan.supp); that needs full stacks through them.
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}fast_unwind_on_malloc=0"
+write_profile() { # file [packages_per_node cores_per_node socket-level?]
+	local pk=${2:-1} cores=${3:-2} socket=null
+	[ "${4:-}" = socket ] && socket='{"o": 4e-7, "Os": 8e-11, "Or": 8e-11,
+	  "g": 2e-7, "L": 6e-7, "G": 3e-10, "h": [0, 1e-7], "C": [0, 1e-10],
+	  "residual": {}, "samples": 40}'
+	cat >"$1" <<JSON
+{"machine": "test-machine", "created_at": "2026-11-24T03:00:00Z",
+ "nodes_seen": 1, "packages_per_node": $pk, "cores_per_node": $cores,
+ "levels": {
+  "cmp": {"o": 3e-7, "Os": 5e-11, "Or": 5e-11, "g": 1e-7, "L": 4e-7,
+          "G": 1.5e-10, "h": [0, 5e-8], "C": [0, 5e-11],
+          "residual": {"o": 1e-8}, "samples": 40},
+  "socket": $socket,
+  "net": {"o": 4e-6, "Os": 2e-10, "Or": 2e-10, "g": 3e-6, "L": 2.5e-5,
+          "G": 8e-10, "h": [0, 2e-6], "C": [0, 6e-10],
+          "residual": {"L": 2e-6}, "samples": 40}},
+ "missing": {}}
+JSON
+}
+build_real() { # app -> ./app.real
+	# shellcheck disable=SC2086
+	mpicc -O2 ${MPP_TEST_CFLAGS:-} -I"$apps_src" -o "$1.real" "$apps_src/$1.c" -lm \
+	  -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict
+}
+build_smpi() { # app -> ./app.smpi
+	smpicc -O2 -I"$apps_src" -o "$1.smpi" "$apps_src/$1.c" \
+	  "$MPP_BUILD/lib/mpp-smpitrace.o" -lm 2>smpicc.err
+}
+wall_of() { # trace dir -> slowest rank's wall seconds
+	awk '/^# wall/ { if ($3 > m) m = $3 } END { printf "%.6f\n", m }' "$1"/rank-*.ti
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The platform generated from a profile with two packages per node loads
+# in SimGrid (mpipredict-simulate check-platform uses SimGrid's own loader
+# and routing): four hosts (n<node>p<package>) of two cores, a loopback
+# link per package, a socket link per node, a port and a NIC per node, and
+# routes through them; the SMPI options carry the profile's overheads; the
+# flat equivalent the replay runs on (for SimGrid's link tracing) has the
+# same links and the same route between every pair of hosts. A
+# profile without the level a placement needs, and a malformed one, are
+# refused naming the field.
+set -u
+. "$MPP_SRC/tests/simulate/lib.sh"
+write_profile profile.json 2 4 socket
+mpipredict-simulate platform --profile profile.json --ranks 8 --nodes 2 -o plat ||
+	{ echo "platform failed"; exit 1; }
+mpipredict-simulate check-platform plat/platform.xml >check.txt 2>err.txt ||
+	{ echo "SimGrid did not load it: $(cat err.txt)"; exit 1; }
+fail=0
+expect() { grep -q "$1" check.txt || { echo "expected '$1' in:"; cat check.txt; fail=1; }; }
+expect "^hosts 4$"
+for h in n0p0 n0p1 n1p0 n1p1; do expect "^host $h speed 1e+09 cores 2$"; done
+for l in n0p0_cmp n1p1_cmp n0_socket n1_socket n0_port n0_nic n1_port n1_nic; do
+	expect "^link $l "
+done
+expect "^route n0p1 n0p1 n0p1_cmp$"
+expect "^route n0p0 n0p1 n0_socket$"
+expect "^route n0p1 n1p1 n0_socket n0_port n0_nic n1_nic n1_port n1_socket$"
+# latency of the cmp link is L (4e-7); the net port carries half of
+# L + 2(o - o_cmp) + 2 h0 = 2.5e-5 + 2*3.7e-6 = 3.24e-5
+expect "^link n0p0_cmp bandwidth .* latency 4e-07 shared 0$"
+expect "^link n0_port bandwidth .* latency 1.62e-05 shared 0$"
+[ "$(sed -n 4p plat/hostfile)" = n0p1 ] && [ "$(sed -n 5p plat/hostfile)" = n1p0 ] ||
+	{ echo "hostfile: expected ranks 0-3 on n0 (two per package), got $(tr '\n' ' ' <plat/hostfile)"; fail=1; }
+grep -qx "smpi/os:0:3e-07:5e-11" plat/smpi.cfg ||
+	{ echo "smpi.cfg: expected smpi/os:0:3e-07:5e-11, got $(cat plat/smpi.cfg)"; fail=1; }
+mpipredict-simulate check-platform plat/platform-flat.xml >flat.txt 2>err.txt ||
+	{ echo "SimGrid did not load the flat platform: $(cat err.txt)"; exit 1; }
+diff <(grep -v '^link __loopback__' check.txt | grep -v '^links' | sort) \
+	<(grep -v '^link __loopback__' flat.txt | grep -v '^links' | sort) >d.txt ||
+	{ echo "expected the same hosts, links and routes in both platforms:"; cat d.txt; fail=1; }
+# socket level missing but needed: refused
+write_profile nosock.json 2 4
+mpipredict-simulate platform --profile nosock.json --ranks 4 -o p2 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -q "levels.socket is null" err.txt ||
+	{ echo "expected exit 2 naming levels.socket, got $rc: $(cat err.txt)"; fail=1; }
+echo '{"packages_per_node": 1, "cores_per_node": 2, "levels": {"cmp": {"o": "x"}}}' >bad.json
+mpipredict-simulate platform --profile bad.json --ranks 2 -o p3 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -q "bad.json: levels.cmp.o" err.txt ||
+	{ echo "expected exit 2 naming levels.cmp.o, got $rc: $(cat err.txt)"; fail=1; }
+exit $fail
