@@ -137,7 +137,21 @@ static json_t *to_json(const struct app_result *a)
 			jnum(t->pm.cv_mape), "log_c", t->pm.log_c, "exponents",
 			expo, "zero_on_one_rank", t->pm.zero_serial));
 	}
-	return json_pack(
+	json_t *law = json_null(), *ranges = json_object();
+	if (m->has_law) {
+		json_t *lexpo = json_object();
+		for (size_t v = 0; v < m->law.nvars; v++)
+			json_object_set_new(lexpo, m->law.vars[v],
+					    json_real(m->law.expo[v]));
+		law = json_pack("{s:f, s:f, s:f, s:o, s:o}", "a", m->law_a, "b",
+				m->law_b, "log_c", m->law.log_c, "exponents",
+				lexpo, "cv_mape_pct", jnum(m->law.cv_mape));
+	}
+	for (size_t i = 0; i < m->nranges; i++)
+		json_object_set_new(
+		    ranges, m->range_names[i],
+		    json_pack("[f, f]", m->range_lo[i], m->range_hi[i]));
+	json_t *out = json_pack(
 	    "{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
 	    "s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:{s:f, "
 	    "s:[f, f], "
@@ -160,6 +174,23 @@ static json_t *to_json(const struct app_result *a)
 	    "interval", "coverage", m->coverage, "features", m->rel_lo,
 	    m->rel_hi, "parameters", m->prel_lo, m->prel_hi, "cv_coverage",
 	    jnum(r->cv_coverage));
+	/* Issue 15: which path answers from parameters, the run-time law,
+	 * the training ranges, the extrapolation interval, and whether the
+	 * errors above are nested estimates (with the inner ones). */
+	json_object_set_new(
+	    out, "params_basis",
+	    json_string(m->params_law ? "runtime-law" : "parameters"));
+	json_object_set_new(out, "runtime_law", law);
+	json_object_set_new(out, "ranges", ranges);
+	json_object_set_new(json_object_get(out, "interval"), "extrapolated",
+			    json_pack("[f, f]", m->xlo, m->xhi));
+	json_object_set_new(out, "cv_nested", json_boolean(r->nested));
+	json_object_set_new(out, "cv_mape_inner_pct", jnum(r->cv_mape_inner));
+	json_object_set_new(out, "cv_mape_params_inner_pct",
+			    jnum(r->cv_mape_params_inner));
+	json_object_set_new(out, "extrapolation_checked_runs",
+			    json_integer((json_int_t)r->nextrap_checked));
+	return out;
 }
 
 static void print_summary(const struct app_result *a)
@@ -214,10 +245,21 @@ static void print_summary(const struct app_result *a)
 				printf(" %.6g", m->pcoef[i]);
 		printf("\n");
 	}
-	printf("CV MAPE: %.2f %% from features, ", m->cv_mape);
+	if (m->has_law) {
+		printf("run-time law%s: %.6g s + %.6g",
+		       m->params_law ? " (the parameters path)" : "", m->law_a,
+		       m->law_b * exp(m->law.log_c));
+		for (size_t v = 0; v < m->law.nvars; v++)
+			if (fabs(m->law.expo[v]) >= 5e-4)
+				printf(" * %s^%.3f", m->law.vars[v],
+				       m->law.expo[v]);
+		printf(" s  (CV error %.1f %%)\n", m->law.cv_mape);
+	}
+	printf("%s MAPE: %.2f %% from features, ",
+	       r->nested ? "nested CV" : "CV", m->cv_mape);
 	if (isfinite(m->cv_mape_params))
-		printf("%.2f %% from parameters (%zu of %zu runs)\n",
-		       m->cv_mape_params, r->nparams_cv, m->ntrain);
+		printf("%.2f %% from parameters (%s)\n", m->cv_mape_params,
+		       m->params_law ? "run-time law" : "counters");
 	else
 		printf("none from parameters\n");
 	printf("interval (%.0f %%): x[%.3f, %.3f] from features",
@@ -226,6 +268,9 @@ static void print_summary(const struct app_result *a)
 		printf(", x[%.3f, %.3f] from parameters", m->prel_lo,
 		       m->prel_hi);
 	printf("; CV coverage %.1f %%\n", 100 * r->cv_coverage);
+	printf("extrapolated answers: x[%.3f, %.3f] (%s)\n", m->xlo, m->xhi,
+	       r->nextrap_checked ? "from training on all but the longest runs"
+				  : "widened by the CV error");
 }
 
 /* Refuse an app whose runs come from several builds, unless allowed. */

@@ -370,7 +370,7 @@ static void combined_build_id(char out[17])
 }
 
 /* argv[1..] joined by single spaces, from /proc/self/cmdline. */
-static char *read_args(void)
+static char *read_argv(void)
 {
 	char buf[65536], *s;
 	ssize_t n = 0, r;
@@ -393,6 +393,41 @@ static char *read_args(void)
 		if (buf[i] == '\0')
 			buf[i] = ' ';
 	s = strndup(buf + start, (size_t)n - start);
+	return s;
+}
+
+/* The args column: argv[1..], then the parameters the job declares in
+ * MPIPREDICT_PARAMS ("N=20000 NB=192", regress/params.h), blanks turned
+ * into single spaces, so that training reads them with the same names as
+ * the daemon reads a script's `#MPIPREDICT param` lines. */
+static char *read_args(void)
+{
+	char *a = read_argv();
+	const char *decl = getenv("MPIPREDICT_PARAMS");
+
+	if (!a || !decl || decl[strspn(decl, " \t\r\n")] == '\0')
+		return a;
+	size_t la = strlen(a), ld = strlen(decl);
+	char *s = malloc(la + ld + 2), *o;
+	if (!s) {
+		free(a);
+		return NULL;
+	}
+	memcpy(s, a, la);
+	o = s + la;
+	for (const char *p = decl; *p;) {
+		p += strspn(p, " \t\r\n");
+		size_t w = strcspn(p, " \t\r\n");
+		if (w == 0)
+			break;
+		if (o > s)
+			*o++ = ' ';
+		memcpy(o, p, w);
+		o += w;
+		p += w;
+	}
+	*o = '\0';
+	free(a);
 	return s;
 }
 

@@ -38,7 +38,8 @@ contrib: $(SLURM_PLUGIN)
 # which needs nothing else), as mpipredictd does.
 FAKE_PREDICTD := $(BUILD)/tests/slurm/fake-predictd
 $(OBJ)/tests/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags jansson libmicrohttpd)
-$(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o $(OBJ)/server/script.o
+$(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o $(OBJ)/server/script.o \
+  $(OBJ)/regress/params.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs jansson libmicrohttpd) -lm
 

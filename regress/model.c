@@ -19,6 +19,8 @@ mpp_model *mpp_model_new(void)
 	m->cv_mape_params = NAN;
 	m->rel_lo = m->rel_hi = 1;
 	m->prel_lo = m->prel_hi = 1;
+	m->xlo = m->xhi = 1;
+	m->law.cv_mape = NAN;
 	return m;
 }
 
@@ -43,6 +45,12 @@ void mpp_model_free(mpp_model *m)
 		param_model_free(&t->pm);
 	}
 	free(m->terms);
+	param_model_free(&m->law);
+	for (size_t i = 0; i < m->nranges; i++)
+		free(m->range_names[i]);
+	free(m->range_names);
+	free(m->range_lo);
+	free(m->range_hi);
 	free(m->pcoef);
 	free(m->app);
 	free(m->build_id);
@@ -142,14 +150,41 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 		}
 		y += t->coef * kv->value;
 	}
+	out->path = MPP_PATH_FEATURES;
+	out->nextrapolated = 0;
 	return finish(m, "features", y, m->rel_lo, m->rel_hi, out, err, errlen);
 }
 
-int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
-			     mpp_prediction *out, char *err, size_t errlen)
+const char *mpp_path_name(int path)
 {
-	double y = m->pcoef ? m->pintercept : m->intercept;
+	return path == MPP_PATH_FEATURES     ? "features"
+	       : path == MPP_PATH_PARAMETERS ? "parameters"
+					     : "runtime-law";
+}
 
+/* A parameter the model needs, as a positive finite number, or
+ * MPP_EINVAL naming it and what needs it. */
+static int need_param(const mpp_params *p, const char *name, const char *what,
+		      double *v, char *err, size_t errlen)
+{
+	const double *x = mpp_params_get(p, name);
+
+	if (!x || !(*x > 0) || !isfinite(*x)) {
+		if (err)
+			snprintf(err, errlen,
+				 "parameter %s: %s (needed for %s)", name,
+				 x ? "not a positive number" : "missing", what);
+		return MPP_EINVAL;
+	}
+	*v = *x;
+	return MPP_OK;
+}
+
+/* The counters path: parameters -> each kept counter -> run time. */
+static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
+			 char *err, size_t errlen)
+{
+	*y = m->pcoef ? m->pintercept : m->intercept;
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
 		double coef = m->pcoef ? m->pcoef[i] : t->coef;
@@ -165,35 +200,67 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			return MPP_EINVAL;
 		}
 		if (t->pm.zero_serial) {
-			const double *np = mpp_params_get(p, "nprocs");
-			if (!np) {
-				if (err)
-					snprintf(err, errlen,
-						 "parameter nprocs: missing "
-						 "(needed for %s)",
-						 t->feature);
+			double np;
+			if (need_param(p, "nprocs", t->feature, &np, err,
+				       errlen))
 				return MPP_EINVAL;
-			}
-			if (*np == 1)
+			if (np == 1)
 				continue;
 		}
 		for (size_t j = 0; j < t->pm.nvars; j++) {
-			const double *v = mpp_params_get(p, t->pm.vars[j]);
-			if (!v || !(*v > 0) || !isfinite(*v)) {
-				if (err)
-					snprintf(err, errlen,
-						 "parameter %s: %s (needed for "
-						 "%s)",
-						 t->pm.vars[j],
-						 v ? "not a positive number"
-						   : "missing",
-						 t->feature);
+			double v;
+			if (need_param(p, t->pm.vars[j], t->feature, &v, err,
+				       errlen))
 				return MPP_EINVAL;
-			}
-			logx += t->pm.expo[j] * log(*v);
+			logx += t->pm.expo[j] * log(v);
 		}
-		y += coef * exp(logx);
+		*y += coef * exp(logx);
 	}
-	return finish(m, "parameters", y, m->prel_lo, m->prel_hi, out, err,
-		      errlen);
+	return MPP_OK;
+}
+
+/* The run-time law: parameters -> run time. */
+static int law_path(const mpp_model *m, const mpp_params *p, double *y,
+		    char *err, size_t errlen)
+{
+	double l = m->law.log_c;
+
+	for (size_t j = 0; j < m->law.nvars; j++) {
+		double v;
+		if (need_param(p, m->law.vars[j], "the run-time law", &v, err,
+			       errlen))
+			return MPP_EINVAL;
+		l += m->law.expo[j] * log(v);
+	}
+	*y = m->law_a + m->law_b * exp(l);
+	return MPP_OK;
+}
+
+int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
+			     mpp_prediction *out, char *err, size_t errlen)
+{
+	double y, lo = m->prel_lo, hi = m->prel_hi;
+	int rc;
+
+	out->path = m->params_law ? MPP_PATH_RUNTIME_LAW : MPP_PATH_PARAMETERS;
+	out->nextrapolated = 0;
+	rc = m->params_law ? law_path(m, p, &y, err, errlen)
+			   : counters_path(m, p, &y, err, errlen);
+	if (rc)
+		return rc;
+	/* Outside the training range: said, and the wider interval. A
+	 * parameter the job does not show is not judged. */
+	for (size_t i = 0; i < m->nranges; i++) {
+		const double *v = mpp_params_get(p, m->range_names[i]);
+		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
+			continue;
+		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)
+			out->extrapolated[out->nextrapolated++] =
+			    m->range_names[i];
+	}
+	if (out->nextrapolated) {
+		lo = fmin(lo, m->xlo);
+		hi = fmax(hi, m->xhi);
+	}
+	return finish(m, mpp_path_name(out->path), y, lo, hi, out, err, errlen);
 }

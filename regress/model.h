@@ -84,10 +84,53 @@ typedef struct mpp_model {
 	 * predictable), malloc'ed, nterms long. */
 	double pintercept;
 	double *pcoef;
+
+	/* The run-time law (schema v6): a model of the run time on the job
+	 * parameters themselves,
+	 *   runtime_s = law_a + law_b * exp(law.log_c + sum law.expo[j] *
+	 *               log(param[law.vars[j]]))
+	 * (law.nvars 0: the constant law_a + law_b), fitted for relative error
+	 * with law_a, law_b >= 0 and cross-validated in training (law.cv_mape).
+	 * has_law: fitted. params_law: it is the parameters path, because no
+	 * kept counter could be predicted from parameters or because it
+	 * cross-validated better; then cv_mape_params, prel_lo and prel_hi
+	 * are its own. */
+	int has_law, params_law;
+	double law_a, law_b;
+	mpp_param_model law;
+
+	/* The training range of every parameter all training runs showed
+	 * (nprocs, nnodes, arguments): range_lo[i] <= value <= range_hi[i].
+	 * An answer from parameters outside it is "extrapolated", and its
+	 * interval uses xlo, xhi instead of prel_lo, prel_hi: factors from how
+	 * training's extrapolation check erred (never narrower). */
+	size_t nranges;
+	char **range_names;
+	double *range_lo, *range_hi;
+	double xlo, xhi;
 } mpp_model;
+
+/* Which path gave an answer. */
+enum mpp_path {
+	MPP_PATH_FEATURES,    /* measured features              */
+	MPP_PATH_PARAMETERS,  /* parameters -> counters -> time */
+	MPP_PATH_RUNTIME_LAW, /* parameters -> time (the law)    */
+};
+
+/* The name of a path as answers say it: "features", "parameters",
+ * "runtime-law". */
+const char *mpp_path_name(int path);
+
+/* At most this many names in an answer's extrapolated list. */
+#define MPP_MAX_EXTRAPOLATED 16
 
 typedef struct mpp_prediction {
 	double runtime_s, lower_s, upper_s;
+	int path; /* enum mpp_path */
+	/* Parameters outside the training range (pointers into the model's
+	 * range_names, valid while the model is). */
+	size_t nextrapolated;
+	const char *extrapolated[MPP_MAX_EXTRAPOLATED];
 } mpp_prediction;
 
 /* One named value (a feature of a run). */
@@ -114,9 +157,12 @@ long mpp_model_find_term(const mpp_model *m, const char *name);
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 			       mpp_prediction *out, char *err, size_t errlen);
 
-/* From a job's parameters (params.h). MPP_EINVAL names a parameter the
- * model needs and p lacks, or a term that is not predictable (only in a
- * model without pcoef). */
+/* From a job's parameters (params.h), by the counters (path parameters)
+ * or by the run-time law when the model chose it (path runtime-law).
+ * MPP_EINVAL names a parameter the model needs and p lacks, or a term that
+ * is not predictable (only in a model without pcoef and without a law).
+ * Parameters outside the training range are listed in out->extrapolated,
+ * and the interval is the wider extrapolation one. */
 int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			     mpp_prediction *out, char *err, size_t errlen);
 

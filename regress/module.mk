@@ -10,7 +10,8 @@
 REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
                regress/pool.c regress/train.c regress/train_load.c \
                regress/train_fold.c regress/train_select.c regress/train_final.c \
-               regress/train_power.c regress/train_cv.c regress/train_methods.c
+               regress/train_power.c regress/train_cv.c regress/train_methods.c \
+               regress/train_law.c regress/train_check.c
 # REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread
 REGRESS_JSON_LDLIBS := $(shell pkg-config --libs jansson)

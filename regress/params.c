@@ -53,6 +53,52 @@ static int params_set(mpp_params *p, const char *name, size_t len, double v)
 	return MPP_OK;
 }
 
+/* Length of NAME in a token NAME=..., NAME a C identifier; else 0. */
+static size_t name_len(const char *tok)
+{
+	if (!(tok[0] == '_' || (tok[0] >= 'A' && tok[0] <= 'Z') ||
+	      (tok[0] >= 'a' && tok[0] <= 'z')))
+		return 0;
+	size_t k =
+	    strspn(tok, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			"0123456789_");
+	return tok[k] == '=' ? k : 0;
+}
+
+int mpp_params_declared_ok(const char *tok, size_t len)
+{
+	char buf[128];
+	double v;
+
+	if (len >= sizeof(buf))
+		return 0;
+	memcpy(buf, tok, len);
+	buf[len] = '\0';
+	size_t nl = name_len(buf);
+	return nl && parse_number(buf + nl + 1, len - nl - 1, &v);
+}
+
+int mpp_params_declare(mpp_params *p, const char *decl)
+{
+	const char *s = decl ? decl : "";
+	double v;
+
+	while (*s) {
+		s += strspn(s, " \t\r\n");
+		size_t len = strcspn(s, " \t\r\n");
+		if (len == 0)
+			break;
+		if (!mpp_params_declared_ok(s, len))
+			return MPP_EINVAL;
+		size_t nl = strcspn(s, "=");
+		parse_number(s + nl + 1, len - nl - 1, &v);
+		if (params_set(p, s, nl, v))
+			return MPP_ENOMEM;
+		s += len;
+	}
+	return MPP_OK;
+}
+
 static int is_option(const char *tok, size_t len)
 {
 	double v;
@@ -90,6 +136,13 @@ int mpp_params_from_argv(const char *const *argv, size_t argc, double nprocs,
 			continue;
 		}
 		position++;
+		size_t nl = name_len(tok);
+		if (nl && parse_number(tok + nl + 1, len - nl - 1, &v)) {
+			/* NAME=NUMBER: a named parameter (as declared ones
+			 * are); it still counts as a positional argument. */
+			rc = params_set(out, tok, nl, v);
+			continue;
+		}
 		if (parse_number(tok, len, &v)) {
 			char name[32];
 			int n = snprintf(name, sizeof(name), "#%zu", position);

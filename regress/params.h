@@ -11,7 +11,14 @@
  *                          the name is the option as written;
  *   "#1", "#2", ...        a number among the positional arguments, by its
  *                          1-based position among all positional arguments
- *                          (`./app 64 out.txt 10` gives #1=64 and #3=10).
+ *                          (`./app 64 out.txt 10` gives #1=64 and #3=10);
+ *   "N", "nx", ...         a positional NAME=NUMBER (NAME a C identifier:
+ *                          `./app nx=100`), and the parameters a job
+ *                          declares (issue 15): `#MPIPREDICT param N=20000
+ *                          NB=192` in a batch script, or MPIPREDICT_PARAMS=
+ *                          "N=20000 NB=192" in the job's environment, which
+ *                          the collector appends to the run row's args, so
+ *                          that training and the daemon see the same names.
  * A token is a number when strtod() consumes all of it and it is finite.
  * An option followed by a non-number is a flag; the next token is positional.
  * Values <= 0 are kept here; the power-law fits skip them.
@@ -37,6 +44,15 @@ int mpp_params_from_argv(const char *const *argv, size_t argc, double nprocs,
 /* The same from a run row's `args` field (arguments joined by spaces). */
 int mpp_params_from_string(const char *args, double nprocs, double nnodes,
 			   mpp_params *out);
+
+/* 1 when tok[0..len) is a declaration NAME=NUMBER, else 0. */
+int mpp_params_declared_ok(const char *tok, size_t len);
+
+/* Add declared parameters ("N=20000 NB=192", whitespace-separated
+ * NAME=NUMBER) to p, replacing values of the same names. MPP_EINVAL on a
+ * token of another shape (p may then hold the tokens before it),
+ * MPP_ENOMEM. */
+int mpp_params_declare(mpp_params *p, const char *decl);
 
 /* Value of `name`, or NULL when absent. */
 const double *mpp_params_get(const mpp_params *p, const char *name);

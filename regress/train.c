@@ -189,6 +189,42 @@ out:
 	return rc;
 }
 
+/*
+ * The run-time law (train_law.c), cross-validated on the same folds as
+ * the rest: it becomes the parameters path when the counters give none
+ * (no kept term predictable, or too few runs predicted) or when its
+ * error is lower, so that a model always answers from parameters.
+ */
+static int choose_law(const struct data *d, const mpp_train_opts *o,
+		      mpp_model *m, mpp_train_report *rep)
+{
+	double *lp = malloc(d->m * sizeof(*lp)),
+	       *coef = malloc((d->nvars + 3) * sizeof(*coef)), lo, hi, inside;
+	size_t nused;
+	int rc = lp && coef ? MPP_OK : MPP_ENOMEM;
+
+	rep->law_cv_mape = NAN;
+	if (rc == MPP_OK)
+		rc = mpp_tr_law_cv(d, lp);
+	if (rc == MPP_OK && mpp_tr_law_fit(d, d->K, coef) == MPP_OK) {
+		double e = mpp_tr_conformal(d, lp, 1, o->coverage, &lo, &hi,
+					    &inside, &nused);
+		if (2 * nused < d->m)
+			e = NAN;
+		rc = mpp_tr_law_store(d, coef, m);
+		m->law.cv_mape = rep->law_cv_mape = e;
+		if (rc == MPP_OK && isfinite(e) && !(e >= m->cv_mape_params)) {
+			m->params_law = 1;
+			m->cv_mape_params = e;
+			m->prel_lo = lo;
+			m->prel_hi = hi;
+		}
+	}
+	free(lp);
+	free(coef);
+	return rc;
+}
+
 void mpp_train_opts_init(mpp_train_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -332,11 +368,21 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		if (rc)
 			goto out;
 	}
+	rc = choose_law(d, o, m, rep);
+	if (rc == MPP_OK)
+		rc = mpp_tr_ranges(d, m);
+	if (rc)
+		goto out;
 	/* Without a cross-validated interval from parameters, the one from
 	 * features is the narrowest honest one. */
 	if (!isfinite(m->cv_mape_params)) {
 		m->prel_lo = m->rel_lo;
 		m->prel_hi = m->rel_hi;
+	}
+	if (!o->inner) {
+		rc = mpp_tr_check(d, rs, o, m, rep);
+		if (rc)
+			goto out;
 	}
 	rep->nruns = d->m;
 	rep->nfeatures_in = rs->nfeatures;
@@ -370,6 +416,8 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
+	rep->cv_mape_inner = rep->cv_mape_params_inner = NAN;
+	rep->law_cv_mape = NAN;
 	*out = NULL;
 	if (nrows < 5) {
 		snprintf(err, errlen, "app %s: %zu runs, at least 5 needed",

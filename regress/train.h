@@ -36,6 +36,9 @@ typedef struct mpp_train_opts {
 	size_t folds;    /* K of the K-fold cross-validation                */
 	double coverage; /* the prediction interval's coverage, e.g. 0.9    */
 	unsigned long seed; /* for the fold assignment */
+	/* 1 in the trainer's own trainings on parts of the runs (nested
+	 * checks, train_check.c): those are not checked again. */
+	int inner;
 	/* Called with a one-line progress message, when not NULL. */
 	void (*progress)(void *ctx, const char *msg);
 	void *ctx;
@@ -62,6 +65,11 @@ typedef struct mpp_train_report {
 				    refitted without them (model pcoef) */
 	double *share; /* per term: share of the predicted run time over
 			  the training runs, percent                   */
+	int nested;    /* 1: the model's cv errors are nested estimates */
+	double cv_mape_inner;        /* the (optimistic) inner CV errors, */
+	double cv_mape_params_inner; /* before the nested check           */
+	double law_cv_mape;     /* CV error of the run-time law, NAN if none */
+	size_t nextrap_checked; /* runs the extrapolation check predicted */
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

@@ -11,6 +11,8 @@
  *   train_final.c   the final fit of the kept columns
  *   train_power.c   power laws of a column in the job parameters
  *   train_cv.c      cross-validation, the choice of target, the interval
+ *   train_law.c     the run-time law on the parameters; their ranges
+ *   train_check.c   nested trainings: honest error, extrapolation factors
  *   train_methods.c the methods (--method): which of the above each uses
  *   train.c         mpp_train(): the steps in order, and the model's terms
  *
@@ -189,6 +191,23 @@ int mpp_tr_power_fit(const struct data *d, size_t f, size_t g, size_t j,
 double mpp_tr_power_eval(const struct data *d, size_t r, const double *coef);
 double mpp_tr_power_cv(const struct data *d, size_t f, size_t j);
 int mpp_tr_predictable(const struct data *d, size_t f, size_t j, double *coef);
+
+/* train_law.c: the run-time law on the runs outside fold f; coef gets
+ * d->nvars + 3 values (a, b, c, exponents). MPP_EINVAL when it cannot be
+ * fitted there. _eval on run r; _cv: held-out predictions per fold (NAN
+ * where a fold's fit failed); _store: into m (has_law set). */
+int mpp_tr_law_fit(const struct data *d, size_t f, double *coef);
+double mpp_tr_law_eval(const struct data *d, size_t r, const double *coef);
+int mpp_tr_law_cv(const struct data *d, double *pred);
+int mpp_tr_law_store(const struct data *d, const double *coef, mpp_model *m);
+/* The training range of every parameter all runs show, into m. */
+int mpp_tr_ranges(const struct data *d, mpp_model *m);
+
+/* train_check.c: nested cross-validation (m's cv errors) and the
+ * extrapolation factors (m->xlo, xhi), by trainings on parts of the runs
+ * of rs; report fields nested, cv_mape*_inner, nextrap_checked. */
+int mpp_tr_check(const struct data *d, const mpp_runs *rs,
+		 const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep);
 
 /* train_cv.c. The candidate targets (want, or a grid up to tmax). */
 size_t *mpp_tr_pick_targets(size_t want, size_t tmax, size_t *n);

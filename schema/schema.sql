@@ -1,11 +1,13 @@
--- schema.sql: mpipredict's SQLite store, version 4 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 6 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
 -- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
--- and model_terms.pcoef; 3 -> 4: jobs). It holds models (versioned, one active per app), the
--- ingested run rows in long format, the audit of answered predictions, and
--- the actual run times of finished jobs.
+-- and model_terms.pcoef; 3 -> 4: jobs; 4 -> 5: another branch's step;
+-- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi). It holds
+-- models (versioned, one active per app), the ingested run rows in long
+-- format, the audit of answered predictions, and the actual run times of
+-- finished jobs.
 -- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
 -- cannot run inside a transaction).
 
@@ -39,6 +41,18 @@ CREATE TABLE models (
 	-- the kept terms that job parameters cannot predict; NULL: it uses
 	-- intercept and the terms' coef.
 	pintercept REAL,
+	-- The run-time law (regress/model.h): runtime = law_a + law_b *
+	-- exp(law_log_c + sum expo * log(var)) over law_vars; NULL: none.
+	-- params_law = 1: it is the parameters path.
+	params_law INTEGER NOT NULL DEFAULT 0,
+	law_a REAL,
+	law_b REAL,
+	law_log_c REAL,
+	law_cv_mape REAL,
+	-- Interval factors of an answer from parameters outside the
+	-- training ranges (param_ranges); NULL: prel_lo, prel_hi.
+	xlo REAL,
+	xhi REAL,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -81,6 +95,25 @@ CREATE TABLE param_model_vars (
 	var TEXT NOT NULL,
 	expo REAL NOT NULL,
 	PRIMARY KEY (model_id, idx, pos)
+) WITHOUT ROWID;
+
+-- The run-time law's exponents, one row per parameter.
+CREATE TABLE law_vars (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	pos INTEGER NOT NULL,
+	var TEXT NOT NULL,
+	expo REAL NOT NULL,
+	PRIMARY KEY (model_id, pos)
+) WITHOUT ROWID;
+
+-- The training range of each parameter all training runs showed.
+CREATE TABLE param_ranges (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	pos INTEGER NOT NULL,
+	name TEXT NOT NULL,
+	lo REAL NOT NULL,
+	hi REAL NOT NULL,
+	PRIMARY KEY (model_id, pos)
 ) WITHOUT ROWID;
 
 -- Ingested run rows; their features in long format (run x feature -> value).
@@ -155,4 +188,4 @@ CREATE INDEX jobs_user_end ON jobs(user, end_at);
 CREATE INDEX predictions_job ON predictions(job_id);
 CREATE INDEX predictions_user_at ON predictions(user, at);
 
-PRAGMA user_version = 4;
+PRAGMA user_version = 6;

@@ -367,17 +367,24 @@ static int job_params(const mpp_request *q, const mpp_script_job *job,
 		ntasks = nodes * q->per_node;
 	const char *s = q->args_string;
 	int empty = s ? s[strspn(s, " \t")] == '\0' : q->nargs == 0;
+	int rc;
 	if (q->has_args && !(empty && job->exe != NULL)) {
 		if (s != NULL)
-			return mpp_params_from_string(s, ntasks, nodes, p);
-		return mpp_params_from_argv(q->args, q->nargs, ntasks, nodes,
-					    p);
+			rc = mpp_params_from_string(s, ntasks, nodes, p);
+		else
+			rc = mpp_params_from_argv(q->args, q->nargs, ntasks,
+						  nodes, p);
+	} else if (q->script == NULL && q->nargv > 1) {
+		rc = mpp_params_from_argv(q->argv + 1, q->nargv - 1, ntasks,
+					  nodes, p);
+	} else {
+		rc = mpp_params_from_argv((const char *const *)job->argv,
+					  job->argc, ntasks, nodes, p);
 	}
-	if (q->script == NULL && q->nargv > 1)
-		return mpp_params_from_argv(q->argv + 1, q->nargv - 1, ntasks,
-					    nodes, p);
-	return mpp_params_from_argv((const char *const *)job->argv, job->argc,
-				    ntasks, nodes, p);
+	/* Declared parameters (script.h; checked when it was read). */
+	if (rc == MPP_OK && job->declared != NULL)
+		rc = mpp_params_declare(p, job->declared);
+	return rc;
 }
 
 /* Predicts from measured features. Each of the request's names is looked
@@ -447,6 +454,15 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		for (size_t i = 0; i < nignored; i++)
 			put_str(g, ignored[i]);
 		yajl_gen_array_close(g);
+		/* Parameters outside the training range (issue 15): the
+		 * interval is then the wider extrapolation one. */
+		if (p->nextrapolated) {
+			put_key(g, "extrapolated");
+			yajl_gen_array_open(g);
+			for (size_t i = 0; i < p->nextrapolated; i++)
+				put_key(g, p->extrapolated[i]);
+			yajl_gen_array_close(g);
+		}
 		yajl_gen_map_close(g);
 	}
 	reply_gen(r, 200, g);
@@ -475,7 +491,9 @@ static int run_model(const mpp_model *m, const mpp_strmap *terms,
 			rc = mpp_model_predict_params(m, &p, out, err,
 						      sizeof err);
 		mpp_params_free(&p);
-		*basis = MPP_BASIS_PARAMETERS;
+		*basis = rc == MPP_OK && out->path == MPP_PATH_RUNTIME_LAW
+			     ? MPP_BASIS_RUNTIME_LAW
+			     : MPP_BASIS_PARAMETERS;
 	}
 	if (rc == MPP_ENOMEM) {
 		mpp_api_error(r, 500, "out of memory");

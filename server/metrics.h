@@ -23,10 +23,14 @@ enum mpp_endpoint {
 	MPP_EP_COUNT
 };
 
+/* The path that answered: measured features, parameters through the
+ * counters, the app's history, or the run-time law on the parameters
+ * (regress/model.h). */
 enum mpp_basis {
 	MPP_BASIS_FEATURES,
 	MPP_BASIS_PARAMETERS,
 	MPP_BASIS_HISTORY,
+	MPP_BASIS_RUNTIME_LAW,
 	MPP_BASIS_COUNT
 };
 

@@ -30,8 +30,10 @@ $(BUILD)/bin/mpipredictd: $(OBJ)/server/main.o $(SERVER_DEPLIBS)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/server/main.o \
 	  -Wl,--start-group $(SERVER_DEPLIBS) -Wl,--end-group $(SERVER_ALL_LDLIBS)
 
-# Unit test of the batch-script reader: needs nothing but script.c.
-$(SERVER_TESTS)/t-script: $(OBJ)/tests/server/t-script.o $(OBJ)/server/script.o
+# Unit test of the batch-script reader: needs nothing but script.c and
+# regress/params.c (declared parameters are checked with its parser).
+$(SERVER_TESTS)/t-script: $(OBJ)/tests/server/t-script.o $(OBJ)/server/script.o \
+  $(OBJ)/regress/params.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ -lm
 

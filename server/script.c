@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "regress/model.h"
+#include "regress/params.h"
 
 enum role { R_NONE, R_NTASKS, R_NNODES, R_PER_NODE };
 
@@ -616,9 +617,77 @@ static int scan_commands(struct toks *t, mpp_script_job *job, struct counts *c,
 	return found;
 }
 
+/* Adds the declarations in words[0..n) to job->declared (replacing it
+ * when replace is set); MPP_EINVAL names a token that is not NAME=NUMBER. */
+static int declare(mpp_script_job *job, char *const *words, size_t n,
+		   int replace, size_t lineno, char *err, size_t errlen)
+{
+	if (replace) {
+		free(job->declared);
+		job->declared = NULL;
+	}
+	size_t len = job->declared ? strlen(job->declared) : 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const char *w = words[k];
+		size_t wl = strlen(w);
+		if (wl == 0)
+			continue;
+		if (!mpp_params_declared_ok(w, wl)) {
+			snprintf(err, errlen,
+				 "script: line %zu: param '%.40s': expected "
+				 "NAME=NUMBER",
+				 lineno, w);
+			return MPP_EINVAL;
+		}
+		char *d = realloc(job->declared, len + wl + 2);
+		if (d == NULL)
+			return MPP_ENOMEM;
+		job->declared = d;
+		if (len)
+			d[len++] = ' ';
+		memcpy(d + len, w, wl + 1);
+		len += wl;
+	}
+	return 0;
+}
+
+/* MPIPREDICT_PARAMS=... among a command's leading words (an `export`
+ * line, or an assignment before the launcher): its value, split on
+ * blanks, replaces the declared parameters. */
+static int env_params(const struct toks *t, mpp_script_job *job, size_t lineno,
+		      char *err, size_t errlen)
+{
+	static const char var[] = "MPIPREDICT_PARAMS=";
+	for (size_t k = 0; k < t->n && t->v[k].kind == T_WORD; k++) {
+		const char *w = t->v[k].text;
+		if (strcmp(w, "export") == 0 || strcmp(w, "declare") == 0 ||
+		    strcmp(w, "-x") == 0)
+			continue;
+		if (!is_assignment(w))
+			break;
+		if (strncmp(w, var, sizeof var - 1) != 0)
+			continue;
+		char *copy = strdup(w + sizeof var - 1), *save = NULL;
+		char *words[64];
+		size_t n = 0;
+		if (copy == NULL)
+			return MPP_ENOMEM;
+		for (char *tok = strtok_r(copy, " \t", &save); tok && n < 64;
+		     tok = strtok_r(NULL, " \t", &save))
+			words[n++] = tok;
+		int rc = declare(job, words, n, 1, lineno, err, errlen);
+		free(copy);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* A directive line "#SBATCH ..." or "#MPIPREDICT ...". */
 static int directive(const char *line, mpp_script_job *job,
-		     struct counts *sbatch, struct toks *t)
+		     struct counts *sbatch, struct toks *t, size_t lineno,
+		     char *err, size_t errlen)
 {
 	const char *p = line + strspn(line, " \t");
 	int is_sbatch =
@@ -641,6 +710,8 @@ static int directive(const char *line, mpp_script_job *job,
 	if (is_sbatch) {
 		size_t i = 0;
 		skip_options(words, n, &i, 1, sbatch);
+	} else if (n > 0 && strcmp(words[0], "param") == 0) {
+		rc = declare(job, words + 1, n - 1, 0, lineno, err, errlen);
 	} else {
 		for (size_t k = 0; k < n; k++)
 			if (strncmp(words[k], "app=", 4) == 0 &&
@@ -707,7 +778,8 @@ int mpp_script_parse(const char *text, size_t len, mpp_script_job *job,
 		}
 		const char *p = line.s + strspn(line.s, " \t");
 		if (*p == '#') {
-			rc = directive(p, job, &sbatch, &t);
+			rc = directive(p, job, &sbatch, &t, first_line, err,
+				       errlen);
 			continue;
 		}
 		if (found)
@@ -734,6 +806,9 @@ int mpp_script_parse(const char *text, size_t len, mpp_script_job *job,
 			}
 			continue;
 		}
+		rc = env_params(&t, job, first_line, err, errlen);
+		if (rc)
+			break;
 		int r = scan_commands(&t, job, &launch, &heredoc);
 		if (r < 0) {
 			rc = -r;
@@ -768,6 +843,7 @@ void mpp_script_job_free(mpp_script_job *job)
 	for (size_t k = 0; k < job->argc && job->argv; k++)
 		free(job->argv[k]);
 	free(job->argv);
+	free(job->declared);
 	memset(job, 0, sizeof *job);
 	job->ntasks = job->nnodes = -1;
 }

@@ -90,6 +90,21 @@ static mpp_model *sample_model(double intercept)
 	return m;
 }
 
+/* Turns a version 6 store into a version 5 one (the test of migrations). */
+#define DROP_V6                                                                \
+	"ALTER TABLE models DROP COLUMN params_law; "                          \
+	"ALTER TABLE models DROP COLUMN law_a; "                               \
+	"ALTER TABLE models DROP COLUMN law_b; "                               \
+	"ALTER TABLE models DROP COLUMN law_log_c; "                           \
+	"ALTER TABLE models DROP COLUMN law_cv_mape; "                         \
+	"ALTER TABLE models DROP COLUMN xlo; "                                 \
+	"ALTER TABLE models DROP COLUMN xhi; "                                 \
+	"DROP TABLE law_vars; DROP TABLE param_ranges; "
+/* ... and a version 3 one (before the jobs table). */
+#define DROP_V4                                                                \
+	"DROP TABLE jobs; DROP INDEX predictions_job; "                        \
+	"DROP INDEX predictions_user_at; "
+
 int main(void)
 {
 	char err[256];
@@ -244,23 +259,24 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* Version 2 (before the parameters path's own fit) and version 1
+	/* Version 5 (before the run-time law and the parameter ranges),
+	 * version 2 (before the parameters path's own fit) and version 1
 	 * (before param_models.zero_serial) stores are migrated on open and
-	 * their models load, without a parameters-path fit. */
+	 * their models load, without a parameters-path fit, a law or
+	 * ranges. */
 	static const char *const older[][2] = {
-	    {"v2.db", "DROP TABLE jobs; DROP INDEX predictions_job; "
-		      "DROP INDEX predictions_user_at; "
-		      "ALTER TABLE models DROP COLUMN pintercept; "
-		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
-		      "PRAGMA user_version = 2"},
-	    {"v1.db", "DROP TABLE jobs; DROP INDEX predictions_job; "
-		      "DROP INDEX predictions_user_at; "
-		      "ALTER TABLE models DROP COLUMN pintercept; "
-		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
-		      "ALTER TABLE param_models DROP COLUMN zero_serial; "
-		      "PRAGMA user_version = 1"},
+	    {"v5.db", DROP_V6 "PRAGMA user_version = 5"},
+	    {"v2.db",
+	     DROP_V6 DROP_V4 "ALTER TABLE models DROP COLUMN pintercept; "
+			     "ALTER TABLE model_terms DROP COLUMN pcoef; "
+			     "PRAGMA user_version = 2"},
+	    {"v1.db", DROP_V6 DROP_V4
+	     "ALTER TABLE models DROP COLUMN pintercept; "
+	     "ALTER TABLE model_terms DROP COLUMN pcoef; "
+	     "ALTER TABLE param_models DROP COLUMN zero_serial; "
+	     "PRAGMA user_version = 1"},
 	};
-	for (int v = 0; v < 2; v++) {
+	for (int v = 0; v < 3; v++) {
 		char copy[64];
 		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
 		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
@@ -279,7 +295,8 @@ int main(void)
 		if (mpp_store_load_active(s, "jacobi", &got, err,
 					  sizeof(err)) ||
 		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
-		    got->pcoef || got->intercept != 0.5)
+		    (v > 0 && got->pcoef) || got->has_law || got->nranges ||
+		    got->intercept != 0.5)
 			FAIL("expected the model of %s to load, migrated",
 			     older[v][0]);
 		mpp_model_free(got);

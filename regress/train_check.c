@@ -1,0 +1,183 @@
+/*
+ * train_check.c: what a user will see, measured by training again on
+ * parts of the runs (the whole procedure: selection, target, fit, the
+ * choice of the parameters path). Two checks, after the model is built:
+ *
+ *   nested cross-validation: for each fold, a training on the other folds
+ *   predicts the fold from its features and from its parameters; the
+ *   pooled errors replace the model's cv_mape and cv_mape_params (the
+ *   inner ones chose the target and fit on the same folds that measured
+ *   them, so they lean optimistic; they stay in the report);
+ *
+ *   extrapolation: a training on all runs but the longest fifth predicts
+ *   those from their parameters; the ratios actual / predicted widen the
+ *   parameters path's interval into the one an extrapolated answer gets
+ *   (model xlo, xhi).
+ *
+ * They cost K + 1 trainings, so they run when the runs times the feature
+ * columns are at most CHECK_MAX_CELLS; otherwise the inner errors stand
+ * and the extrapolation factors widen the interval by the parameters
+ * path's CV error. Not for the steps of a training (train.c).
+ */
+#include "regress/train_data.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_MAX_CELLS 2000000.0
+
+struct sub {
+	size_t *rows;
+	size_t n;
+};
+
+static int train_on(const mpp_runs *rs, const struct sub *s,
+		    const mpp_train_opts *o, mpp_model **out)
+{
+	mpp_train_opts io = *o;
+	mpp_train_report rep;
+	char err[256];
+
+	io.inner = 1;
+	io.progress = NULL;
+	int rc = mpp_train(rs, s->rows, s->n, &io, out, &rep, err, sizeof(err));
+	mpp_train_report_free(&rep);
+	return rc;
+}
+
+/* Relative error (percent) of one answer; a refused one counts 100 %. */
+static double err_of(int rc, const mpp_prediction *p, double y)
+{
+	return rc == MPP_OK ? 100 * fabs(p->runtime_s - y) / y : 100;
+}
+
+static int predict_features(const mpp_model *m, const mpp_runs *rs, size_t row,
+			    mpp_prediction *p)
+{
+	const mpp_run *run = &rs->runs[row];
+	mpp_kv *kv = malloc((rs->nfeatures + 1) * sizeof(*kv));
+	size_t n = 0;
+
+	if (!kv)
+		return MPP_ENOMEM;
+	for (size_t f = 0; f < rs->nfeatures; f++)
+		if (!isnan(run->values[f])) {
+			kv[n].name = rs->features[f];
+			kv[n++].value = run->values[f];
+		}
+	int rc = mpp_model_predict_features(m, kv, n, p, NULL, 0);
+	free(kv);
+	return rc;
+}
+
+static int nested(const struct data *d, const mpp_runs *rs,
+		  const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep)
+{
+	struct sub s = {malloc(d->m * sizeof(size_t)), 0};
+	double ef = 0, ep = 0;
+	int rc = s.rows ? MPP_OK : MPP_ENOMEM;
+
+	for (size_t f = 0; rc == MPP_OK && f < d->K; f++) {
+		mpp_model *sm = NULL;
+		s.n = 0;
+		for (size_t r = 0; r < d->m; r++)
+			if (in_train(d, f, r))
+				s.rows[s.n++] = d->row[r];
+		rc = train_on(rs, &s, o, &sm);
+		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++) {
+			mpp_prediction p;
+			int prc = MPP_EINVAL;
+			if (rc == MPP_OK)
+				prc = predict_features(sm, rs, d->row[r], &p);
+			if (prc == MPP_ENOMEM) {
+				mpp_model_free(sm);
+				free(s.rows);
+				return prc;
+			}
+			ef += err_of(prc, &p, d->y[r]);
+			if (rc == MPP_OK)
+				prc = mpp_model_predict_params(
+				    sm, &d->params[r], &p, NULL, 0);
+			ep += err_of(prc, &p, d->y[r]);
+		}
+		mpp_model_free(sm);
+		/* A fold too small to train on counts its runs as refused. */
+		if (rc == MPP_EINVAL)
+			rc = MPP_OK;
+	}
+	free(s.rows);
+	if (rc)
+		return rc;
+	rep->cv_mape_inner = m->cv_mape;
+	rep->cv_mape_params_inner = m->cv_mape_params;
+	m->cv_mape = ef / (double)d->m;
+	m->cv_mape_params = ep / (double)d->m;
+	rep->nested = 1;
+	return MPP_OK;
+}
+
+static int cmp_desc_y(const void *a, const void *b, void *ctx)
+{
+	const double *y = ctx;
+	double x = y[*(const size_t *)a], z = y[*(const size_t *)b];
+	return (x < z) - (x > z);
+}
+
+static int extrapolation(const struct data *d, const mpp_runs *rs,
+			 const mpp_train_opts *o, mpp_model *m,
+			 mpp_train_report *rep)
+{
+	size_t nx = d->m / 5 ? d->m / 5 : 1;
+	size_t *pos = malloc(d->m * sizeof(*pos));
+	struct sub s = {malloc(d->m * sizeof(size_t)), 0};
+	mpp_model *sm = NULL;
+	int rc = pos && s.rows ? MPP_OK : MPP_ENOMEM;
+
+	m->xlo = m->prel_lo;
+	m->xhi = m->prel_hi;
+	for (size_t r = 0; rc == MPP_OK && r < d->m; r++)
+		pos[r] = r;
+	if (rc == MPP_OK)
+		qsort_r(pos, d->m, sizeof(*pos), cmp_desc_y, d->y);
+	for (size_t i = nx; rc == MPP_OK && i < d->m; i++)
+		s.rows[s.n++] = d->row[pos[i]];
+	if (rc == MPP_OK && s.n >= 5 && train_on(rs, &s, o, &sm) == MPP_OK) {
+		for (size_t i = 0; i < nx; i++) {
+			mpp_prediction p;
+			if (mpp_model_predict_params(sm, &d->params[pos[i]], &p,
+						     NULL, 0))
+				continue;
+			double ratio = d->y[pos[i]] / p.runtime_s;
+			m->xlo = fmin(m->xlo, ratio);
+			m->xhi = fmax(m->xhi, ratio);
+			rep->nextrap_checked++;
+		}
+	}
+	mpp_model_free(sm);
+	free(pos);
+	free(s.rows);
+	return rc;
+}
+
+int mpp_tr_check(const struct data *d, const mpp_runs *rs,
+		 const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep)
+{
+	int rc = MPP_OK;
+
+	rep->cv_mape_inner = m->cv_mape;
+	rep->cv_mape_params_inner = m->cv_mape_params;
+	if ((double)d->m * (double)d->k <= CHECK_MAX_CELLS) {
+		rc = nested(d, rs, o, m, rep);
+		if (rc == MPP_OK)
+			rc = extrapolation(d, rs, o, m, rep);
+	}
+	if (rc == MPP_OK && rep->nextrap_checked == 0) {
+		/* Not checked: widen by the parameters path's CV error. */
+		double e = isfinite(m->cv_mape_params) ? m->cv_mape_params
+			   : isfinite(m->cv_mape)      ? m->cv_mape
+						       : 100;
+		m->xlo = m->prel_lo / (1 + e / 100);
+		m->xhi = m->prel_hi * (1 + e / 100);
+	}
+	return rc;
+}
