@@ -11,16 +11,24 @@
 SLURM_PLUGIN := $(BUILD)/lib/slurm/job_submit_mpipredict.so
 CONTRIB_LIBS := $(shell pkg-config --libs libcurl jansson)
 
+# One idea per file (see job_submit_mpipredict.c); hidden visibility, so
+# that only the symbols slurmctld looks up are exported and no function of
+# the plugin can bind to one of slurmctld's of the same name.
+PLUGIN_SRC := $(addprefix contrib/slurm/,job_submit_mpipredict.c config.c \
+	pin.c request.c client.c breaker.c policy.c)
+PLUGIN_HDR := $(addprefix contrib/slurm/,slurm_api.h config.h pin.h \
+	request.h client.h breaker.h policy.h)
 $(OBJ)/contrib/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags libcurl jansson)
+$(OBJ)/contrib/slurm/%.o: CFLAGS += -fvisibility=hidden
 
-$(SLURM_PLUGIN): $(OBJ)/contrib/slurm/job_submit_mpipredict.o
+$(SLURM_PLUGIN): $(PLUGIN_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,now $(LDFLAGS) $^ -o $@ $(CONTRIB_LIBS) -lm -lpthread
 
 LIBRARIES += $(SLURM_PLUGIN)
 SHARE += contrib/slurm/mpipredict.conf contrib/mpipredictd.service \
 	 contrib/examples
-FORMAT_SRC += contrib/slurm/job_submit_mpipredict.c
+FORMAT_SRC += $(PLUGIN_SRC) $(PLUGIN_HDR)
 
 .PHONY: contrib
 contrib: $(SLURM_PLUGIN)

@@ -16,6 +16,8 @@
 #include "server/cache.h"
 #include "server/hist.h"
 
+struct mpp_ui;
+
 typedef struct mpp_api {
 	mpp_cache *cache;
 	mpp_audit *audit;
@@ -23,6 +25,7 @@ typedef struct mpp_api {
 	const char *token;    /* NULL: write endpoints refuse everyone */
 	size_t max_features;  /* more in one request is a 400 */
 	mpp_histsvc *history; /* NULL: no history predictions (hist.h) */
+	struct mpp_ui *ui;    /* the staff page (ui.h); NULL: not served */
 } mpp_api;
 
 typedef struct mpp_reply {

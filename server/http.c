@@ -46,6 +46,7 @@
 #include "server/ingest.h"
 #include "server/log.h"
 #include "server/metrics.h"
+#include "server/ui.h"
 
 struct conn {
 	struct conn *prev, *next;
@@ -230,6 +231,17 @@ static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
 	case MPP_EP_MODEL:
 		mpp_api_model(h->api, url + strlen("/v1/models/"), &r);
 		break;
+	case MPP_EP_UI:
+		mpp_ui_answer(
+		    h->api->ui, url,
+		    MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+						"app"),
+		    mpp_api_check_token(
+			h->api, MHD_lookup_connection_value(
+				    c, MHD_HEADER_KIND,
+				    MHD_HTTP_HEADER_AUTHORIZATION)) == 0,
+		    &r);
+		break;
 	default:
 		mpp_api_metrics(&r);
 		break;
@@ -289,7 +301,11 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 				  const char *method)
 {
 	int want;
-	q->ep = mpp_api_route(url, &want);
+	if (h->api->ui != NULL && mpp_ui_path(url)) {
+		q->ep = MPP_EP_UI;
+		want = MPP_GET;
+	} else
+		q->ep = mpp_api_route(url, &want);
 	if (q->nul_in_uri)
 		return send_error(c, q, 400,
 				  "path: contains a NUL byte (%%00)");

@@ -24,6 +24,7 @@
 #include "server/hist.h"
 #include "server/keeper.h"
 #include "server/log.h"
+#include "server/ui.h"
 
 static const char usage[] =
     "usage: mpipredictd --db FILE [options]\n"
@@ -61,6 +62,11 @@ static const char usage[] =
     "                         (default ours)\n"
     "  --history-max-keys N   rebuild the history from the store past N\n"
     "                         users and finer keys (default 262144)\n"
+    "  --ui-users yes|no      user names on the staff page (GET /) without\n"
+    "                         the token (default: yes when listening on\n"
+    "                         loopback only)\n"
+    "  --ui-refresh MS        rebuild the page's data when the store\n"
+    "                         changed, checked every MS (default 1000)\n"
     "  --log-level L          error, warn, info (a line per request) or\n"
     "                         debug (default warn)\n"
     "  --help, --version\n";
@@ -71,10 +77,11 @@ struct options {
 	unsigned long idle_timeout, request_timeout, start_timeout;
 	unsigned long max_per_ip, keep_rows, keep_days;
 	unsigned long audit_interval, audit_batch, audit_queue;
-	unsigned long reload_interval;
+	unsigned long reload_interval, ui_refresh;
 	int log_level;
 	int history; /* history.h method, -1 off */
 	unsigned long history_max_keys;
+	int ui_users; /* -1: by the listen address */
 };
 
 /* A whole number in [lo, hi] for option `name`; exits 1 otherwise. */
@@ -119,6 +126,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_KEEP_DAYS,
 		O_HISTORY,
 		O_HISTORY_KEYS,
+		O_UI_USERS,
+		O_UI_REFRESH,
 		O_HELP,
 		O_VERSION
 	};
@@ -144,6 +153,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
 	    {"history", required_argument, NULL, O_HISTORY},
 	    {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
+	    {"ui-users", required_argument, NULL, O_UI_USERS},
+	    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {NULL, 0, NULL, 0},
@@ -166,6 +177,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .log_level = MPP_LOG_WARN,
 	    .history = MPP_HIST_OURS,
 	    .history_max_keys = 1 << 18,
+	    .ui_refresh = 1000,
+	    .ui_users = -1,
 	};
 	opterr = 0;
 	int c;
@@ -264,6 +277,20 @@ static void parse_options(int argc, char **argv, struct options *o)
 				exit(1);
 			}
 			break;
+		case O_UI_USERS:
+			if (strcmp(optarg, "yes") && strcmp(optarg, "no")) {
+				fprintf(stderr,
+					"mpipredictd: --ui-users: expected yes "
+					"or no, got '%s'\n",
+					optarg);
+				exit(1);
+			}
+			o->ui_users = strcmp(optarg, "yes") == 0;
+			break;
+		case O_UI_REFRESH:
+			o->ui_refresh =
+			    number("ui-refresh", optarg, 10, 3600000);
+			break;
 		case O_HELP:
 			fputs(usage, stdout);
 			exit(0);
@@ -344,6 +371,15 @@ static void raise_fd_limit(unsigned long conns)
 			(unsigned long long)rl.rlim_cur, conns);
 }
 
+/* Whether --listen names a loopback address only (127.0.0.0/8, ::1,
+ * localhost): then only local users can read the page. */
+static int loopback(const char *listen)
+{
+	return strncmp(listen, "127.", 4) == 0 ||
+	       strncmp(listen, "localhost:", 10) == 0 ||
+	       strncmp(listen, "[::1]:", 6) == 0;
+}
+
 static int write_port_file(const char *path, unsigned port)
 {
 	char tmp[PATH_MAX];
@@ -379,6 +415,7 @@ int main(int argc, char **argv)
 	mpp_http *http = NULL;
 	mpp_keeper *keeper = NULL;
 	mpp_histsvc *history = NULL;
+	mpp_ui ui = {0};
 	mpp_cache cache;
 	mpp_audit *audit = mpp_audit_new(o.audit_queue, o.audit_batch);
 	if (audit == NULL) {
@@ -409,7 +446,16 @@ int main(int argc, char **argv)
 	}
 	if (history)
 		mpp_keeper_set_history(keeper, history);
+	/* After the keeper, which creates the store: the page reads it. */
+	if (mpp_ui_store_start(o.db, (int)o.ui_refresh, &ui.store, err,
+			       sizeof err) != 0) {
+		fprintf(stderr, "mpipredictd: page: %s\n", err);
+		status = 2;
+		goto out;
+	}
+	ui.users_shown = o.ui_users >= 0 ? o.ui_users : loopback(o.listen);
 	mpp_api api = {
+	    .ui = &ui,
 	    .cache = &cache,
 	    .audit = audit,
 	    .db_path = o.db,
@@ -453,6 +499,7 @@ out:
 	 * models nobody can use any more. */
 	if (http)
 		mpp_http_stop(http);
+	mpp_ui_store_stop(ui.store);
 	if (keeper && mpp_keeper_stop(keeper) != 0) {
 		/* The store thread is stuck in SQLite and still uses the queue
 		 * and the cache: leave them to the exit. */

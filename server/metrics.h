@@ -18,6 +18,7 @@ enum mpp_endpoint {
 	MPP_EP_MODEL, /* /v1/models/{app} */
 	MPP_EP_RUNS,
 	MPP_EP_METRICS,
+	MPP_EP_UI,    /* the staff page, ui.h */
 	MPP_EP_OTHER, /* unknown paths */
 	MPP_EP_COUNT
 };

@@ -8,10 +8,10 @@
 # and their *_LDLIBS come from regress/module.mk and schema/module.mk.
 
 SERVER_SRC := log.c metrics.c strmap.c utf8.c script.c cache.c request.c audit.c \
-	keeper.c ingest.c api.c http.c hist.c
+	keeper.c ingest.c api.c http.c hist.c ui_data.c ui_svg.c ui.c
 SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o))
 SERVER_A := $(OBJ)/server/libmppserver.a
-SERVER_PKGS := libmicrohttpd yajl
+SERVER_PKGS := libmicrohttpd yajl sqlite3
 SERVER_LDLIBS := $(shell pkg-config --libs $(SERVER_PKGS)) -lpthread -lm
 SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB) $(HISTORY_LIB)
 SERVER_ALL_LDLIBS = $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(SERVER_LDLIBS)

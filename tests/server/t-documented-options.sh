@@ -14,6 +14,7 @@ declare -A sample=(
 	[--history]=tsafrir [--history-max-keys]=1000
 	[--start-timeout]=2 [--max-connections-per-ip]=32
 	[--audit-keep-rows]=1000 [--audit-keep-days]=30
+	[--ui-users]=no [--ui-refresh]=500
 )
 echo t0ken >token
 documented=$( {
