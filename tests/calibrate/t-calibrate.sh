@@ -76,7 +76,7 @@ mpipredict-calibrate --levels cmp,disk 2>err.txt
 rc=$?
 [ $rc = 1 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q -- '--levels cmp,disk' err.txt ||
 	fail "expected exit 1 and one line naming --levels, got $rc: $(cat err.txt)"
-sqlite3 empty.db 'PRAGMA user_version = 5; CREATE TABLE machine_profiles (id INTEGER PRIMARY KEY, machine TEXT NOT NULL, created_at TEXT NOT NULL, profile TEXT NOT NULL);'
+sqlite3 empty.db <"$MPP_SRC/schema/schema.sql" # the current schema, no profile stored
 mpipredict-calibrate --show --db empty.db 2>err.txt
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q 'no machine profile' err.txt ||
