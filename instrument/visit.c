@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "instrument/codegen.h"
+#include "instrument/trip.h"
 
 #define MPP_MPI(name, ret, kind, params, args, acct) #name,
 static const char *mpi_names[] = {
@@ -155,7 +156,8 @@ struct ctx {
 	const char *display;
 	char *line_name; /* display as a C string literal, for #line */
 	struct mpp_plan *plan;
-	char *func; /* the function being walked */
+	char *func;  /* the function being walked */
+	CXCursor fn; /* its cursor */
 	CXCursor *stack;
 	size_t nstack, capstack;
 	struct keyset used;
@@ -457,8 +459,9 @@ static int block_insert_point(struct ctx *x, CXCursor body, size_t *pos)
 
 /* Counts executions of `body`, the body of a loop or a branch of an if
  * whose keyword is at kw (expansion offset). `limit`: the body's edits
- * must end at or before it (the start of the next statement). */
-static void count_body(struct ctx *x, size_t kw, CXCursor body,
+ * must end at or before it (the start of the next statement). Returns
+ * the counter's slot, or -1 when not counted (a note says why). */
+static long count_body(struct ctx *x, size_t kw, CXCursor body,
 		       enum mpp_counter_kind kind, const char *stmt,
 		       unsigned depth, size_t limit)
 {
@@ -471,38 +474,38 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 				 "%s of %s: its braces or first "
 				 "declarations come from macro %s",
 				 kind_word(kind), stmt, mac);
-			return;
+			return -1;
 		}
 		long k = new_counter(x, kind, kw, stmt);
 		if (k < 0)
-			return;
+			return -1;
 		snprintf(buf, sizeof(buf), "__mpp_c_%s[%ld]++;", x->id, k);
 		add_inc_edit(x, k, s, depth, buf);
-		return;
+		return k;
 	}
 	if (clean_start(x, body, &s) < 0 || s <= kw) {
 		macro_name(x, kw, mac, sizeof(mac));
 		add_note(x, kw, "%s of %s inside macro %s", kind_word(kind),
 			 stmt, mac);
-		return;
+		return -1;
 	}
 	if (stmt_end(x, body, &e) < 0 || mpp_tu_macro_inside(x->t, e) >= 0) {
 		add_note(x, s,
 			 "%s of %s: cannot find where it ends outside "
 			 "a macro",
 			 kind_word(kind), stmt);
-		return;
+		return -1;
 	}
 	if (e > limit) {
 		add_note(x, s,
 			 "%s of %s is a macro that expands to several "
 			 "statements",
 			 kind_word(kind), stmt);
-		return;
+		return -1;
 	}
 	long k = new_counter(x, kind, kw, stmt);
 	if (k < 0)
-		return;
+		return -1;
 	size_t open = mpp_source_directives_before(x->src, s);
 	if (open != s || x->src->text[s] == '#') {
 		/* `#pragma omp for` and friends must stay right before
@@ -517,6 +520,7 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 	}
 	add_inc_edit(x, k, open, depth, buf);
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "}");
+	return k;
 }
 
 /* `else if (c)`: count the else-branch through the condition,
@@ -728,6 +732,47 @@ static int region_pragma_within(const struct ctx *x, size_t begin, size_t end)
 	return 0;
 }
 
+static void set_text(struct ctx *x, size_t edit, char *text)
+{
+	if (!text) {
+		x->oom = 1;
+		return;
+	}
+	free(x->plan->edits.v[edit].text);
+	x->plan->edits.v[edit].text = text;
+}
+
+/* A canonical for loop (trip.h) gets its count added once, in its init,
+ * instead of counting every iteration: counter slot k's increment in the
+ * body goes, and the init's addition becomes the edit a host turns into
+ * its local. */
+static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
+{
+	char counter[64], tmp[32], inc[80], *text = NULL, *nt = NULL;
+	size_t pos;
+	snprintf(counter, sizeof(counter), "__mpp_c_%s[%ld]", x->id, k);
+	snprintf(tmp, sizeof(tmp), "__mpp_t%ld", k);
+	int r =
+	    mpp_trip_plan(x->t, x->src, loop, x->fn, counter, tmp, &pos, &text);
+	if (r != 0) {
+		x->oom |= r < 0;
+		return;
+	}
+	size_t body_edit = x->inc_edit[k];
+	const char *old = x->plan->edits.v[body_edit].text;
+	snprintf(inc, sizeof(inc), "%s++;", counter);
+	const char *at = strstr(old, inc);
+	if (at && asprintf(&nt, "%.*s%s", (int)(at - old), old,
+			   at + strlen(inc)) >= 0) {
+		set_text(x, body_edit, nt);
+		x->inc_edit[k] = x->plan->edits.n;
+		add_edit(x, pos, MPP_EDIT_CLOSE, depth, text);
+	} else if (at) {
+		x->oom = 1;
+	}
+	free(text);
+}
+
 /* Marks the innermost loop being walked as unable to host. */
 static void unclean(struct ctx *x)
 {
@@ -741,13 +786,22 @@ static void unclean(struct ctx *x)
  * the pragma opens a region (region_pragma, checked in end_frame): a
  * `#pragma omp simd` or an `#if` block before an inner loop once kept the
  * whole nest's counters in memory (+38 % instructions on a stencil). */
+static int loop_guarded(const struct ctx *x, size_t kw);
 static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 {
-	const struct mpp_tu *t = x->t;
 	size_t s;
 	if (clean_start(x, loop, &s) < 0 || s != kw ||
-	    mpp_tu_expansion_at(t, kw) >= 0)
+	    mpp_tu_expansion_at(x->t, kw) >= 0)
 		return 0; /* a macro might declare or open more than a loop */
+	return !loop_guarded(x, kw);
+}
+
+/* True if a pragma or a macro (which may hold one) stands right before
+ * the loop keyword at kw: the loop must stay as it is written there (an
+ * OpenMP loop's init must stay `var = lb`). */
+static int loop_guarded(const struct ctx *x, size_t kw)
+{
+	const struct mpp_tu *t = x->t;
 	size_t d = mpp_source_directives_before(x->src, kw);
 	long p = mpp_tu_pragma_before(t, kw);
 	long m = mpp_tu_expansion_before(t, kw);
@@ -759,8 +813,8 @@ static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 	    (p >= 0 && t->pragmas[p].end <= kw &&
 	     mpp_source_next_code(x->src, t->pragmas[p].end) == kw) ||
 	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw))
-		return 0;
-	return 1;
+		return 1;
+	return 0;
 }
 
 /* True if the declaration d is written with `_Noreturn` (or `noreturn`
@@ -789,7 +843,7 @@ static int noreturn_specifier(CXTranslationUnit tu, CXCursor d)
 /* What a call does to a host: 0 nothing, 1 it may not return (or ends the
  * counting: MPI_Finalize), so the locals are flushed before it, 2 it may
  * return twice (setjmp), which no host may hold. */
-static int call_effect(CXTranslationUnit tu, CXCursor call)
+int mpp_call_effect(CXTranslationUnit tu, CXCursor call)
 {
 	static const char *const leaving[] = {
 	    "exit",         "_exit",        "_Exit",     "quick_exit",
@@ -868,16 +922,6 @@ static void add_leave(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	l->reset = reset;
 	add_edit(x, s, MPP_EDIT_OPEN, depth, "");
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "");
-}
-
-static void set_text(struct ctx *x, size_t edit, char *text)
-{
-	if (!text) {
-		x->oom = 1;
-		return;
-	}
-	free(x->plan->edits.v[edit].text);
-	x->plan->edits.v[edit].text = text;
 }
 
 /* The texts a host adds: `which` 'd' its wrapper's opening with the
@@ -1042,8 +1086,11 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 				 stmt);
 			inner = levels - 1;
 		} else {
-			count_body(x, kw, x->stack[body], MPP_LOOP, stmt, depth,
-				   limit);
+			long slot = count_body(x, kw, x->stack[body], MPP_LOOP,
+					       stmt, depth, limit);
+			if (slot >= 0 && k == CXCursor_ForStmt && !bare &&
+			    !loop_guarded(x, kw))
+				derive_trip(x, c, slot, depth);
 		}
 		body -= at;
 		break;
@@ -1068,7 +1115,7 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_CallExpr:
 		tag_call(x, c, depth);
 		if (x->nframes) {
-			int eff = call_effect(x->t->tu, c);
+			int eff = mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
 			else if (eff)
@@ -1159,6 +1206,7 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 		x->oom = 1;
 		return CXChildVisit_Break;
 	}
+	x->fn = c;
 	walk(x, c, 2, x->src->len, 0, 0, 0);
 	finish_hosts(x);
 	free(x->func);
