@@ -65,7 +65,7 @@ row() { # label "ir args" "wall args": one line
 	w=$(wall $n ${3#* })
 	awk -v l="$label" -v o="$o" -v i="$i" -v w="$w" 'BEGIN {
 		split(w, t, " ")
-		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f\n", l, o, i, i / o, t[1], t[2], t[1] > 0 ? t[2] / t[1] : 0 }'
+		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0) }'
 	awk -v o="$o" -v i="$i" 'BEGIN { printf "%.6f\n", i / o }' >>ratios.txt
 }
 row "stencil (#if before inner)" "shapes stencil 300 40" "shapes stencil 1000 100"
