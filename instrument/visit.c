@@ -142,6 +142,20 @@ struct leave {
 	int reset;
 };
 
+/* An if statement at keyword kw run exactly once per execution of the
+ * loop body counted by slot `body`: a direct child of the body's braces
+ * with nothing before it that can jump (mark_entered). */
+struct entered {
+	size_t kw, body;
+};
+
+/* Flow conservation: the else counter `e` of such an if is entries -
+ * then, `body` - `then`; a host holding all three computes it at its
+ * flushes instead of counting it. */
+struct derive {
+	size_t e, body, then;
+};
+
 /* A loop chosen to host: counter slots [c0, c1), leaves [l0, l1). */
 struct host {
 	size_t kw, end;
@@ -169,6 +183,12 @@ struct ctx {
 	size_t nleaves, capleaves;
 	struct host *hosts;
 	size_t nhosts, caphosts;
+	struct entered *entered; /* ifs run once per iteration of a loop */
+	size_t nentered, capentered;
+	struct derive *derives;
+	size_t nderives, capderives;
+	long *derived; /* counter slot -> its derive, or -1 (finish_hosts) */
+	size_t capderived;
 	int oom;
 };
 
@@ -525,7 +545,7 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 
 /* `else if (c)`: count the else-branch through the condition,
  * `else if ((counter++, c))`, so that long chains do not nest blocks. */
-static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
+static long count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 			  unsigned depth)
 {
 	size_t ikw, cs, ce;
@@ -539,15 +559,16 @@ static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 	x->nstack = at;
 	if (!ok) {
 		add_note(x, kw, "else-branch of if: its if comes from a macro");
-		return;
+		return -1;
 	}
 	long k = new_counter(x, MPP_ELSE, kw, "if");
 	if (k < 0)
-		return;
+		return -1;
 	char buf[96];
 	snprintf(buf, sizeof(buf), "(__mpp_c_%s[%ld]++, ", x->id, k);
 	add_inc_edit(x, k, cs, depth, buf);
 	add_edit(x, ce, MPP_EDIT_CLOSE, depth, ")");
+	return k;
 }
 
 /* Tags a call of an MPI function: `MPI_X(args)` becomes
@@ -773,6 +794,68 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 	free(text);
 }
 
+static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	(void)parent;
+	int *found = data;
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_BreakStmt:
+	case CXCursor_ContinueStmt:
+	case CXCursor_ReturnStmt:
+	case CXCursor_GotoStmt:
+	case CXCursor_IndirectGotoStmt:
+	case CXCursor_LabelStmt:
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+	case CXCursor_AsmStmt:
+		*found = 1;
+		break;
+	case CXCursor_CallExpr:
+		if (mpp_call_effect(clang_Cursor_getTranslationUnit(c), c))
+			*found = 1;
+		break;
+	default:
+		break;
+	}
+	return *found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Records the if statements of a loop body (braces) that every iteration
+ * reaches: those before which no statement of the body can jump. */
+static void mark_entered(struct ctx *x, CXCursor body, long slot)
+{
+	if (clang_getCursorKind(body) != CXCursor_CompoundStmt)
+		return;
+	size_t at = x->nstack, n = push_children(x, body);
+	for (size_t i = 0; i < n && !x->oom; i++) {
+		CXCursor st = x->stack[at + i];
+		size_t kw;
+		int jump = 0;
+		if (clang_getCursorKind(st) == CXCursor_IfStmt &&
+		    exp_off(x, clang_getCursorLocation(st), &kw) == 0 &&
+		    !grow(x, (void **)&x->entered, x->nentered, &x->capentered,
+			  sizeof(*x->entered)))
+			x->entered[x->nentered++] =
+			    (struct entered){kw, (size_t)slot};
+		find_jump(st, body, &jump);
+		if (!jump)
+			clang_visitChildren(st, find_jump, &jump);
+		if (jump)
+			break;
+	}
+	x->nstack = at;
+}
+
+/* The loop body slot an if at kw runs once per iteration of, or -1. */
+static long entered_with(const struct ctx *x, size_t kw)
+{
+	for (size_t i = x->nentered; i-- > 0;)
+		if (x->entered[i].kw == kw)
+			return (long)x->entered[i].body;
+	return -1;
+}
+
 /* Marks the innermost loop being walked as unable to host. */
 static void unclean(struct ctx *x)
 {
@@ -939,21 +1022,65 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 		return NULL;
 #define PUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
 	if (which == 'd') {
+		const char *sep = "";
 		PUT("{__extension__ unsigned long long ");
-		for (size_t k = h->c0; k < h->c1; k++)
-			PUT("%s__mpp_l%zu = 0", k > h->c0 ? ", " : "", k);
+		for (size_t k = h->c0; k < h->c1; k++) {
+			if (x->derived[k] >= 0)
+				continue;
+			PUT("%s__mpp_l%zu = 0", sep, k);
+			sep = ", ";
+		}
 		PUT("; ");
 	} else {
 		PUT(which == 'e' ? " " : "{");
-		for (size_t k = h->c0; k < h->c1; k++)
-			PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k, k);
+		for (size_t k = h->c0; k < h->c1; k++) {
+			const struct derive *d =
+			    x->derived[k] >= 0 ? &x->derives[x->derived[k]]
+					       : NULL;
+			if (d)
+				PUT("__mpp_c_%s[%zu] += __mpp_l%zu - "
+				    "__mpp_l%zu; ",
+				    x->id, k, d->body, d->then);
+			else
+				PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k,
+				    k);
+		}
 		for (size_t k = h->c0; reset && k < h->c1; k++)
-			PUT("__mpp_l%zu = 0; ", k);
+			if (x->derived[k] < 0)
+				PUT("__mpp_l%zu = 0; ", k);
 		if (which == 'e')
 			PUT("}");
 	}
 #undef PUT
 	return t;
+}
+
+/* Removes counter k's increment from its edit (a derived counter):
+ * `__mpp_c_ID[k]++; ` or the `__mpp_c_ID[k]++, ` of an else-if test. */
+static void drop_increment(struct ctx *x, size_t k)
+{
+	char pat[64], *text;
+	snprintf(pat, sizeof(pat), "__mpp_c_%s[%zu]++", x->id, k);
+	const char *old = x->plan->edits.v[x->inc_edit[k]].text,
+		   *at = strstr(old, pat);
+	if (!at)
+		return;
+	const char *rest = at + strlen(pat);
+	if (*rest == ';' || *rest == ',')
+		rest++;
+	if (*rest == ' ')
+		rest++;
+	if (asprintf(&text, "%.*s%s", (int)(at - old), old, rest) < 0)
+		text = NULL;
+	size_t close = x->inc_edit[k] + 1;
+	if (text && strcmp(text, "(") == 0 && close < x->plan->edits.n &&
+	    strcmp(x->plan->edits.v[close].text, ")") == 0) {
+		/* An else-if's `((test))` would warn (-Wparentheses-equality):
+		 * both parentheses go. */
+		text[0] = 0;
+		set_text(x, close, strdup(""));
+	}
+	set_text(x, x->inc_edit[k], text);
 }
 
 /* Turns the increment of counter k to its local: `__mpp_c_ID[k]` in its
@@ -977,7 +1104,25 @@ static void use_local(struct ctx *x, size_t k)
  * statements that leave; empties the leaves no host holds. */
 static void finish_hosts(struct ctx *x)
 {
-	size_t nl = 0;
+	size_t nl = 0, nc = x->plan->ncounters;
+	if (grow(x, (void **)&x->derived, nc, &x->capderived,
+		 sizeof(*x->derived)) < 0)
+		return;
+	for (size_t k = 0; k < nc; k++)
+		x->derived[k] = -1;
+	for (size_t i = 0; i < x->nhosts; i++) {
+		const struct host *h = &x->hosts[i];
+		for (size_t j = 0; j < x->nderives; j++) {
+			const struct derive *d = &x->derives[j];
+			if (d->e >= h->c0 && d->e < h->c1 && d->body >= h->c0 &&
+			    d->body < h->c1 && d->then >= h->c0 &&
+			    d->then < h->c1 && x->derived[d->body] < 0 &&
+			    x->derived[d->then] < 0 && x->derived[d->e] < 0) {
+				x->derived[d->e] = (long)j;
+				drop_increment(x, d->e);
+			}
+		}
+	}
 	for (size_t i = 0; i < x->nhosts && !x->oom; i++) {
 		const struct host *h = &x->hosts[i];
 		for (size_t k = h->c0; k < h->c1; k++)
@@ -1005,7 +1150,7 @@ static void finish_hosts(struct ctx *x)
 		set_text(x, x->leaves[nl].open, strdup(""));
 		set_text(x, x->leaves[nl].close, strdup(""));
 	}
-	x->nhosts = x->nleaves = 0;
+	x->nhosts = x->nleaves = x->nentered = x->nderives = 0;
 }
 
 /* Done walking loop c (its frame on top): chooses it as a host if it can
@@ -1088,6 +1233,8 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		} else {
 			long slot = count_body(x, kw, x->stack[body], MPP_LOOP,
 					       stmt, depth, limit);
+			if (slot >= 0)
+				mark_entered(x, x->stack[body], slot);
 			if (slot >= 0 && k == CXCursor_ForStmt && !bare &&
 			    !loop_guarded(x, kw))
 				derive_trip(x, c, slot, depth);
@@ -1101,17 +1248,26 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		if (n >= 3)
 			then_limit = min_size(
 			    limit, start_or(x, x->stack[at + 2], limit));
-		count_body(x, kw, x->stack[at + 1], MPP_THEN, "if", depth,
-			   then_limit);
-		if (n >= 3) {
-			CXCursor els = x->stack[at + 2];
-			if (clang_getCursorKind(els) == CXCursor_IfStmt)
-				count_else_if(x, kw, els, depth);
-			else
-				count_body(x, kw, els, MPP_ELSE, "if", depth,
-					   limit);
+		{
+			long kt = count_body(x, kw, x->stack[at + 1], MPP_THEN,
+					     "if", depth, then_limit),
+			     ke = -1;
+			if (n >= 3) {
+				CXCursor els = x->stack[at + 2];
+				if (clang_getCursorKind(els) == CXCursor_IfStmt)
+					ke = count_else_if(x, kw, els, depth);
+				else
+					ke = count_body(x, kw, els, MPP_ELSE,
+							"if", depth, limit);
+			}
+			long kb = entered_with(x, kw);
+			if (kt >= 0 && ke >= 0 && kb >= 0 &&
+			    !grow(x, (void **)&x->derives, x->nderives,
+				  &x->capderives, sizeof(*x->derives)))
+				x->derives[x->nderives++] = (struct derive){
+				    (size_t)ke, (size_t)kb, (size_t)kt};
+			break;
 		}
-		break;
 	case CXCursor_CallExpr:
 		tag_call(x, c, depth);
 		if (x->nframes) {
@@ -1231,5 +1387,8 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	free(x.inc_edit);
 	free(x.leaves);
 	free(x.hosts);
+	free(x.entered);
+	free(x.derives);
+	free(x.derived);
 	return x.oom ? -1 : 0;
 }
