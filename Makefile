@@ -17,6 +17,13 @@ MPP_VERSION := 0.1.0
 
 SANITIZE ?= 0
 WERROR   ?= 0
+# FUZZ=1 (set by `make fuzz`, fuzz/module.mk): clang-14 with libFuzzer's
+# coverage and the sanitizers, in build-fuzz/.
+FUZZ     ?= 0
+ifeq ($(FUZZ),1)
+BUILD ?= build-fuzz
+CC    := clang-14
+endif
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
 else
@@ -39,6 +46,10 @@ OPT       ?= -O2 -g
 SAN_FLAGS :=
 ifeq ($(SANITIZE),1)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+OPT       := -O1 -g
+endif
+ifeq ($(FUZZ),1)
+SAN_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 OPT       := -O1 -g
 endif
 CPPFLAGS  += -D_GNU_SOURCE -DMPP_VERSION=\"$(MPP_VERSION)\" -I.
@@ -67,13 +78,15 @@ all:
 # also compiled with clang in tests), csmith + libcsmith-dev (differential
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
-# inside its save), bsdextrautils (`column` in the demo); for benchmarks
+# inside its save), bsdextrautils (`column` in the demo), libfuzzer-14-dev
+# (`make fuzz`: clang-14's libFuzzer runtime), xz-utils (the KTH-SP2 trace
+# of history/ is shipped xz-compressed); for benchmarks
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
 DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
-        libslurm-dev curl jq xxd gdb bsdextrautils
+        libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear
@@ -118,6 +131,7 @@ $(OBJ)/%.o: %.c
 # could define them.
 REGRESS_LIB := $(OBJ)/regress/libregress.a
 STORE_LIB   := $(OBJ)/schema/libstore.a
+HISTORY_LIB := $(OBJ)/history/libhistory.a
 CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 
 include common/module.mk
@@ -125,9 +139,11 @@ include instrument/module.mk
 include collector/module.mk
 include regress/module.mk
 include schema/module.mk
+include history/module.mk
 include cli/module.mk
 include server/module.mk
 include contrib/module.mk
+include fuzz/module.mk
 include tests/module.mk
 
 all: $(PROGRAMS) $(LIBRARIES)

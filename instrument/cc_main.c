@@ -96,10 +96,17 @@ static int takes_value(const char *a)
 	return 0;
 }
 
+/* C and C++ sources, by the suffixes gcc and clang know. */
 static int is_c_source(const char *a)
 {
+	static const char *const ext[] = {".c",   ".cc", ".cpp", ".cxx",
+					  ".c++", ".C",  ".cp"};
 	size_t n = strlen(a);
-	return a[0] != '-' && n > 2 && strcmp(a + n - 2, ".c") == 0;
+	for (size_t i = 0; a[0] != '-' && i < sizeof(ext) / sizeof(*ext); i++)
+		if (n > strlen(ext[i]) &&
+		    strcmp(a + n - strlen(ext[i]), ext[i]) == 0)
+			return 1;
+	return 0;
 }
 
 static int run(char **argv)

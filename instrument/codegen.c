@@ -100,6 +100,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 {
 	size_t nc = plan->ncounters, ns = plan->nsites;
 	const char *nf = plan->name_file ? plan->name_file : display;
+	/* C++ units reach the runtime's C functions with C linkage. */
+	const char *lk = plan->cxx ? "extern \"C\"" : "extern";
 	char *qname = mpp_quote_c(display);
 	/* The unit's file is the one its feature names hold (mpp_abi.h):
 	 * the runtime tells same-named units apart by it. */
@@ -127,13 +129,13 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__extension__ struct __mpp_site { unsigned long long "
 		"__mpp_calls, __mpp_bytes; int __mpp_fn; }; "
 		"struct __mpp_unit; "
-		"extern void __mpp_tag(struct __mpp_site *) "
+		"%s void __mpp_tag(struct __mpp_site *) "
 		"__attribute__((__weak__)); "
-		"extern void __mpp_register(struct __mpp_unit *) "
+		"%s void __mpp_register(struct __mpp_unit *) "
 		"__attribute__((__weak__)); "
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
 		"static struct __mpp_site __mpp_s_%s[%zu];",
-		id, nc ? nc : 1, id, ns ? ns : 1);
+		lk, lk, id, nc ? nc : 1, id, ns ? ns : 1);
 	fprintf(
 	    out,
 	    " extern char *__mpp_getenv(const char *) __asm__(\"getenv\");"

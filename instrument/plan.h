@@ -36,6 +36,9 @@ struct mpp_plan {
 	/* The file part of feature names (see mpp_feature_file in
 	 * rewrite.h); codegen uses it for the names it writes. */
 	const char *name_file;
+	/* The unit is C++ (visit.c decides from the file name): the prologue
+	 * declares the runtime's symbols extern "C". */
+	int cxx;
 };
 
 void mpp_plan_free(struct mpp_plan *p);

@@ -189,6 +189,7 @@ struct ctx {
 	size_t nderives, capderives;
 	long *derived; /* counter slot -> its derive, or -1 (finish_hosts) */
 	size_t capderived;
+	int cxx; /* a C++ unit: exceptions, lambdas, if-init, range-for */
 	int oom;
 };
 
@@ -458,6 +459,12 @@ static int block_insert_point(struct ctx *x, CXCursor body, size_t *pos)
 	size_t lb;
 	if (clean_start(x, body, &lb) < 0 || x->src->text[lb] != '{')
 		return -1;
+	if (x->cxx) {
+		/* No C89 rule; and a leading declaration that throws must
+		 * not keep the entry from being counted. */
+		*pos = lb + 1;
+		return 0;
+	}
 	size_t p = lb + 1, at = x->nstack, n = push_children(x, body);
 	int ok = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -574,9 +581,35 @@ static long count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 /* Tags a call of an MPI function: `MPI_X(args)` becomes
  * `(__mpp_tag_<id>(&__mpp_s_<id>[k]), MPI_X)(args)`; see codegen.c for
  * why the store is in a function. */
+/* C++ templates: a call with dependent arguments is not resolved until
+ * instantiation; its callee is an OverloadedDeclRef under the first
+ * child, whose declarations are the candidates: the MPI function when
+ * its only candidate is the C function. Null cursor otherwise. */
+static CXCursor dependent_callee(struct ctx *x, CXCursor call)
+{
+	CXCursor c = call, r = clang_getNullCursor();
+	size_t at = x->nstack;
+	for (int d = 0; d < 4; d++) {
+		size_t n = push_children(x, c);
+		if (n == 0)
+			break;
+		c = x->stack[x->nstack - n];
+		x->nstack -= n;
+		if (clang_getCursorKind(c) == CXCursor_OverloadedDeclRef) {
+			if (clang_getNumOverloadedDecls(c) == 1)
+				r = clang_getOverloadedDecl(c, 0);
+			break;
+		}
+	}
+	x->nstack = at;
+	return r;
+}
+
 static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 {
 	CXCursor ref = clang_getCursorReferenced(call);
+	if (x->cxx && clang_Cursor_isNull(ref))
+		ref = dependent_callee(x, call);
 	if (clang_Cursor_isNull(ref) ||
 	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
 		return;
@@ -1183,6 +1216,176 @@ static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 		unclean(x);
 }
 
+/* C++: whether a call may throw, so that a host around it could lose its
+ * locals on unwinding. Calls of functions declared `noexcept`, `throw()`
+ * or `__attribute__((nothrow))` cannot; so are taken C functions declared
+ * in system headers (glibc's `noexcept(true)`, which libclang 14 reports
+ * only as "computed"); everything else may, including calls that are
+ * still dependent in a template and calls through pointers. */
+static int may_throw(CXCursor call)
+{
+	CXCursor ref = clang_getCursorReferenced(call);
+	if (clang_Cursor_isNull(ref))
+		return 1;
+	enum CXCursorKind rk = clang_getCursorKind(ref);
+	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod &&
+	    rk != CXCursor_Constructor && rk != CXCursor_Destructor &&
+	    rk != CXCursor_ConversionFunction)
+		return 1;
+	int e = clang_getCursorExceptionSpecificationType(ref);
+	if (e == CXCursor_ExceptionSpecificationKind_DynamicNone ||
+	    e == CXCursor_ExceptionSpecificationKind_BasicNoexcept ||
+	    e == CXCursor_ExceptionSpecificationKind_NoThrow ||
+	    rk == CXCursor_Destructor)
+		return 0;
+	if (e == CXCursor_ExceptionSpecificationKind_ComputedNoexcept &&
+	    rk == CXCursor_FunctionDecl &&
+	    clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) &&
+	    clang_getCursorLanguage(ref) == CXLanguage_C &&
+	    clang_getCursorKind(clang_getCursorSemanticParent(ref)) ==
+		CXCursor_TranslationUnit) {
+		/* C library functions (`__THROW`): only those that call
+		 * back into user code could pass an exception through. */
+		CXString sp = clang_getCursorSpelling(ref);
+		const char *n = clang_getCString(sp);
+		int cb = strcmp(n, "qsort") == 0 || strcmp(n, "bsearch") == 0;
+		clang_disposeString(sp);
+		return cb;
+	}
+	return 1;
+}
+
+/* C++: whether iterating a range-for over `range` may throw: not over
+ * an array, nor over a class whose begin() and end() members are all
+ * noexcept (std::vector, std::array, std::initializer_list...; their
+ * iterators' operators are taken not to throw); a dependent range or one
+ * iterated through free begin()/end() may. */
+struct members {
+	int found, throws;
+};
+
+static enum CXChildVisitResult begin_end(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	(void)parent;
+	struct members *m = data;
+	if (clang_getCursorKind(c) != CXCursor_CXXMethod &&
+	    clang_getCursorKind(c) != CXCursor_FunctionTemplate)
+		return CXChildVisit_Continue;
+	CXString sp = clang_getCursorSpelling(c);
+	const char *n = clang_getCString(sp);
+	if (!strcmp(n, "begin") || !strcmp(n, "end")) {
+		int e = clang_getCursorExceptionSpecificationType(c);
+		m->found = 1;
+		if (e != CXCursor_ExceptionSpecificationKind_BasicNoexcept &&
+		    e != CXCursor_ExceptionSpecificationKind_DynamicNone &&
+		    e != CXCursor_ExceptionSpecificationKind_NoThrow)
+			m->throws = 1;
+	}
+	clang_disposeString(sp);
+	return CXChildVisit_Continue;
+}
+
+static int range_may_throw(CXCursor range)
+{
+	CXType t = clang_getCanonicalType(clang_getCursorType(range));
+	if (t.kind == CXType_LValueReference ||
+	    t.kind == CXType_RValueReference)
+		t = clang_getCanonicalType(clang_getPointeeType(t));
+	if (t.kind == CXType_ConstantArray)
+		return 0;
+	if (t.kind != CXType_Record)
+		return 1;
+	struct members m = {0, 0};
+	CXCursor d = clang_getTypeDeclaration(t);
+	clang_visitChildren(d, begin_end, &m);
+	if (!m.found) {
+		/* An implicit instantiation shows no members: its template's.
+		 */
+		CXCursor tp = clang_getSpecializedCursorTemplate(d);
+		if (!clang_Cursor_isNull(tp))
+			clang_visitChildren(tp, begin_end, &m);
+	}
+	return !m.found || m.throws;
+}
+
+/* C++ templates: an operator, cast or construction whose type is still
+ * dependent may turn into a call of a user function that throws when it
+ * is instantiated. Names, member names and parentheses cannot. */
+static int dependent_may_throw(CXCursor c, enum CXCursorKind k)
+{
+	if (!clang_isExpression(k) || k == CXCursor_DeclRefExpr ||
+	    k == CXCursor_MemberRefExpr || k == CXCursor_ParenExpr ||
+	    k == CXCursor_CallExpr)
+		return 0;
+	return clang_getCursorType(c).kind == CXType_Dependent;
+}
+
+/* The first `n` tokens of c's extent hold `word` (`if constexpr`,
+ * `constexpr int f()`...). */
+static int leading_word(CXTranslationUnit tu, CXSourceRange r, unsigned n,
+			const char *word)
+{
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	int found = 0;
+	clang_tokenize(tu, r, &tk, &nt);
+	for (unsigned i = 0; i < nt && i < n && !found; i++) {
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		found = strcmp(clang_getCString(sp), word) == 0;
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(tu, tk, nt);
+	return found;
+}
+
+/* C++17 `if (init; cond)`: a `;` at the top level of the parentheses
+ * between the keyword of `ifs` and the start of its child `second` (the
+ * child after the first one that is not the condition variable: the
+ * condition when there is an init-statement, else the then-branch). */
+static int if_has_init(const struct ctx *x, CXCursor ifs, CXCursor second)
+{
+	CXTranslationUnit tu = x->t->tu;
+	CXSourceRange r =
+	    clang_getRange(clang_getRangeStart(clang_getCursorExtent(ifs)),
+			   clang_getRangeStart(clang_getCursorExtent(second)));
+	CXToken *tk = NULL;
+	unsigned nt = 0;
+	int depth = 0, found = 0;
+	clang_tokenize(tu, r, &tk, &nt);
+	for (unsigned i = 0; i < nt && !found; i++) {
+		if (clang_getTokenKind(tk[i]) != CXToken_Punctuation)
+			continue;
+		CXString sp = clang_getTokenSpelling(tu, tk[i]);
+		const char *w = clang_getCString(sp);
+		if (!strcmp(w, "(") || !strcmp(w, "{") || !strcmp(w, "["))
+			depth++;
+		else if (!strcmp(w, ")") || !strcmp(w, "}") || !strcmp(w, "]"))
+			depth--;
+		else if (!strcmp(w, ";") && depth == 1)
+			found = 1;
+		clang_disposeString(sp);
+	}
+	clang_disposeTokens(tu, tk, nt);
+	return found;
+}
+
+/* Whether an `else if` can count through its condition: in C++ not when
+ * it is `if constexpr`, declares a variable or has an init-statement. */
+static int else_if_plain(struct ctx *x, CXCursor inner)
+{
+	if (!x->cxx)
+		return 1;
+	size_t at = x->nstack, n = push_children(x, inner);
+	int ok = n >= 2 &&
+		 clang_isExpression(clang_getCursorKind(x->stack[at])) &&
+		 !if_has_init(x, inner, x->stack[at + 1]) &&
+		 !leading_word(x->t->tu, clang_getCursorExtent(inner), 2,
+			       "constexpr");
+	x->nstack = at;
+	return ok;
+}
+
 /* `nest`: how many more loop levels, this one included, belong to a
  * collapsed nest whose bodies must not be touched; `bare`: c is the body
  * of such a loop and must stay exactly as it is; `is_stmt`: c is a
@@ -1201,15 +1404,16 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	int have_kw = exp_off(x, clang_getCursorLocation(c), &kw) == 0;
 	int framed = 0;
 	long in_switch = -1;
-	unsigned levels = 0;
+	unsigned levels = 0, if_base = 0;
 
 	switch (k) {
 	case CXCursor_ForStmt:
+	case CXCursor_CXXForRangeStmt:
 	case CXCursor_WhileStmt:
 	case CXCursor_DoStmt: {
-		const char *stmt = k == CXCursor_ForStmt     ? "for"
-				   : k == CXCursor_WhileStmt ? "while"
-							     : "do";
+		const char *stmt = k == CXCursor_WhileStmt ? "while"
+				   : k == CXCursor_DoStmt  ? "do"
+							   : "for";
 		if (n == 0 || !have_kw)
 			break;
 		body = k == CXCursor_DoStmt ? at : at + n - 1;
@@ -1224,6 +1428,16 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		    kw,  x->plan->ncounters, x->nleaves, x->nhosts, depth, 0, 1,
 		    cand};
 		framed = 1;
+		if (x->cxx && k == CXCursor_CXXForRangeStmt) {
+			/* The range: the last expression before the body. */
+			for (size_t i = body; i-- > at;)
+				if (clang_isExpression(
+					clang_getCursorKind(x->stack[i]))) {
+					if (range_may_throw(x->stack[i]))
+						unclean(x);
+					break;
+				}
+		}
 		if (levels > 0) {
 			add_note(x, kw,
 				 "loop body of %s in a collapsed loop "
@@ -1245,16 +1459,31 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_IfStmt:
 		if (n < 2 || !have_kw)
 			break;
-		if (n >= 3)
+		/* C++: a condition variable (`if (T v = e)`) comes first, as
+		 * a VarDecl, then a C++17 init-statement (`if (init; cond)`),
+		 * then the condition: then-branch and else after them. */
+		if (x->cxx) {
+			if_base = clang_getCursorKind(x->stack[at]) ==
+				  CXCursor_VarDecl;
+			if (n > if_base + 1 &&
+			    if_has_init(x, c, x->stack[at + if_base + 1]))
+				if_base++;
+		}
+		if (n < 2 + if_base)
+			break;
+		if (n >= 3 + if_base)
 			then_limit = min_size(
-			    limit, start_or(x, x->stack[at + 2], limit));
+			    limit,
+			    start_or(x, x->stack[at + 2 + if_base], limit));
 		{
-			long kt = count_body(x, kw, x->stack[at + 1], MPP_THEN,
-					     "if", depth, then_limit),
+			long kt = count_body(x, kw, x->stack[at + 1 + if_base],
+					     MPP_THEN, "if", depth, then_limit),
 			     ke = -1;
-			if (n >= 3) {
-				CXCursor els = x->stack[at + 2];
-				if (clang_getCursorKind(els) == CXCursor_IfStmt)
+			if (n >= 3 + if_base) {
+				CXCursor els = x->stack[at + 2 + if_base];
+				if (clang_getCursorKind(els) ==
+					CXCursor_IfStmt &&
+				    else_if_plain(x, els))
 					ke = count_else_if(x, kw, els, depth);
 				else
 					ke = count_body(x, kw, els, MPP_ELSE,
@@ -1266,17 +1495,24 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 				  &x->capderives, sizeof(*x->derives)))
 				x->derives[x->nderives++] = (struct derive){
 				    (size_t)ke, (size_t)kb, (size_t)kt};
-			break;
 		}
+		break;
 	case CXCursor_CallExpr:
 		tag_call(x, c, depth);
 		if (x->nframes) {
 			int eff = mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
-			else if (eff)
+			else if (eff || (x->cxx && may_throw(c)))
 				unclean(x);
 		}
+		break;
+	case CXCursor_CXXThrowExpr:
+	case CXCursor_CXXNewExpr:
+	case CXCursor_CXXTryStmt:
+		/* An exception leaves every loop around it without a flush:
+		 * those keep plain counters. */
+		unclean(x);
 		break;
 	case CXCursor_ReturnStmt:
 	case CXCursor_GotoStmt:
@@ -1302,9 +1538,18 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_IndirectGotoStmt:
 	case CXCursor_FunctionDecl:
 	case CXCursor_BlockExpr:
+	case CXCursor_LambdaExpr:
+	case CXCursor_CXXMethod:
+	case CXCursor_Constructor:
+	case CXCursor_Destructor:
+	case CXCursor_ConversionFunction:
+	case CXCursor_FunctionTemplate:
+		/* A nested function: its returns leave it, not the loop. */
 		unclean(x);
 		break;
 	default:
+		if (x->cxx && x->nframes && dependent_may_throw(c, k))
+			unclean(x);
 		break;
 	}
 
@@ -1315,14 +1560,14 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			rbrace = e - 1;
 	}
 	int is_loop = k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
-		      k == CXCursor_DoStmt;
+		      k == CXCursor_DoStmt || k == CXCursor_CXXForRangeStmt;
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		size_t lim = limit;
 		if (k == CXCursor_CompoundStmt)
 			lim = i + 1 < n
 				  ? start_or(x, x->stack[at + i + 1], rbrace)
 				  : rbrace;
-		else if (k == CXCursor_IfStmt && i == 1)
+		else if (k == CXCursor_IfStmt && i == 1 + if_base)
 			lim = then_limit;
 		unsigned child_nest = i == body                    ? inner
 				      : k == CXCursor_CompoundStmt ? nest
@@ -1330,7 +1575,7 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		int child_bare = is_loop && i == body && levels > 0;
 		int child_stmt =
 		    k == CXCursor_CompoundStmt || (is_loop && i == body) ||
-		    (k == CXCursor_IfStmt && i >= 1) ||
+		    (k == CXCursor_IfStmt && i >= 1 + if_base) ||
 		    ((k == CXCursor_LabelStmt || k == CXCursor_CaseStmt ||
 		      k == CXCursor_DefaultStmt) &&
 		     i + 1 == n);
@@ -1344,17 +1589,57 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	x->nstack = at;
 }
 
+/* A function definition to walk: C functions, and in C++ member functions
+ * (also those defined in class bodies), constructors, destructors,
+ * conversion functions and templates (walked once, as written: counters
+ * belong to source locations, shared by every instantiation). */
+static int is_function(enum CXCursorKind k)
+{
+	return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
+	       k == CXCursor_Constructor || k == CXCursor_Destructor ||
+	       k == CXCursor_ConversionFunction ||
+	       k == CXCursor_FunctionTemplate;
+}
+
+/* Declarations whose members may hold function definitions. */
+static int is_container(enum CXCursorKind k)
+{
+	return k == CXCursor_Namespace || k == CXCursor_LinkageSpec ||
+	       k == CXCursor_ClassDecl || k == CXCursor_StructDecl ||
+	       k == CXCursor_UnionDecl || k == CXCursor_ClassTemplate ||
+	       k == CXCursor_ClassTemplatePartialSpecialization;
+}
+
+/* `constexpr` or `consteval` before the body: a counter would make the
+ * function unusable in constant expressions, so it is left alone. */
+static int is_constexpr(const struct ctx *x, CXCursor fn)
+{
+	CXSourceRange r =
+	    clang_getRange(clang_getRangeStart(clang_getCursorExtent(fn)),
+			   clang_getCursorLocation(fn));
+	return leading_word(x->t->tu, r, 64, "constexpr") ||
+	       leading_word(x->t->tu, r, 64, "consteval");
+}
+
 static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
 	(void)parent;
 	struct ctx *x = data;
-	if (clang_getCursorKind(c) != CXCursor_FunctionDecl ||
-	    !clang_isCursorDefinition(c))
-		return CXChildVisit_Continue;
+	enum CXCursorKind k = clang_getCursorKind(c);
 	size_t off;
+	if (x->cxx && is_container(k))
+		return CXChildVisit_Recurse;
+	if (!is_function(k) || !clang_isCursorDefinition(c))
+		return CXChildVisit_Continue;
 	if (exp_off(x, clang_getCursorLocation(c), &off) < 0)
 		return CXChildVisit_Continue;
+	if (x->cxx && is_constexpr(x, c)) {
+		CXString s = clang_getCursorSpelling(c);
+		add_note(x, off, "constexpr function %s", clang_getCString(s));
+		clang_disposeString(s);
+		return CXChildVisit_Continue;
+	}
 	CXString s = clang_getCursorSpelling(c);
 	x->func = strdup(clang_getCString(s));
 	clang_disposeString(s);
@@ -1370,6 +1655,21 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 	return x->oom ? CXChildVisit_Break : CXChildVisit_Continue;
 }
 
+/* C++ units by their file name, as compilers decide. */
+static int cxx_name(const char *path)
+{
+	static const char *const ext[] = {".cc", ".cpp", ".cxx", ".c++",
+					  ".C",  ".cp",  ".CPP", ".hpp",
+					  ".hh", ".hxx", ".H",   ".ii"};
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(*ext); i++) {
+		size_t m = strlen(ext[i]);
+		if (n > m && strcmp(path + n - m, ext[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	      const char *id, const char *display, struct mpp_plan *plan)
 {
@@ -1378,6 +1678,9 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	x.line_name = mpp_quote_c(display);
 	if (!x.line_name)
 		return -1;
+	CXString fname = clang_getFileName(t->file);
+	x.cxx = plan->cxx = cxx_name(clang_getCString(fname));
+	clang_disposeString(fname);
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_level,
 			    &x);
 	free(x.line_name);

@@ -78,14 +78,31 @@ long mpp_model_find_term(const mpp_model *m, const char *name)
 	return -1;
 }
 
-/* A run time is never below zero; the interval scales the point value. */
-static void finish(double runtime, double lo, double hi, mpp_prediction *out)
+/*
+ * The answer, or MPP_EINVAL when the model's value is not a positive run
+ * time: a linear model far from its training runs can go to zero or below
+ * (the seed's least squares has negative coefficients), and a job never
+ * runs 0 s, so the input is refused, naming the value and the method,
+ * rather than answered with a time the scheduler would believe. The
+ * interval scales the point value.
+ */
+static int finish(const mpp_model *m, const char *basis, double runtime,
+		  double lo, double hi, mpp_prediction *out, char *err,
+		  size_t errlen)
 {
-	if (!(runtime > 0))
-		runtime = 0;
+	if (!(runtime > 0) && !isnan(runtime)) {
+		if (err)
+			snprintf(err, errlen,
+				 "%s: the model (method %s) gives %.4g s, not "
+				 "a positive run time, for these inputs: "
+				 "they are too far from its training runs",
+				 basis, m->method ? m->method : "?", runtime);
+		return MPP_EINVAL;
+	}
 	out->runtime_s = runtime;
 	out->lower_s = runtime * lo;
 	out->upper_s = runtime * hi;
+	return MPP_OK;
 }
 
 /* Value of the term's feature (or one of its aliases) among f, or NULL. */
@@ -125,8 +142,7 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 		}
 		y += t->coef * kv->value;
 	}
-	finish(y, m->rel_lo, m->rel_hi, out);
-	return MPP_OK;
+	return finish(m, "features", y, m->rel_lo, m->rel_hi, out, err, errlen);
 }
 
 int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
@@ -178,6 +194,6 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 		}
 		y += coef * exp(logx);
 	}
-	finish(y, m->prel_lo, m->prel_hi, out);
-	return MPP_OK;
+	return finish(m, "parameters", y, m->prel_lo, m->prel_hi, out, err,
+		      errlen);
 }

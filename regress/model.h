@@ -108,7 +108,9 @@ long mpp_model_find_term(const mpp_model *m, const char *name);
 
 /* From measured features: every kept term must be among f[0..n) (else
  * MPP_EINVAL naming the missing feature); other names are ignored; values
- * must be finite and >= 0. */
+ * must be finite and >= 0. Both predict functions refuse (MPP_EINVAL, the
+ * value and the method named) inputs for which the model gives a run time
+ * <= 0: an answer is always a positive time. */
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 			       mpp_prediction *out, char *err, size_t errlen);
 

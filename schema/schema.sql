@@ -1,10 +1,11 @@
--- schema.sql: mpipredict's SQLite store, version 3 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 4 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
 -- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
--- and model_terms.pcoef). It holds models (versioned, one active per app), the
--- ingested run rows in long format, and the audit of answered predictions.
+-- and model_terms.pcoef; 3 -> 4: jobs). It holds models (versioned, one active per app), the
+-- ingested run rows in long format, the audit of answered predictions, and
+-- the actual run times of finished jobs.
 -- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
 -- cannot run inside a transaction).
 
@@ -125,4 +126,33 @@ CREATE TABLE predictions (
 );
 CREATE INDEX predictions_app_at ON predictions(app, at);
 
-PRAGMA user_version = 3;
+-- Finished jobs as the batch system reports them (mpipredict-jobcomp):
+-- one row per job id, updated when the job is reported again. runtime_s
+-- is end - start (0 when it never started); time_limit_s NULL when
+-- unlimited; user is the user name, else "uid:N". app is the app the
+-- daemon predicted for this job id (predictions.app), else the job name.
+-- Joined with predictions by job_id. Pruned to the last jobs of each user
+-- (by end_at) by the ingest: this is what the history predictor reads.
+CREATE TABLE jobs (
+	id INTEGER PRIMARY KEY,
+	job_id TEXT NOT NULL UNIQUE,
+	user TEXT NOT NULL,
+	uid INTEGER,
+	account TEXT,
+	partition TEXT,
+	app TEXT,
+	nodes INTEGER,
+	ntasks INTEGER,
+	time_limit_s REAL,
+	submit_at REAL,
+	start_at REAL,
+	end_at REAL,
+	runtime_s REAL NOT NULL,
+	state TEXT NOT NULL,
+	updated_at REAL NOT NULL
+);
+CREATE INDEX jobs_user_end ON jobs(user, end_at);
+CREATE INDEX predictions_job ON predictions(job_id);
+CREATE INDEX predictions_user_at ON predictions(user, at);
+
+PRAGMA user_version = 4;

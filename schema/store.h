@@ -84,4 +84,53 @@ int mpp_store_prune_predictions(mpp_store *s, double before,
 int mpp_store_add_runs(mpp_store *s, const mpp_runs *rs, char *err,
 		       size_t errlen);
 
+/* A finished job as the batch system reports it (table jobs). Strings may
+ * be NULL except job_id, user and state; numbers NAN when unknown, uid -1.
+ * id is the row id, filled when read. */
+typedef struct mpp_job_rec {
+	int64_t id;
+	const char *job_id, *user, *account, *partition, *state;
+	const char *name; /* the job name: the app when no prediction names
+			     one (on write only) */
+	const char *app;  /* on read */
+	int64_t uid;
+	double nodes, ntasks, time_limit_s;
+	double submit_at, start_at, end_at, runtime_s;
+} mpp_job_rec;
+
+/* Store n finished jobs in one transaction: a job id already stored is
+ * updated (never duplicated; a field the new report lacks keeps its
+ * value). A job's prediction (predictions audit) is
+ * joined by job id; an audit record without a job id (the Slurm plugin
+ * cannot know it at submission) of the same user ("uid:N" or the name),
+ * made within 5 s of the job's submission, is given the job's id first
+ * (the closest in time). Then each user's rows beyond the last keep (by
+ * end_at) are deleted, keep > 0. */
+int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
+		       char *err, size_t errlen);
+
+/* Calls cb for each job with id > after_id whose run time can teach a
+ * history (state COMPLETED or TIMEOUT, runtime_s > 0), in order of end_at
+ * (after_id == 0) or of id (after_id > 0: the rows added since), then sets
+ * *last_id to the largest id seen (unchanged when none). Strings are valid
+ * during the call only. cb returning non-zero stops with that code. */
+int mpp_store_each_job(mpp_store *s, int64_t after_id,
+		       int (*cb)(void *ctx, const mpp_job_rec *r), void *ctx,
+		       int64_t *last_id, char *err, size_t errlen);
+
+/* Accuracy of the predictions made for finished jobs (each job's first
+ * prediction), grouped by `by`: "app", "user" or "basis". */
+typedef struct mpp_accuracy_row {
+	const char *key;
+	int64_t njobs;
+	double mae_s;        /* mean |predicted - actual| */
+	double mape;         /* percent */
+	double under_share;  /* predicted below the actual run time */
+	double inside_share; /* actual within [lower_s, upper_s] */
+} mpp_accuracy_row;
+
+int mpp_store_accuracy(mpp_store *s, const char *by,
+		       int (*cb)(void *ctx, const mpp_accuracy_row *r),
+		       void *ctx, char *err, size_t errlen);
+
 #endif

@@ -531,6 +531,15 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 			  : q->script == NULL && q->nargv > 0
 			      ? base_name(q->argv[0])
 			      : NULL;
+	/* No app, or an app without a model: the user's history answers
+	 * when it can (hist.h), else the errors below. */
+	double ntasks = q->ntasks > 0 ? q->ntasks : job.ntasks;
+	if ((app == NULL || app[0] == '\0') &&
+	    mpp_histsvc_answer(api->history, q, NULL, ntasks, api->audit, r) ==
+		0) {
+		mpp_script_job_free(&job);
+		return;
+	}
 	if (app == NULL || app[0] == '\0') {
 		mpp_api_error(r, 400,
 			      "app: missing (give app, argv, or a script "
@@ -540,6 +549,11 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	}
 	if (!q->has_features && !q->has_args && !q->has_argv && q->ntasks < 0 &&
 	    q->nodes < 0 && q->script == NULL && job.exe == NULL) {
+		if (mpp_histsvc_answer(api->history, q, app, ntasks, api->audit,
+				       r) == 0) {
+			mpp_script_job_free(&job);
+			return;
+		}
 		mpp_api_error(r, 400,
 			      "features: missing (give features, or job "
 			      "parameters: ntasks, nodes, args, argv, "
@@ -553,7 +567,9 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	mpp_prediction p;
 	int basis;
 	if (m == NULL) {
-		mpp_api_error(r, 404, "app: no model for '%s'", app);
+		if (mpp_histsvc_answer(api->history, q, app, ntasks, api->audit,
+				       r) != 0)
+			mpp_api_error(r, 404, "app: no model for '%s'", app);
 	} else if (run_model(m, terms, q, &job, &p, &basis, r) == 0) {
 		/* The plugin sends the uid (no user-database lookup under
 		 * slurmctld's locks); the audit shows it as "uid:N". */

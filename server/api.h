@@ -14,13 +14,15 @@
 
 #include "server/audit.h"
 #include "server/cache.h"
+#include "server/hist.h"
 
 typedef struct mpp_api {
 	mpp_cache *cache;
 	mpp_audit *audit;
-	const char *db_path; /* for POST /v1/runs */
-	const char *token;   /* NULL: write endpoints refuse everyone */
-	size_t max_features; /* more in one request is a 400 */
+	const char *db_path;  /* for POST /v1/runs */
+	const char *token;    /* NULL: write endpoints refuse everyone */
+	size_t max_features;  /* more in one request is a 400 */
+	mpp_histsvc *history; /* NULL: no history predictions (hist.h) */
 } mpp_api;
 
 typedef struct mpp_reply {

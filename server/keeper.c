@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/hist.h"
 #include "server/log.h"
 #include "server/metrics.h"
 
@@ -51,6 +52,8 @@ struct mpp_keeper {
 	atomic_int prune_now;
 	pthread_mutex_t done_lock;
 	pthread_cond_t done_cond;
+	_Atomic(mpp_histsvc *) history; /* NULL: none (hist.h) */
+	int history_primed;             /* read once since it was set */
 };
 
 /* Loads every active model into a new snapshot; NULL on failure. */
@@ -71,6 +74,15 @@ static void reload_if_changed(mpp_keeper *k)
 		mpp_log(MPP_LOG_ERROR, "store: %s", err);
 		mpp_metrics_error(MPP_ERR_RELOAD, 1);
 		return;
+	}
+	/* Finished jobs for the history (the first time whatever changed:
+	 * rows may have come between its start and this thread's). */
+	mpp_histsvc *h = atomic_load(&k->history);
+	if (h != NULL && (changed || !k->history_primed)) {
+		k->history_primed = 1;
+		if (mpp_histsvc_refresh(h, k->store, err, sizeof err))
+			mpp_log(MPP_LOG_ERROR, "reading finished jobs: %s",
+				err);
 	}
 	if (!changed)
 		return;
@@ -243,6 +255,11 @@ static void *run(void *arg)
 	pthread_cond_signal(&k->done_cond);
 	pthread_mutex_unlock(&k->done_lock);
 	return NULL;
+}
+
+void mpp_keeper_set_history(mpp_keeper *k, mpp_histsvc *h)
+{
+	atomic_store(&k->history, h);
 }
 
 int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,

@@ -28,6 +28,11 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 		     size_t batch, mpp_audit *q, mpp_cache *cache,
 		     mpp_keeper **out, char *err, size_t errlen);
 
+/* From now on, when another connection commits, the keeper also feeds the
+ * jobs added since to h (hist.h); h must outlive the keeper. */
+struct mpp_histsvc;
+void mpp_keeper_set_history(mpp_keeper *k, struct mpp_histsvc *h);
+
 /* The audit's retention (schema/store.h, mpp_store_prune_predictions):
  * records older than max_age_s seconds (0: kept whatever their age) and
  * all but the newest max_rows (0: no limit) are deleted by the keeper

@@ -20,6 +20,8 @@
 #include "server/audit.h"
 #include "server/cache.h"
 #include "server/http.h"
+#include "history/history.h"
+#include "server/hist.h"
 #include "server/keeper.h"
 #include "server/log.h"
 
@@ -54,6 +56,9 @@ static const char usage[] =
     "  --audit-keep-days D    delete audit records older than D days\n"
     "                         (default 0: whatever their age)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
+    "  --history METHOD       answer jobs without a model from the user's\n"
+    "                         finished jobs: ours, tsafrir or off\n"
+    "                         (default ours)\n"
     "  --log-level L          error, warn, info (a line per request) or\n"
     "                         debug (default warn)\n"
     "  --help, --version\n";
@@ -66,6 +71,7 @@ struct options {
 	unsigned long audit_interval, audit_batch, audit_queue;
 	unsigned long reload_interval;
 	int log_level;
+	int history; /* history.h method, -1 off */
 };
 
 /* A whole number in [lo, hi] for option `name`; exits 1 otherwise. */
@@ -108,6 +114,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_PER_IP,
 		O_KEEP_ROWS,
 		O_KEEP_DAYS,
+		O_HISTORY,
 		O_HELP,
 		O_VERSION
 	};
@@ -131,6 +138,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"max-connections-per-ip", required_argument, NULL, O_PER_IP},
 	    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
 	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
+	    {"history", required_argument, NULL, O_HISTORY},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {NULL, 0, NULL, 0},
@@ -151,6 +159,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .audit_queue = 100000,
 	    .reload_interval = 50,
 	    .log_level = MPP_LOG_WARN,
+	    .history = MPP_HIST_OURS,
 	};
 	opterr = 0;
 	int c;
@@ -221,6 +230,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case O_RELOAD:
 			o->reload_interval =
 			    number("reload-interval", optarg, 1, 60000);
+			break;
+		case O_HISTORY:
+			if (strcmp(optarg, "off") == 0)
+				o->history = -1;
+			else if (mpp_hist_method_parse(optarg, &o->history)) {
+				fprintf(
+				    stderr,
+				    "mpipredictd: --history: expected ours, "
+				    "tsafrir or off, got '%s'\n",
+				    optarg);
+				exit(1);
+			}
 			break;
 		case O_LOG_LEVEL:
 			o->log_level = mpp_log_parse_level(optarg);
@@ -347,6 +368,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	mpp_http *http = NULL;
 	mpp_keeper *keeper = NULL;
+	mpp_histsvc *history = NULL;
 	mpp_cache cache;
 	mpp_audit *audit = mpp_audit_new(o.audit_queue, o.audit_batch);
 	if (audit == NULL) {
@@ -367,12 +389,22 @@ int main(int argc, char **argv)
 	}
 	mpp_keeper_set_retention(keeper, (double)o.keep_days * 86400.0,
 				 (long long)o.keep_rows);
+	/* After the keeper: it created or migrated the store. */
+	if (o.history >= 0 &&
+	    mpp_histsvc_open(o.db, o.history, &history, err, sizeof err)) {
+		fprintf(stderr, "mpipredictd: %s: history: %s\n", o.db, err);
+		status = 2;
+		goto out;
+	}
+	if (history)
+		mpp_keeper_set_history(keeper, history);
 	mpp_api api = {
 	    .cache = &cache,
 	    .audit = audit,
 	    .db_path = o.db,
 	    .token = token,
 	    .max_features = o.max_features,
+	    .history = history,
 	};
 	mpp_http_config hc = {
 	    .listen = o.listen,
@@ -418,6 +450,7 @@ out:
 	}
 	if (keeper)
 		mpp_cache_destroy(&cache);
+	mpp_histsvc_free(history);
 	mpp_audit_free(audit);
 	free(token);
 	return status;

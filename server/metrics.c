@@ -17,8 +17,8 @@ typedef _Atomic uint64_t counter;
 
 static const char *const endpoint_names[MPP_EP_COUNT] = {
     "healthz", "predict", "models", "model", "runs", "metrics", "other"};
-static const char *const basis_names[MPP_BASIS_COUNT] = {"features",
-							 "parameters"};
+static const char *const basis_names[MPP_BASIS_COUNT] = {
+    "features", "parameters", "history"};
 static const char *const error_names[MPP_ERR_COUNT] = {
     "internal", "audit_write", "audit_dropped", "reload", "timeout"};
 

@@ -22,7 +22,12 @@ enum mpp_endpoint {
 	MPP_EP_COUNT
 };
 
-enum mpp_basis { MPP_BASIS_FEATURES, MPP_BASIS_PARAMETERS, MPP_BASIS_COUNT };
+enum mpp_basis {
+	MPP_BASIS_FEATURES,
+	MPP_BASIS_PARAMETERS,
+	MPP_BASIS_HISTORY,
+	MPP_BASIS_COUNT
+};
 
 enum mpp_error_kind {
 	MPP_ERR_INTERNAL,      /* a 5xx answer */

@@ -8,12 +8,12 @@
 # and their *_LDLIBS come from regress/module.mk and schema/module.mk.
 
 SERVER_SRC := log.c metrics.c strmap.c utf8.c script.c cache.c request.c audit.c \
-	keeper.c ingest.c api.c http.c
+	keeper.c ingest.c api.c http.c hist.c
 SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o))
 SERVER_A := $(OBJ)/server/libmppserver.a
 SERVER_PKGS := libmicrohttpd yajl
 SERVER_LDLIBS := $(shell pkg-config --libs $(SERVER_PKGS)) -lpthread -lm
-SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB)
+SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB) $(HISTORY_LIB)
 SERVER_ALL_LDLIBS = $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(SERVER_LDLIBS)
 SERVER_TESTS := $(BUILD)/tests/server
 SERVER_TEST_LDLIBS := $(shell pkg-config --libs jansson)

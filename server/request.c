@@ -277,6 +277,8 @@ static void field_value(struct decoder *d, int kind, const char *s, size_t len)
 			double x = number(d, s, len, &ok);
 			if (ok && !(x >= 0))
 				break;
+			if (ok)
+				q->time_limit_s = x;
 			return;
 		}
 		break;
@@ -503,7 +505,7 @@ int mpp_request_parse(const char *body, size_t len, size_t max_features,
 		      mpp_request *q, char *err, size_t errlen)
 {
 	memset(q, 0, sizeof *q);
-	q->ntasks = q->nodes = q->per_node = q->uid = -1;
+	q->ntasks = q->nodes = q->per_node = q->uid = q->time_limit_s = -1;
 	err[0] = '\0';
 	struct decoder d = {
 	    .q = q,
@@ -549,5 +551,5 @@ void mpp_request_free(mpp_request *q)
 	free(q->argv);
 	free(q->strings);
 	memset(q, 0, sizeof *q);
-	q->ntasks = q->nodes = q->per_node = q->uid = -1;
+	q->ntasks = q->nodes = q->per_node = q->uid = q->time_limit_s = -1;
 }

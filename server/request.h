@@ -37,7 +37,8 @@ typedef struct mpp_request {
 				    (the Slurm plugin sends it; for srun it
 				    is the only place the arguments are) */
 	size_t submit_line_len;
-	double uid; /* the submitting user's uid, -1 when absent */
+	double uid;          /* the submitting user's uid, -1 when absent */
+	double time_limit_s; /* the job's limit, -1 when absent (history) */
 
 	int has_features; /* "features" was an object (maybe empty) */
 	mpp_kv *features; /* names unique, values finite and >= 0 */

@@ -57,7 +57,8 @@ n=$(cut -d, -f1 "$csv" | tail -n +2 | sort -u | wc -l)
 [ "$n" = "$rows" ] || bad "expected $rows distinct run_ids, got $n"
 n=$(cut -d, -f3 "$csv" | tail -n +2 | sort -u | wc -l)
 [ "$n" = 1 ] || bad "expected one build_id, got $n"
-features=$(head -n 1 "$csv" | cut -d, -f10- | tr , '\n')
+# Columns 1-10 are the fixed ones (docs/design.md: run_id .. args, exit_status).
+features=$(head -n 1 "$csv" | cut -d, -f11- | tr , '\n')
 odd=$(echo "$features" | grep -v -E '^[a-z]+:.*\.(mean|max)$' | head -n 3)
 [ -z "$odd" ] || bad "feature names not <kind>:...(.mean|.max): $odd"
 for k in loop: call: bytes: then:; do

@@ -3,8 +3,9 @@
  * field by field; a second save is version 2 and the active one; another
  * handle sees the change through mpp_store_changed(); a parameters path
  * with its own fit (pintercept, pcoef) loads back and predicts without the
- * left-out term, one without refuses naming it; ingesting a run id twice
- * fails and writes nothing; prediction records are counted; version 1 and
+ * left-out term, one without refuses naming it; ingesting the same
+ * rows twice is done once, a run id with other values fails and writes
+ * nothing; prediction records are counted; version 1 and
  * 2 stores are migrated, one of a newer version refused.
  */
 #include <math.h>
@@ -23,6 +24,25 @@
 		printf("\n");                                                  \
 		exit(1);                                                       \
 	} while (0)
+
+/* The single integer a query gives on database file `path`; -1 on error. */
+static long long sqlite_count(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	long long n = -1;
+
+	if (sqlite3_open(path, &db) != SQLITE_OK) {
+		sqlite3_close(db);
+		return -1;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
 
 static mpp_model *sample_model(double intercept)
 {
@@ -176,11 +196,30 @@ int main(void)
 		FAIL("parse: %s", err);
 	if (mpp_store_add_runs(s, &rs, err, sizeof(err)))
 		FAIL("add runs: %s", err);
-	if (mpp_store_add_runs(s, &rs, err, sizeof(err)) != MPP_EINVAL ||
-	    !strstr(err, "r1"))
-		FAIL("expected storing r1 twice to fail naming it, got '%s'",
+	/* The same rows again (a body retried after a lost answer) are done
+	 * already; r1 with another value is refused by name, writing nothing.
+	 */
+	if (mpp_store_add_runs(s, &rs, err, sizeof(err)))
+		FAIL("expected the same rows again to be accepted, got '%s'",
 		     err);
 	mpp_runs_free(&rs);
+	const char other[] = "run_id,app,build_id,started_at,job_id,nprocs,"
+			     "nnodes,runtime_s,args,f1,f2\n"
+			     "r3,jacobi,b1,t,,4,1,2.5,-n 8,1,\n"
+			     "r1,jacobi,b1,t,,4,1,9.5,-n 8,1,\n";
+	if (mpp_runs_parse(&rs, "csv", other, sizeof(other) - 1, NULL, NULL,
+			   err, sizeof(err)))
+		FAIL("parse: %s", err);
+	err[0] = 0;
+	if (mpp_store_add_runs(s, &rs, err, sizeof(err)) != MPP_EINVAL ||
+	    !strstr(err, "r1"))
+		FAIL("expected storing r1 with another runtime to fail naming "
+		     "it, got '%s'",
+		     err);
+	mpp_runs_free(&rs);
+	if (sqlite_count("t.db", "SELECT count(*) FROM runs WHERE "
+				 "run_id = 'r3'") != 0)
+		FAIL("expected nothing of a refused batch written (r3 stored)");
 
 	mpp_prediction_rec rec[2] = {
 	    {.at = 1,
@@ -209,10 +248,14 @@ int main(void)
 	 * (before param_models.zero_serial) stores are migrated on open and
 	 * their models load, without a parameters-path fit. */
 	static const char *const older[][2] = {
-	    {"v2.db", "ALTER TABLE models DROP COLUMN pintercept; "
+	    {"v2.db", "DROP TABLE jobs; DROP INDEX predictions_job; "
+		      "DROP INDEX predictions_user_at; "
+		      "ALTER TABLE models DROP COLUMN pintercept; "
 		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
 		      "PRAGMA user_version = 2"},
-	    {"v1.db", "ALTER TABLE models DROP COLUMN pintercept; "
+	    {"v1.db", "DROP TABLE jobs; DROP INDEX predictions_job; "
+		      "DROP INDEX predictions_user_at; "
+		      "ALTER TABLE models DROP COLUMN pintercept; "
 		      "ALTER TABLE model_terms DROP COLUMN pcoef; "
 		      "ALTER TABLE param_models DROP COLUMN zero_serial; "
 		      "PRAGMA user_version = 1"},

@@ -11,6 +11,7 @@ declare -A sample=(
 	[--max-connections]=64 [--max-features]=100 [--idle-timeout]=5
 	[--request-timeout]=5 [--audit-interval]=20 [--audit-batch]=64
 	[--audit-queue]=1000 [--reload-interval]=30 [--log-level]=info
+	[--history]=tsafrir
 	[--start-timeout]=2 [--max-connections-per-ip]=32
 	[--audit-keep-rows]=1000 [--audit-keep-days]=30
 )

@@ -22,6 +22,7 @@ build=${MPP_BUILD:-$src/build}
 fake=$build/tests/slurm/fake-predictd
 . "$src/tests/slurm/cluster.sh"
 . "$src/tests/slurm/daemon.sh"
+. "$src/tests/slurm/history.sh"
 
 [ "$(id -u)" = 0 ] || { echo "check-slurm: needs root (munged, slurmd)"; exit 1; }
 for f in "$build/lib/slurm/job_submit_mpipredict.so" "$fake" \
@@ -420,6 +421,9 @@ use_conf bad
 expect "bad config: logged, plugin disabled" 1 "$(grep -c "bad.conf:2: mode: expected" "$work/log/slurmctld.log")"
 submit "$jacobi"
 expect "bad config: slurmctld up, job submitted unchanged" " UNLIMITED" "$(comment "$jid") $(field "$jid" TimeLimit)"
+
+echo "== history: actual run times from jobcomp/script, basis history"
+history_checks
 
 echo "== teardown"
 started=("${cluster_pids[@]}" "${server_pids[@]}")

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make bench-history: the KTH-SP2 trace (Parallel Workloads Archive, the
+# 28,481 jobs of the SC'15 study's filtering; the workload log from the KTH
+# SP2 was graciously provided by Lars Malinowsky) replayed through EASY and
+# EASY++ on 100 processors. First the study's published rows, each checked
+# to be within 2 %; then the history predictors the daemon uses.
+set -u
+bin=$MPP_BUILD/bin/mpipredict-replay
+src=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+xz -dc "$src/KTH-SP2-filtered.swf.xz" > "$tmp/kth.swf" || exit 1
+
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; }
+
+echo "KTH-SP2, 28,481 jobs, 100 processors, AVEbsld with a 10 s bound"
+echo
+printf '%-44s %10s %10s %8s\n' "published row (SC'15)" published replay diff
+fail=0
+while IFS='|' read -r label published args; do
+	out=$("$bin" $args "$tmp/kth.swf") || { echo "replay failed: $args"; exit 1; }
+	got=$(printf '%s\n' "$out" | field avebsld)
+	diff=$(awk -v a="$got" -v b="$published" 'BEGIN { printf "%+.2f%%", 100 * (a - b) / b }')
+	ok=$(awk -v a="$got" -v b="$published" 'BEGIN { d = (a - b) / b; print (d < 0 ? -d : d) <= 0.02 ? "ok" : "OFF" }')
+	[ "$ok" = ok ] || fail=1
+	printf '%-44s %10s %10s %8s %s\n' "$label" "$published" "$got" "$diff" "$ok"
+done <<'ROWS'
+EASY, requested times|92.58|--scheduler easy --pred requested
+EASY++, Tsafrir (step corrections)|62.86|--scheduler easy++ --pred tsafrir
+EASY++, clairvoyant|49.85|--scheduler easy++ --pred clairvoyant
+EASY, clairvoyant|71.72|--scheduler easy --pred clairvoyant
+ROWS
+echo
+printf '%-44s %8s %8s %8s %9s\n' "EASY++ with" AVEbsld "MAE s" under "wait s"
+for p in "tsafrir --corrector steps" "tsafrir --corrector request" \
+	 "ours --corrector steps" "ours --corrector request"; do
+	out=$("$bin" --scheduler easy++ --pred $p "$tmp/kth.swf") || exit 1
+	printf '%-44s %8s %8s %8s %9s\n' "$(echo $p | sed 's/ --corrector /, corrected by /')" \
+		"$(printf '%s\n' "$out" | field avebsld)" "$(printf '%s\n' "$out" | field mae_s)" \
+		"$(printf '%s\n' "$out" | field under)" "$(printf '%s\n' "$out" | field wait_s)"
+done
+echo
+echo "goal: AVEbsld <= 45.80 (the study's best learned predictor), MAE below Tsafrir's"
+[ $fail -eq 0 ] || { echo "a published row is not reproduced within 2 %"; exit 1; }

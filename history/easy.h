@@ -1,0 +1,65 @@
+/*
+ * easy.h: replays a job trace through EASY backfilling, with the user's
+ * requested times or with predictions (EASY++), on a machine of P
+ * processors, and measures the schedule. The conventions are those of the
+ * pyss simulator of the SC'15 study (Gaussier, Glesser, Reis, Trystram),
+ * so that its published rows can be reproduced; history/README.md lists
+ * them.
+ *
+ * The scheduler only: predictions come from history.h (the daemon's own
+ * code), the trace from swf.h. Not a general batch-system simulator (one
+ * queue, rigid jobs, no failures).
+ */
+#ifndef MPP_HISTORY_EASY_H
+#define MPP_HISTORY_EASY_H
+
+#include <stddef.h>
+
+#include "history/swf.h"
+
+enum mpp_easy_pred {
+	MPP_EASY_REQUESTED = 0,   /* the users' requested times */
+	MPP_EASY_CLAIRVOYANT = 1, /* the actual run times */
+	MPP_EASY_HISTORY = 2,     /* history.h, method in hist_method */
+};
+
+enum mpp_easy_corrector {
+	MPP_EASY_CORRECT_STEPS = 0,   /* mpp_hist_correct (Tsafrir's steps) */
+	MPP_EASY_CORRECT_REQUEST = 1, /* straight to the requested time */
+};
+
+typedef struct mpp_easy_opts {
+	int procs;       /* machine size */
+	int sjbf;        /* 1: backfill shortest predicted first (EASY++) */
+	int pred;        /* enum mpp_easy_pred */
+	int hist_method; /* history.h method when pred is MPP_EASY_HISTORY */
+	int corrector;   /* enum mpp_easy_corrector */
+	double bound_s;  /* bounded slowdown's bound (10 s) */
+} mpp_easy_opts;
+
+/* Per job, filled by mpp_easy_run (arrays of n, the caller's). */
+typedef struct mpp_easy_job_out {
+	double start_s;
+	double pred_s;        /* the prediction made at submission */
+	double reservation_s; /* first reservation made for it as the head
+				 of the queue; -1 when it never waited there */
+	int corrections;      /* times its prediction was raised */
+} mpp_easy_job_out;
+
+typedef struct mpp_easy_stats {
+	size_t njobs;
+	double avebsld; /* mean bounded slowdown */
+	double mean_wait_s;
+	double mae_s;       /* mean |prediction at submission - run time| */
+	double under_share; /* share of jobs predicted below their run time */
+	size_t corrections; /* total prediction raises */
+} mpp_easy_stats;
+
+/* Replay jobs[0..n) (submit times not decreasing). out may be NULL.
+ * Returns 0, MPP_EINVAL (a job wider than the machine, bad options: err
+ * says which), MPP_ENOMEM. */
+int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
+		 mpp_easy_job_out *out, mpp_easy_stats *st, char *err,
+		 size_t errlen);
+
+#endif

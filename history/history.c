@@ -1,0 +1,365 @@
+/*
+ * history.c: predictions from the same user's finished jobs (history.h).
+ *
+ * The state is a hash table of small fixed-size records, one per key:
+ * the user ("u"), the user and app ("a"), the user and request ("r"), the
+ * user, request and size ("s"). Each record keeps the last NLAST run times
+ * of the jobs under that key and, for user records, the log-errors of the
+ * last NLAST predictions made for that user (the interval).
+ *
+ * Not for scheduling: the replay's scheduler is history/easy.c; not for
+ * storage: the daemon's rows are in the `jobs` table (schema/).
+ */
+#include "history/history.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/status.h"
+
+enum { NLAST = 16, KEYMAX = 512 };
+
+typedef struct rec {
+	char *key; /* NULL: empty slot */
+	uint64_t hash;
+	double last[NLAST]; /* ring: last[(pos - 1) % NLAST] is the newest */
+	size_t n, pos;
+	double lerr[NLAST]; /* ring of log(actual / predicted) */
+	size_t nerr, epos;
+} rec;
+
+struct mpp_hist {
+	int method;
+	rec *slots;
+	size_t cap, n;
+};
+
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+mpp_hist *mpp_hist_new(int method)
+{
+	mpp_hist *h;
+
+	if (method != MPP_HIST_TSAFRIR && method != MPP_HIST_OURS)
+		return NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->method = method;
+	h->cap = 64;
+	h->slots = calloc(h->cap, sizeof(*h->slots));
+	if (!h->slots) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void mpp_hist_free(mpp_hist *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->cap; i++)
+		free(h->slots[i].key);
+	free(h->slots);
+	free(h);
+}
+
+int mpp_hist_method_parse(const char *name, int *method)
+{
+	if (name && strcmp(name, "tsafrir") == 0)
+		*method = MPP_HIST_TSAFRIR;
+	else if (name && strcmp(name, "ours") == 0)
+		*method = MPP_HIST_OURS;
+	else
+		return -1;
+	return 0;
+}
+
+const char *mpp_hist_method_name(int method)
+{
+	return method == MPP_HIST_TSAFRIR ? "tsafrir" : "ours";
+}
+
+size_t mpp_hist_nkeys(const mpp_hist *h)
+{
+	return h->n;
+}
+
+static rec *find(const mpp_hist *h, const char *key, uint64_t hash)
+{
+	for (size_t i = hash & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
+		rec *r = &h->slots[i];
+		if (!r->key)
+			return NULL;
+		if (r->hash == hash && strcmp(r->key, key) == 0)
+			return r;
+	}
+}
+
+static int grow(mpp_hist *h)
+{
+	size_t cap = h->cap * 2;
+	rec *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return MPP_ENOMEM;
+	for (size_t i = 0; i < h->cap; i++) {
+		rec *r = &h->slots[i];
+		if (!r->key)
+			continue;
+		size_t j = r->hash & (cap - 1);
+		while (slots[j].key)
+			j = (j + 1) & (cap - 1);
+		slots[j] = *r;
+	}
+	free(h->slots);
+	h->slots = slots;
+	h->cap = cap;
+	return MPP_OK;
+}
+
+static rec *get_or_add(mpp_hist *h, const char *key)
+{
+	uint64_t hash = fnv1a(key);
+	rec *r = find(h, key, hash);
+	size_t i;
+
+	if (r)
+		return r;
+	if ((h->n + 1) * 2 > h->cap && grow(h))
+		return NULL;
+	for (i = hash & (h->cap - 1); h->slots[i].key;
+	     i = (i + 1) & (h->cap - 1))
+		;
+	r = &h->slots[i];
+	memset(r, 0, sizeof(*r));
+	r->key = strdup(key);
+	if (!r->key)
+		return NULL;
+	r->hash = hash;
+	h->n++;
+	return r;
+}
+
+/* The keys of job j; a key part that is unknown gives an empty key. */
+typedef struct keys {
+	char u[KEYMAX], a[KEYMAX], r[KEYMAX], s[KEYMAX];
+} keys;
+
+static void make_keys(const mpp_hist_job *j, keys *k)
+{
+	int app = j->app && *j->app, req = j->req_s > 0, procs = j->procs > 0;
+
+	snprintf(k->u, sizeof(k->u), "u\x1f%s", j->user);
+	k->a[0] = k->r[0] = k->s[0] = 0;
+	if (app)
+		snprintf(k->a, sizeof(k->a), "a\x1f%s\x1f%s", j->user, j->app);
+	if (req)
+		snprintf(k->r, sizeof(k->r), "r\x1f%s\x1f%s\x1f%.0f", j->user,
+			 app ? j->app : "", j->req_s);
+	if (req && procs)
+		snprintf(k->s, sizeof(k->s), "s\x1f%s\x1f%s\x1f%.0f\x1f%.0f",
+			 j->user, app ? j->app : "", j->req_s, j->procs);
+}
+
+static const rec *lookup(const mpp_hist *h, const char *key)
+{
+	return *key ? find(h, key, fnv1a(key)) : NULL;
+}
+
+static double newest(const rec *r, size_t back)
+{
+	return r->last[(r->pos + NLAST - 1 - back) % NLAST];
+}
+
+/* Tsafrir's rule on one record: the mean of its last two run times,
+ * truncated to seconds as the study's simulator did; NAN with fewer. */
+static double last_two(const rec *r)
+{
+	if (!r || r->n < 2)
+		return NAN;
+	return floor((newest(r, 0) + newest(r, 1)) / 2);
+}
+
+/*
+ * The base of ours: the same user's jobs that look most like this one. A
+ * job with the same request and size as recent ones of the same user (and
+ * app) is usually a rerun of them: the mean of the last two such jobs (the
+ * last one alone when there is one). Else the same request at any size,
+ * else the same app (when known), else Tsafrir's user-wide rule.
+ */
+static double ours_base(const mpp_hist *h, const keys *k)
+{
+	const rec *s = lookup(h, k->s), *r = lookup(h, k->r),
+		  *a = lookup(h, k->a), *u = lookup(h, k->u);
+
+	if (s && s->n >= 2)
+		return last_two(s);
+	if (s && s->n == 1)
+		return newest(s, 0);
+	if (r && r->n >= 2)
+		return last_two(r);
+	if (r && r->n == 1)
+		return newest(r, 0);
+	if (a && a->n >= 2)
+		return last_two(a);
+	return last_two(u);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* The q-quantile (nearest rank) of the user's log-errors, log(actual /
+ * base prediction), over the last NLAST. */
+static double err_quantile(const rec *u, double q)
+{
+	double v[NLAST];
+	size_t n = u->nerr < NLAST ? u->nerr : NLAST;
+	size_t i;
+
+	memcpy(v, u->lerr, sizeof(v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	i = (size_t)ceil(q * (double)n);
+	return v[i ? i - 1 : 0];
+}
+
+/* The method's base prediction, before any correction by the user's
+ * errors; NAN when there is too little history. */
+static double base(const mpp_hist *h, const keys *k)
+{
+	const rec *a;
+
+	if (h->method != MPP_HIST_TSAFRIR)
+		return ours_base(h, k);
+	/* Tsafrir's rule per user, and per user and app when the app is
+	 * known (from the script): the app's last two when there are two. */
+	a = lookup(h, k->a);
+	if (a && a->n >= 2)
+		return last_two(a);
+	return last_two(lookup(h, k->u));
+}
+
+static int check_job(const mpp_hist_job *j)
+{
+	if (!j || !j->user || !*j->user || strlen(j->user) > KEYMAX / 4 ||
+	    (j->app && strlen(j->app) > KEYMAX / 4))
+		return MPP_EINVAL;
+	return MPP_OK;
+}
+
+int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
+		     mpp_hist_pred *out)
+{
+	double req = j && j->req_s > 0 ? j->req_s : 0, b, p;
+	const rec *u;
+	keys k;
+
+	memset(out, 0, sizeof(*out));
+	if (check_job(j))
+		return MPP_EINVAL;
+	make_keys(j, &k);
+	b = base(h, &k);
+	u = lookup(h, k.u);
+	out->known = isfinite(b);
+	if (!out->known) {
+		out->runtime_s = req;
+		out->upper_s = req;
+		return MPP_OK;
+	}
+	/* Ours removes the user's own bias: the base times the median of
+	 * the user's last errors. Tsafrir's rule is kept as published. */
+	p = b;
+	if (h->method == MPP_HIST_OURS && u && u->nerr >= 4)
+		p = floor(b * exp(err_quantile(u, 0.5)));
+	if (req > 0 && p > req)
+		p = req;
+	if (p < 1)
+		p = 1;
+	out->runtime_s = p;
+	out->lower_s = 0;
+	out->upper_s = req > 0 ? req : p;
+	if (u && u->nerr >= 4) {
+		double lo = b * exp(err_quantile(u, 0.05));
+		double hi = b * exp(err_quantile(u, 0.95));
+		out->lower_s = lo < p ? lo : p;
+		out->upper_s = hi > p ? hi : p;
+		if (req > 0 && out->upper_s > req)
+			out->upper_s = req;
+		if (out->lower_s > out->upper_s)
+			out->lower_s = out->upper_s;
+		out->nerrors = u->nerr < NLAST ? u->nerr : NLAST;
+	}
+	return MPP_OK;
+}
+
+static void push(rec *r, double v)
+{
+	r->last[r->pos] = v;
+	r->pos = (r->pos + 1) % NLAST;
+	if (r->n < NLAST)
+		r->n++;
+}
+
+int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
+{
+	const char *ks[4];
+	double b;
+	keys k;
+	rec *u;
+
+	if (check_job(j) || !(runtime_s > 0) || !isfinite(runtime_s))
+		return MPP_EINVAL;
+	make_keys(j, &k);
+	b = base(h, &k);
+	ks[0] = k.u;
+	ks[1] = k.a;
+	ks[2] = k.r;
+	ks[3] = k.s;
+	for (int i = 0; i < (h->method == MPP_HIST_TSAFRIR ? 2 : 4); i++) {
+		rec *r;
+		if (!*ks[i])
+			continue;
+		r = get_or_add(h, ks[i]);
+		if (!r)
+			return MPP_ENOMEM;
+		push(r, runtime_s);
+	}
+	u = get_or_add(h, k.u);
+	if (!u)
+		return MPP_ENOMEM;
+	if (isfinite(b) && b > 0) {
+		u->lerr[u->epos] = log(runtime_s / b);
+		u->epos = (u->epos + 1) % NLAST;
+		u->nerr++;
+	}
+	return MPP_OK;
+}
+
+double mpp_hist_correct(double initial_s, double req_s, int ncorrections)
+{
+	static const double step[] = {60,    300,   900,   1800,   3600,  7200,
+				      18000, 36000, 72000, 180000, 360000};
+	int n = (int)(sizeof(step) / sizeof(step[0]));
+	double p;
+
+	if (ncorrections < 1)
+		ncorrections = 1;
+	p = initial_s + step[ncorrections > n ? n - 1 : ncorrections - 1];
+	if (req_s > 0 && p > req_s)
+		p = req_s;
+	return p;
+}

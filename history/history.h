@@ -1,0 +1,89 @@
+/*
+ * history.h: run-time predictions for jobs that have no model, from the
+ * actual run times of the same user's finished jobs. Used by the daemon
+ * (server/, `basis: "history"`) and by the trace replay (history/replay.c,
+ * `make bench-history`): one implementation for both.
+ *
+ * Two methods:
+ * - MPP_HIST_TSAFRIR: Tsafrir, Etsion and Feitelson (IEEE TPDS 2007) as the
+ *   SC'15 study ran it: the mean of the user's last two finished jobs,
+ *   truncated to whole seconds and capped at the request; the request
+ *   itself until the user has two finished jobs. When the app is known
+ *   and the user has two finished jobs of it, those two instead.
+ * - MPP_HIST_OURS: the same user's jobs that look like this one first (same
+ *   app, same request, same size), see history.c for the rule and
+ *   history/README.md for what it gains on the KTH-SP2 replay.
+ *
+ * A running job that outlives its prediction is corrected upward with
+ * mpp_hist_correct() (Tsafrir's fixed steps, capped at the request).
+ *
+ * Memory: one fixed-size record per user and per (user, app), (user,
+ * request), (user, request, size) key seen; nothing grows per job. The
+ * daemon keeps what feeds it bounded (the `jobs` table is pruned to the
+ * last jobs per user, see schema/store.h) and rebuilds it at start.
+ *
+ * Not thread-safe: one thread at a time per mpp_hist (the daemon holds a
+ * lock). Not for jobs that have a model: those go through regress/.
+ */
+#ifndef MPP_HISTORY_H
+#define MPP_HISTORY_H
+
+#include <stddef.h>
+
+typedef struct mpp_hist mpp_hist;
+
+enum mpp_hist_method {
+	MPP_HIST_TSAFRIR = 0,
+	MPP_HIST_OURS = 1,
+};
+
+/* What is known of a job at submission. user is required; app may be NULL
+ * or "" (unknown); req_s <= 0 means no requested limit (no cap); procs <= 0
+ * unknown. Strings are borrowed for the call only. */
+typedef struct mpp_hist_job {
+	const char *user;
+	const char *app;
+	double req_s;
+	double procs;
+} mpp_hist_job;
+
+typedef struct mpp_hist_pred {
+	double runtime_s; /* the prediction (req_s when !known) */
+	double lower_s;   /* interval from the user's own past errors */
+	double upper_s;   /* never above req_s when req_s > 0 */
+	int known;        /* 0: the user has too few finished jobs */
+	size_t nerrors;   /* how many past errors made the interval (0: the
+			     interval is [0, req_s], no evidence) */
+} mpp_hist_pred;
+
+/* A new, empty history; NULL when out of memory or method is unknown. */
+mpp_hist *mpp_hist_new(int method);
+void mpp_hist_free(mpp_hist *h);
+
+/* Parses "tsafrir" or "ours" into *method: 0, else -1. */
+int mpp_hist_method_parse(const char *name, int *method);
+const char *mpp_hist_method_name(int method);
+
+/* Predict job j from what has been observed so far. Never fails on a valid
+ * job: with no history it returns known = 0 and runtime_s = req_s (or 0
+ * when there is no request). Returns MPP_EINVAL (common/status.h codes)
+ * when j->user is NULL or empty. */
+int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
+		     mpp_hist_pred *out);
+
+/* Learn that job j finished after runtime_s seconds (> 0). Also records
+ * the error of the prediction the history would have made for it just
+ * before (for the intervals). Returns 0, MPP_EINVAL (bad job or run time),
+ * MPP_ENOMEM. */
+int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s);
+
+/* Tsafrir's correction of a running job that reached its prediction: the
+ * initial prediction plus 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h for
+ * the 1st, 2nd, ... correction (ncorrections >= 1), capped at req_s when
+ * req_s > 0. */
+double mpp_hist_correct(double initial_s, double req_s, int ncorrections);
+
+/* How many keys the history holds (users and finer keys). */
+size_t mpp_hist_nkeys(const mpp_hist *h);
+
+#endif

@@ -1,0 +1,56 @@
+# history/: build rules for this part (history.h: predictions from users'
+# finished jobs; easy.h + swf.h: the trace replay). Appends to PROGRAMS,
+# TEST_BINS, BENCHES and FORMAT_SRC (see the top Makefile). `make history`
+# builds this part.
+#
+# For other parts: $(HISTORY_LIB) is the static archive of the predictor
+# (history.h), linked by the daemon; it needs -lm only.
+
+HISTORY_SRC := history/history.c history/swf.c history/easy.c
+# HISTORY_LIB is named in the top Makefile.
+
+$(HISTORY_LIB): $(HISTORY_SRC:%.c=$(OBJ)/%.o)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/bin/mpipredict-replay: $(OBJ)/history/replay_main.o $(HISTORY_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) -lm
+
+$(BUILD)/tests/history/t-history: $(OBJ)/history/tests/t_history.o $(HISTORY_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) -lm
+$(OBJ)/history/tests/t_history.o: tests/history/t_history.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# The commands on the store: the jobcomp ingest and the accuracy report.
+$(BUILD)/bin/mpipredict-jobcomp: $(OBJ)/history/jobcomp_main.o \
+		$(OBJ)/history/jobcomp.o $(STORE_LIB) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $(OBJ)/history/jobcomp_main.o \
+	  $(OBJ)/history/jobcomp.o $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
+	  $(REGRESS_LDLIBS)
+$(BUILD)/bin/mpipredict-accuracy: $(OBJ)/history/accuracy_main.o \
+		$(STORE_LIB) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
+	  $(REGRESS_LDLIBS)
+
+HISTORY_PROGS := $(BUILD)/bin/mpipredict-replay \
+	$(BUILD)/bin/mpipredict-jobcomp $(BUILD)/bin/mpipredict-accuracy
+HISTORY_TESTS := $(BUILD)/tests/history/t-history
+
+PROGRAMS += $(HISTORY_PROGS)
+TEST_BINS += $(HISTORY_TESTS)
+SHARE += history/KTH-SP2-filtered.swf.xz
+FORMAT_SRC += $(wildcard history/*.c history/*.h tests/history/*.c)
+
+.PHONY: history bench-history
+history: $(HISTORY_LIB) $(HISTORY_PROGS) $(HISTORY_TESTS)
+
+# The KTH-SP2 replay: the published rows first, then ours.
+bench-history: $(BUILD)/bin/mpipredict-replay
+	@MPP_BUILD=$(abspath $(BUILD)) history/bench-history.sh
+BENCHES += bench-history

@@ -1,0 +1,210 @@
+/*
+ * replay_main.c: mpipredict-replay, a job trace (SWF) replayed through
+ * EASY or EASY++ backfilling with requested times, actual run times or the
+ * history predictor the daemon uses (history.h). Prints one line of
+ * figures; with --schedule, one line per job for checking the schedule.
+ * Exit 0 on success, 1 on a usage error, 2 on bad input.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history/easy.h"
+#include "history/history.h"
+#include "common/status.h"
+
+static const char usage[] =
+    "usage: mpipredict-replay [options] TRACE.swf   (- reads stdin)\n"
+    "\n"
+    "Replay a Standard Workload Format trace through EASY backfilling and\n"
+    "print: scheduler, predictions, jobs, AVEbsld, MAE (s), share of jobs\n"
+    "under-predicted, mean wait (s), prediction corrections.\n"
+    "\n"
+    "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
+    "                            predicted first (default easy)\n"
+    "  --pred requested|clairvoyant|tsafrir|ours   (default requested)\n"
+    "  --corrector steps|request a prediction exceeded grows by Tsafrir's\n"
+    "                            steps (default) or to the request\n"
+    "  --procs N                 machine size (default 100)\n"
+    "  --bound S                 bounded slowdown's bound (default 10)\n"
+    "  --jobs N                  replay the first N jobs only\n"
+    "  --schedule FILE           write 'id submit start end procs\n"
+    "                            reservation pred' per job\n"
+    "  --help, --version\n";
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
+							     ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "mpipredict-replay: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see --help)\n");
+	return 1;
+}
+
+static int count_arg(const char *s, long *out)
+{
+	char *end;
+
+	*out = strtol(s, &end, 10);
+	return *s && !*end && *out > 0;
+}
+
+static int write_schedule(const char *path, const mpp_swf_job *jobs,
+			  const mpp_easy_job_out *out, size_t n)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "%ld %.0f %.0f %.0f %d %.0f %.0f\n", jobs[k].id,
+			jobs[k].submit_s, out[k].start_s,
+			out[k].start_s + jobs[k].run_s, jobs[k].procs,
+			out[k].reservation_s, out[k].pred_s);
+	return fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"scheduler", required_argument, NULL, 's'},
+	    {"pred", required_argument, NULL, 'p'},
+	    {"corrector", required_argument, NULL, 'c'},
+	    {"procs", required_argument, NULL, 'n'},
+	    {"bound", required_argument, NULL, 'b'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"schedule", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0}};
+	mpp_easy_opts o = {.procs = 100, .bound_s = 10};
+	const char *pred = "requested", *sched = "easy", *schedule = NULL;
+	long maxjobs = 0, v;
+	mpp_swf_job *jobs;
+	mpp_easy_job_out *out = NULL;
+	mpp_easy_stats st;
+	size_t n, skipped;
+	char err[512];
+	FILE *f;
+	int c, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			sched = optarg;
+			if (strcmp(sched, "easy") && strcmp(sched, "easy++"))
+				return usage_error("--scheduler: '%s' is not "
+						   "easy or easy++",
+						   optarg);
+			o.sjbf = strcmp(sched, "easy++") == 0;
+			break;
+		case 'p':
+			pred = optarg;
+			if (strcmp(pred, "requested") == 0)
+				o.pred = MPP_EASY_REQUESTED;
+			else if (strcmp(pred, "clairvoyant") == 0)
+				o.pred = MPP_EASY_CLAIRVOYANT;
+			else if (mpp_hist_method_parse(pred, &o.hist_method) ==
+				 0)
+				o.pred = MPP_EASY_HISTORY;
+			else
+				return usage_error("--pred: unknown '%s'",
+						   optarg);
+			break;
+		case 'c':
+			if (strcmp(optarg, "steps") == 0)
+				o.corrector = MPP_EASY_CORRECT_STEPS;
+			else if (strcmp(optarg, "request") == 0)
+				o.corrector = MPP_EASY_CORRECT_REQUEST;
+			else
+				return usage_error("--corrector: unknown '%s'",
+						   optarg);
+			break;
+		case 'n':
+			if (!count_arg(optarg, &v) || v > 1000000000)
+				return usage_error("--procs: '%s' is not a "
+						   "positive count",
+						   optarg);
+			o.procs = (int)v;
+			break;
+		case 'b':
+			if (!count_arg(optarg, &v))
+				return usage_error("--bound: '%s' is not a "
+						   "positive number of seconds",
+						   optarg);
+			o.bound_s = (double)v;
+			break;
+		case 'j':
+			if (!count_arg(optarg, &maxjobs))
+				return usage_error("--jobs: '%s' is not a "
+						   "positive count",
+						   optarg);
+			break;
+		case 'o':
+			schedule = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case 'V':
+			printf("mpipredict-replay %s\n", MPP_VERSION);
+			return 0;
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error("%s", optind < argc ? "one trace file only"
+						       : "no trace file given");
+	f = strcmp(argv[optind], "-") ? fopen(argv[optind], "r") : stdin;
+	if (!f) {
+		fprintf(stderr, "mpipredict-replay: %s: cannot open\n",
+			argv[optind]);
+		return 2;
+	}
+	rc = mpp_swf_read(f, argv[optind], &jobs, &n, &skipped, err,
+			  sizeof(err));
+	if (f != stdin)
+		fclose(f);
+	if (rc) {
+		fprintf(stderr, "mpipredict-replay: %s\n", err);
+		return 2;
+	}
+	if (maxjobs && (size_t)maxjobs < n)
+		n = (size_t)maxjobs;
+	if (schedule && !(out = calloc(n ? n : 1, sizeof(*out)))) {
+		fprintf(stderr, "mpipredict-replay: out of memory\n");
+		free(jobs);
+		return 2;
+	}
+	rc = mpp_easy_run(jobs, n, &o, out, &st, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
+			err);
+	} else {
+		printf("%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
+		       "under=%.3f wait_s=%.0f corrections=%zu\n",
+		       sched, pred,
+		       o.pred == MPP_EASY_HISTORY
+			   ? (o.corrector ? "/request" : "/steps")
+			   : "",
+		       st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
+		       st.mean_wait_s, st.corrections);
+		if (schedule && write_schedule(schedule, jobs, out, n)) {
+			fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
+				schedule);
+			rc = MPP_EIO;
+		}
+	}
+	free(out);
+	free(jobs);
+	return rc ? 2 : 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * hist.h: the daemon's history predictions, for jobs whose app has no
+ * model or that name no app (basis "history"): the history predictor of
+ * history/history.h fed with the store's jobs table, and the answer to
+ * POST /v1/predict built from it.
+ *
+ * The state is rebuilt from the jobs table when the daemon starts (so it
+ * survives a restart) and the keeper thread adds the rows that arrive
+ * later (mpp_histsvc_refresh). The jobs table is pruned by the ingest
+ * (mpipredict-jobcomp --keep), so what is read at start stays bounded; the
+ * predictor keeps a fixed-size record per user and per finer key.
+ * Request threads and the keeper share it under a mutex (a prediction
+ * takes about a microsecond). Not for jobs whose app has a model.
+ */
+#ifndef MPP_SERVER_HIST_H
+#define MPP_SERVER_HIST_H
+
+#include <stddef.h>
+
+#include "schema/store.h"
+#include "server/audit.h"
+#include "server/request.h"
+
+typedef struct mpp_histsvc mpp_histsvc;
+struct mpp_reply;
+
+/* Opens the store at db_path read-only, learns every finished job in it
+ * (by end time) with history method `method` (history.h). Returns 0, or an
+ * mpp_status with err. */
+int mpp_histsvc_open(const char *db_path, int method, mpp_histsvc **out,
+		     char *err, size_t errlen);
+void mpp_histsvc_free(mpp_histsvc *h);
+
+/* Learns the jobs added to s since the last call. Returns 0 or an
+ * mpp_status with err. Called by the keeper thread only. */
+int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen);
+
+/* Answers q from the history of the submitting user (q->user, else
+ * "uid:N") for app (NULL or "" when unknown), capped at q->time_limit_s,
+ * with ntasks the job's size (<= 0 unknown): fills r with 200 and basis
+ * "history" and queues the audit record. Returns 0 when it answered; -1
+ * when it cannot (no user, or the user has too few finished jobs): r is
+ * untouched and the caller answers as it would have. */
+int mpp_histsvc_answer(mpp_histsvc *h, const mpp_request *q, const char *app,
+		       double ntasks, mpp_audit *audit, struct mpp_reply *r);
+
+#endif

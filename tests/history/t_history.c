@@ -1,0 +1,228 @@
+/*
+ * t_history.c: the history predictor (history/history.h) on hand-made job
+ * sequences: Tsafrir's rule (two finished jobs, mean truncated, capped at
+ * the request), users kept apart, the step correction, ours preferring the
+ * same request and size and removing the user's bias, intervals from the
+ * user's errors, bad input, many users.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "history/history.h"
+#include "common/status.h"
+
+static int failures;
+
+#define EXPECT(cond, ...)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			printf("FAIL line %d: ", __LINE__);                    \
+			printf(__VA_ARGS__);                                   \
+			printf("\n");                                          \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+static mpp_hist_pred predict(mpp_hist *h, const char *user, const char *app,
+			     double req, double procs)
+{
+	mpp_hist_job j = {user, app, req, procs};
+	mpp_hist_pred p;
+
+	if (mpp_hist_predict(h, &j, &p) != MPP_OK)
+		printf("predict failed for %s\n", user);
+	return p;
+}
+
+static void observe(mpp_hist *h, const char *user, const char *app, double req,
+		    double procs, double run)
+{
+	mpp_hist_job j = {user, app, req, procs};
+
+	if (mpp_hist_observe(h, &j, run) != MPP_OK) {
+		printf("FAIL observe %s %g\n", user, run);
+		failures++;
+	}
+}
+
+static void tsafrir(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_TSAFRIR);
+	mpp_hist_pred p;
+
+	p = predict(h, "alice", NULL, 3600, 4);
+	EXPECT(!p.known && p.runtime_s == 3600,
+	       "no history: expected unknown and the request 3600, got %d %g",
+	       p.known, p.runtime_s);
+	observe(h, "alice", NULL, 3600, 4, 100);
+	p = predict(h, "alice", NULL, 3600, 4);
+	EXPECT(!p.known && p.runtime_s == 3600,
+	       "one finished job: expected the request, got %d %g", p.known,
+	       p.runtime_s);
+	observe(h, "alice", NULL, 3600, 4, 201);
+	p = predict(h, "alice", NULL, 3600, 4);
+	EXPECT(p.known && p.runtime_s == 150,
+	       "two jobs 100, 201: expected 150 (truncated mean), got %g",
+	       p.runtime_s);
+	p = predict(h, "alice", NULL, 120, 4);
+	EXPECT(p.runtime_s == 120,
+	       "expected the cap at the request 120, got %g", p.runtime_s);
+	EXPECT(p.upper_s <= 120, "upper %g above the request 120", p.upper_s);
+	observe(h, "alice", NULL, 3600, 4, 1000);
+	p = predict(h, "alice", NULL, 3600, 4);
+	EXPECT(p.runtime_s == 600, "last two 201, 1000: expected 600, got %g",
+	       p.runtime_s);
+	p = predict(h, "bob", NULL, 500, 1);
+	EXPECT(!p.known && p.runtime_s == 500,
+	       "bob has no history: expected 500, got %g", p.runtime_s);
+	mpp_hist_free(h);
+}
+
+static void correction(void)
+{
+	double c1 = mpp_hist_correct(100, 100000, 1);
+	double c2 = mpp_hist_correct(100, 100000, 2);
+	double c5 = mpp_hist_correct(100, 100000, 5);
+	double cap = mpp_hist_correct(100, 1000, 3);
+
+	EXPECT(c1 == 160 && c2 == 400 && c5 == 3700,
+	       "steps from 100: expected 160, 400, 3700, got %g %g %g", c1, c2,
+	       c5);
+	EXPECT(cap == 1000, "expected the cap at the request 1000, got %g",
+	       cap);
+	EXPECT(mpp_hist_correct(100, 1e9, 99) == 100 + 360000,
+	       "past the last step: expected the last step");
+}
+
+static void ours(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_OURS);
+	mpp_hist_pred p;
+
+	/* A user alternating a short test (req 600, 1 proc) and a long run
+	 * (req 7200, 32 procs): ours keeps them apart, Tsafrir's mixes. */
+	mpp_hist *t = mpp_hist_new(MPP_HIST_TSAFRIR);
+	for (int i = 0; i < 6; i++) {
+		observe(h, "carol", "lbm", 600, 1, 60);
+		observe(t, "carol", "lbm", 600, 1, 60);
+		observe(h, "carol", "lbm", 7200, 32, 5000);
+		observe(t, "carol", "lbm", 7200, 32, 5000);
+	}
+	p = predict(h, "carol", "lbm", 600, 1);
+	EXPECT(p.known && p.runtime_s == 60,
+	       "ours, same request and size: expected 60, got %g", p.runtime_s);
+	p = predict(h, "carol", "lbm", 7200, 32);
+	EXPECT(p.runtime_s == 5000, "ours: expected 5000, got %g", p.runtime_s);
+	p = predict(t, "carol", NULL, 7200, 32);
+	EXPECT(p.runtime_s == 2530,
+	       "tsafrir, no app: expected (60+5000)/2, got %g", p.runtime_s);
+	observe(t, "carol", "cg", 600, 1, 10);
+	observe(t, "carol", "cg", 600, 1, 20);
+	p = predict(t, "carol", "cg", 7200, 32);
+	EXPECT(p.runtime_s == 15,
+	       "tsafrir, app cg known: expected cg's (10+20)/2, got %g",
+	       p.runtime_s);
+	p = predict(t, "carol", "lbm", 7200, 32);
+	/* Errors recorded: an interval around the prediction, within the
+	 * request. */
+	EXPECT(p.nerrors >= 4 && p.lower_s <= p.runtime_s &&
+		   p.runtime_s <= p.upper_s && p.upper_s <= 7200,
+	       "interval: expected lower <= %g <= upper <= 7200 from >= 4 "
+	       "errors, got [%g, %g] from %zu",
+	       p.runtime_s, p.lower_s, p.upper_s, p.nerrors);
+	p = predict(h, "carol", "lbm", 7200, 32);
+	EXPECT(p.nerrors >= 4 && p.lower_s <= p.runtime_s &&
+		   p.upper_s >= p.runtime_s,
+	       "ours interval: got [%g, %g]", p.lower_s, p.upper_s);
+	mpp_hist_free(t);
+	mpp_hist_free(h);
+}
+
+/* A user whose jobs double each time: Tsafrir's mean of the last two is
+ * always 3/8 of the next run; ours learns that bias from the user's own
+ * errors and removes it. Each job has a new request, so no finer key
+ * helps. */
+static void bias(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_OURS);
+	mpp_hist *t = mpp_hist_new(MPP_HIST_TSAFRIR);
+	double run = 100;
+	mpp_hist_pred po, pt;
+
+	for (int i = 0; i < 8; i++, run *= 2) {
+		observe(h, "erin", NULL, 1e7 + i, 8, run);
+		observe(t, "erin", NULL, 1e7 + i, 8, run);
+	}
+	po = predict(h, "erin", NULL, 2e7, 8);
+	pt = predict(t, "erin", NULL, 2e7, 8);
+	EXPECT(fabs(po.runtime_s - run) < 0.01 * run,
+	       "ours: expected the next run %g within 1 %%, got %g", run,
+	       po.runtime_s);
+	EXPECT(fabs(pt.runtime_s - 0.375 * run) < 1,
+	       "tsafrir: expected 3/8 of %g, got %g", run, pt.runtime_s);
+	mpp_hist_free(h);
+	mpp_hist_free(t);
+}
+
+static void bad_input(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_OURS);
+	mpp_hist_job nouser = {NULL, NULL, 10, 1}, empty = {"", NULL, 10, 1},
+		     ok = {"dave", NULL, 10, 1};
+	mpp_hist_pred p;
+	char longname[1000];
+
+	EXPECT(mpp_hist_predict(h, &nouser, &p) == MPP_EINVAL,
+	       "no user: expected MPP_EINVAL");
+	EXPECT(mpp_hist_observe(h, &empty, 5) == MPP_EINVAL,
+	       "empty user: expected MPP_EINVAL");
+	EXPECT(mpp_hist_observe(h, &ok, 0) == MPP_EINVAL,
+	       "run time 0: expected MPP_EINVAL");
+	EXPECT(mpp_hist_observe(h, &ok, NAN) == MPP_EINVAL,
+	       "run time NaN: expected MPP_EINVAL");
+	memset(longname, 'x', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = 0;
+	ok.user = longname;
+	EXPECT(mpp_hist_observe(h, &ok, 5) == MPP_EINVAL,
+	       "a 999-byte user name: expected MPP_EINVAL");
+	EXPECT(mpp_hist_nkeys(h) == 0, "nothing stored from bad input, got %zu",
+	       mpp_hist_nkeys(h));
+	EXPECT(mpp_hist_new(42) == NULL, "unknown method: expected NULL");
+	mpp_hist_free(h);
+}
+
+/* Many users: the table grows and finds every one again. */
+static void many_users(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_TSAFRIR);
+	char u[32];
+	int bad = 0;
+
+	for (int i = 0; i < 5000; i++) {
+		snprintf(u, sizeof(u), "user%d", i);
+		observe(h, u, NULL, 1e6, 1, 10 + i);
+		observe(h, u, NULL, 1e6, 1, 12 + i);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(u, sizeof(u), "user%d", i);
+		bad += predict(h, u, NULL, 1e6, 1).runtime_s != 11 + i;
+	}
+	EXPECT(bad == 0, "5000 users: %d predictions wrong", bad);
+	EXPECT(mpp_hist_nkeys(h) == 5000, "expected 5000 keys, got %zu",
+	       mpp_hist_nkeys(h));
+	mpp_hist_free(h);
+}
+
+int main(void)
+{
+	tsafrir();
+	correction();
+	ours();
+	bias();
+	bad_input();
+	many_users();
+	if (failures)
+		printf("%d failures\n", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,73 @@
+// Exceptions thrown out of counted loops: the counts stay exact. A loop
+// whose body may throw keeps plain counters (a counter kept in a local
+// would be lost on unwinding); a loop whose calls are all noexcept still
+// counts into a local. Also try/catch inside a loop, rethrow, and a throw
+// from a lambda.
+#include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+static int check(int i)
+{
+	if (i == 5)
+		throw std::runtime_error("five");
+	return i;
+}
+
+static int twice(int i) noexcept
+{
+	return 2 * i;
+}
+
+static long hot(const std::vector<int> &v) noexcept
+{
+	long s = 0;
+	for (std::size_t i = 0; i < v.size(); i++)
+		for (int k = 0; k < 3; k++)
+			s += twice(v[i]) + k;
+	return s;
+}
+
+static long thrower(int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < 2; j++)
+			s += check(i);
+	}
+	return s;
+}
+
+int main()
+{
+	std::vector<int> v{1, 2, 3, 4};
+	long s = hot(v);
+	try {
+		s += thrower(10);
+	} catch (const std::exception &e) {
+		std::printf("caught %s\n", e.what());
+	}
+	int caught = 0;
+	for (int i = 0; i < 8; i++) {
+		try {
+			s += check(i);
+		} catch (...) {
+			caught++;
+			continue;
+		}
+		if (i % 2)
+			s++;
+	}
+	auto f = [](int n) {
+		for (int i = 0;; i++)
+			if (i == n)
+				throw i;
+	};
+	try {
+		f(3);
+	} catch (int i) {
+		std::printf("lambda threw %d\n", i);
+	}
+	std::printf("%ld %d\n", s, caught);
+	return 0;
+}
