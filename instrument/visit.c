@@ -1138,9 +1138,11 @@ static void use_local(struct ctx *x, size_t k)
 static void finish_hosts(struct ctx *x)
 {
 	size_t nl = 0, nc = x->plan->ncounters;
-	if (grow(x, (void **)&x->derived, nc, &x->capderived,
-		 sizeof(*x->derived)) < 0)
-		return;
+	/* grow() doubles once; the table needs room for every slot. */
+	while (x->capderived <= nc)
+		if (grow(x, (void **)&x->derived, x->capderived, &x->capderived,
+			 sizeof(*x->derived)) < 0)
+			return;
 	for (size_t k = 0; k < nc; k++)
 		x->derived[k] = -1;
 	for (size_t i = 0; i < x->nhosts; i++) {
