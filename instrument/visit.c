@@ -804,6 +804,8 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 {
 	char counter[64], tmp[32], inc[80], *text = NULL, *nt = NULL;
 	size_t pos;
+	if (x->cxx)
+		return; /* any call may throw out of the loop */
 	snprintf(counter, sizeof(counter), "__mpp_c_%s[%ld]", x->id, k);
 	snprintf(tmp, sizeof(tmp), "__mpp_t%ld", k);
 	int r =
@@ -858,8 +860,8 @@ static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
  * reaches: those before which no statement of the body can jump. */
 static void mark_entered(struct ctx *x, CXCursor body, long slot)
 {
-	if (clang_getCursorKind(body) != CXCursor_CompoundStmt)
-		return;
+	if (clang_getCursorKind(body) != CXCursor_CompoundStmt || x->cxx)
+		return; /* C++: any call may throw between two statements */
 	size_t at = x->nstack, n = push_children(x, body);
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		CXCursor st = x->stack[at + i];
