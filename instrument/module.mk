@@ -3,7 +3,7 @@
 # objects. `make instrument` builds this part and its test helpers.
 
 INSTRUMENT_LIB_SRC := instrument/source.c instrument/edits.c instrument/plan.c \
-	instrument/tu.c instrument/flags.c instrument/visit.c \
+	instrument/tu.c instrument/flags.c instrument/visit.c instrument/trip.c \
 	instrument/codegen.c instrument/rewrite.c
 INSTRUMENT_LIB_OBJ := $(INSTRUMENT_LIB_SRC:%.c=$(OBJ)/%.o)
 INSTRUMENT_BINS := $(BUILD)/bin/mpipredict-instrument $(BUILD)/bin/mpipredict-cc
@@ -28,7 +28,7 @@ $(INSTRUMENT_WRAPPERS): $(BUILD)/bin/mpipredict-cc
 
 PROGRAMS += $(INSTRUMENT_BINS) $(INSTRUMENT_WRAPPERS)
 FORMAT_SRC += $(wildcard instrument/*.c instrument/*.h) tests/instrument/testrt.c \
-	tests/instrument/bench/kernels.c
+	tests/instrument/bench/kernels.c tests/instrument/bench/shapes.c
 
 .PHONY: instrument
 instrument: $(INSTRUMENT_BINS) $(INSTRUMENT_WRAPPERS)
@@ -44,3 +44,9 @@ BENCHES += bench-instrument
 bench-instrument-cxx: instrument collector
 	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) tests/instrument/bench-cxx.sh
 BENCHES += bench-instrument-cxx
+# Counter cost on hot-loop shapes and the example apps (issue 14):
+# instruction ratio (callgrind) and wall ratio (interleaved pairs).
+.PHONY: bench-overhead
+bench-overhead: instrument collector
+	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) tests/instrument/bench-overhead.sh
+BENCHES += bench-overhead

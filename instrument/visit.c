@@ -33,6 +33,7 @@
 #include <string.h>
 
 #include "instrument/codegen.h"
+#include "instrument/trip.h"
 
 #define MPP_MPI(name, ret, kind, params, args, acct) #name,
 static const char *mpi_names[] = {
@@ -141,6 +142,20 @@ struct leave {
 	int reset;
 };
 
+/* An if statement at keyword kw run exactly once per execution of the
+ * loop body counted by slot `body`: a direct child of the body's braces
+ * with nothing before it that can jump (mark_entered). */
+struct entered {
+	size_t kw, body;
+};
+
+/* Flow conservation: the else counter `e` of such an if is entries -
+ * then, `body` - `then`; a host holding all three computes it at its
+ * flushes instead of counting it. */
+struct derive {
+	size_t e, body, then;
+};
+
 /* A loop chosen to host: counter slots [c0, c1), leaves [l0, l1). */
 struct host {
 	size_t kw, end;
@@ -155,7 +170,8 @@ struct ctx {
 	const char *display;
 	char *line_name; /* display as a C string literal, for #line */
 	struct mpp_plan *plan;
-	char *func; /* the function being walked */
+	char *func;  /* the function being walked */
+	CXCursor fn; /* its cursor */
 	CXCursor *stack;
 	size_t nstack, capstack;
 	struct keyset used;
@@ -167,6 +183,12 @@ struct ctx {
 	size_t nleaves, capleaves;
 	struct host *hosts;
 	size_t nhosts, caphosts;
+	struct entered *entered; /* ifs run once per iteration of a loop */
+	size_t nentered, capentered;
+	struct derive *derives;
+	size_t nderives, capderives;
+	long *derived; /* counter slot -> its derive, or -1 (finish_hosts) */
+	size_t capderived;
 	int cxx; /* a C++ unit: exceptions, lambdas, if-init, range-for */
 	int oom;
 };
@@ -464,8 +486,9 @@ static int block_insert_point(struct ctx *x, CXCursor body, size_t *pos)
 
 /* Counts executions of `body`, the body of a loop or a branch of an if
  * whose keyword is at kw (expansion offset). `limit`: the body's edits
- * must end at or before it (the start of the next statement). */
-static void count_body(struct ctx *x, size_t kw, CXCursor body,
+ * must end at or before it (the start of the next statement). Returns
+ * the counter's slot, or -1 when not counted (a note says why). */
+static long count_body(struct ctx *x, size_t kw, CXCursor body,
 		       enum mpp_counter_kind kind, const char *stmt,
 		       unsigned depth, size_t limit)
 {
@@ -478,38 +501,38 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 				 "%s of %s: its braces or first "
 				 "declarations come from macro %s",
 				 kind_word(kind), stmt, mac);
-			return;
+			return -1;
 		}
 		long k = new_counter(x, kind, kw, stmt);
 		if (k < 0)
-			return;
+			return -1;
 		snprintf(buf, sizeof(buf), "__mpp_c_%s[%ld]++;", x->id, k);
 		add_inc_edit(x, k, s, depth, buf);
-		return;
+		return k;
 	}
 	if (clean_start(x, body, &s) < 0 || s <= kw) {
 		macro_name(x, kw, mac, sizeof(mac));
 		add_note(x, kw, "%s of %s inside macro %s", kind_word(kind),
 			 stmt, mac);
-		return;
+		return -1;
 	}
 	if (stmt_end(x, body, &e) < 0 || mpp_tu_macro_inside(x->t, e) >= 0) {
 		add_note(x, s,
 			 "%s of %s: cannot find where it ends outside "
 			 "a macro",
 			 kind_word(kind), stmt);
-		return;
+		return -1;
 	}
 	if (e > limit) {
 		add_note(x, s,
 			 "%s of %s is a macro that expands to several "
 			 "statements",
 			 kind_word(kind), stmt);
-		return;
+		return -1;
 	}
 	long k = new_counter(x, kind, kw, stmt);
 	if (k < 0)
-		return;
+		return -1;
 	size_t open = mpp_source_directives_before(x->src, s);
 	if (open != s || x->src->text[s] == '#') {
 		/* `#pragma omp for` and friends must stay right before
@@ -524,11 +547,12 @@ static void count_body(struct ctx *x, size_t kw, CXCursor body,
 	}
 	add_inc_edit(x, k, open, depth, buf);
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "}");
+	return k;
 }
 
 /* `else if (c)`: count the else-branch through the condition,
  * `else if ((counter++, c))`, so that long chains do not nest blocks. */
-static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
+static long count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 			  unsigned depth)
 {
 	size_t ikw, cs, ce;
@@ -542,15 +566,16 @@ static void count_else_if(struct ctx *x, size_t kw, CXCursor inner,
 	x->nstack = at;
 	if (!ok) {
 		add_note(x, kw, "else-branch of if: its if comes from a macro");
-		return;
+		return -1;
 	}
 	long k = new_counter(x, MPP_ELSE, kw, "if");
 	if (k < 0)
-		return;
+		return -1;
 	char buf[96];
 	snprintf(buf, sizeof(buf), "(__mpp_c_%s[%ld]++, ", x->id, k);
 	add_inc_edit(x, k, cs, depth, buf);
 	add_edit(x, ce, MPP_EDIT_CLOSE, depth, ")");
+	return k;
 }
 
 /* Tags a call of an MPI function: `MPI_X(args)` becomes
@@ -761,6 +786,111 @@ static int region_pragma_within(const struct ctx *x, size_t begin, size_t end)
 	return 0;
 }
 
+static void set_text(struct ctx *x, size_t edit, char *text)
+{
+	if (!text) {
+		x->oom = 1;
+		return;
+	}
+	free(x->plan->edits.v[edit].text);
+	x->plan->edits.v[edit].text = text;
+}
+
+/* A canonical for loop (trip.h) gets its count added once, in its init,
+ * instead of counting every iteration: counter slot k's increment in the
+ * body goes, and the init's addition becomes the edit a host turns into
+ * its local. */
+static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
+{
+	char counter[64], tmp[32], inc[80], *text = NULL, *nt = NULL;
+	size_t pos;
+	if (x->cxx)
+		return; /* any call may throw out of the loop */
+	snprintf(counter, sizeof(counter), "__mpp_c_%s[%ld]", x->id, k);
+	snprintf(tmp, sizeof(tmp), "__mpp_t%ld", k);
+	int r =
+	    mpp_trip_plan(x->t, x->src, loop, x->fn, counter, tmp, &pos, &text);
+	if (r != 0) {
+		x->oom |= r < 0;
+		return;
+	}
+	size_t body_edit = x->inc_edit[k];
+	const char *old = x->plan->edits.v[body_edit].text;
+	snprintf(inc, sizeof(inc), "%s++;", counter);
+	const char *at = strstr(old, inc);
+	if (at && asprintf(&nt, "%.*s%s", (int)(at - old), old,
+			   at + strlen(inc)) >= 0) {
+		set_text(x, body_edit, nt);
+		x->inc_edit[k] = x->plan->edits.n;
+		add_edit(x, pos, MPP_EDIT_CLOSE, depth, text);
+	} else if (at) {
+		x->oom = 1;
+	}
+	free(text);
+}
+
+static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
+					 CXClientData data)
+{
+	(void)parent;
+	int *found = data;
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_BreakStmt:
+	case CXCursor_ContinueStmt:
+	case CXCursor_ReturnStmt:
+	case CXCursor_GotoStmt:
+	case CXCursor_IndirectGotoStmt:
+	case CXCursor_LabelStmt:
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+	case CXCursor_AsmStmt:
+		*found = 1;
+		break;
+	case CXCursor_CallExpr:
+		if (mpp_call_effect(clang_Cursor_getTranslationUnit(c), c))
+			*found = 1;
+		break;
+	default:
+		break;
+	}
+	return *found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* Records the if statements of a loop body (braces) that every iteration
+ * reaches: those before which no statement of the body can jump. */
+static void mark_entered(struct ctx *x, CXCursor body, long slot)
+{
+	if (clang_getCursorKind(body) != CXCursor_CompoundStmt || x->cxx)
+		return; /* C++: any call may throw between two statements */
+	size_t at = x->nstack, n = push_children(x, body);
+	for (size_t i = 0; i < n && !x->oom; i++) {
+		CXCursor st = x->stack[at + i];
+		size_t kw;
+		int jump = 0;
+		if (clang_getCursorKind(st) == CXCursor_IfStmt &&
+		    exp_off(x, clang_getCursorLocation(st), &kw) == 0 &&
+		    !grow(x, (void **)&x->entered, x->nentered, &x->capentered,
+			  sizeof(*x->entered)))
+			x->entered[x->nentered++] =
+			    (struct entered){kw, (size_t)slot};
+		find_jump(st, body, &jump);
+		if (!jump)
+			clang_visitChildren(st, find_jump, &jump);
+		if (jump)
+			break;
+	}
+	x->nstack = at;
+}
+
+/* The loop body slot an if at kw runs once per iteration of, or -1. */
+static long entered_with(const struct ctx *x, size_t kw)
+{
+	for (size_t i = x->nentered; i-- > 0;)
+		if (x->entered[i].kw == kw)
+			return (long)x->entered[i].body;
+	return -1;
+}
+
 /* Marks the innermost loop being walked as unable to host. */
 static void unclean(struct ctx *x)
 {
@@ -774,13 +904,22 @@ static void unclean(struct ctx *x)
  * the pragma opens a region (region_pragma, checked in end_frame): a
  * `#pragma omp simd` or an `#if` block before an inner loop once kept the
  * whole nest's counters in memory (+38 % instructions on a stencil). */
+static int loop_guarded(const struct ctx *x, size_t kw);
 static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 {
-	const struct mpp_tu *t = x->t;
 	size_t s;
 	if (clean_start(x, loop, &s) < 0 || s != kw ||
-	    mpp_tu_expansion_at(t, kw) >= 0)
+	    mpp_tu_expansion_at(x->t, kw) >= 0)
 		return 0; /* a macro might declare or open more than a loop */
+	return !loop_guarded(x, kw);
+}
+
+/* True if a pragma or a macro (which may hold one) stands right before
+ * the loop keyword at kw: the loop must stay as it is written there (an
+ * OpenMP loop's init must stay `var = lb`). */
+static int loop_guarded(const struct ctx *x, size_t kw)
+{
+	const struct mpp_tu *t = x->t;
 	size_t d = mpp_source_directives_before(x->src, kw);
 	long p = mpp_tu_pragma_before(t, kw);
 	long m = mpp_tu_expansion_before(t, kw);
@@ -792,8 +931,8 @@ static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 	    (p >= 0 && t->pragmas[p].end <= kw &&
 	     mpp_source_next_code(x->src, t->pragmas[p].end) == kw) ||
 	    (m >= 0 && mpp_source_next_code(x->src, t->macros[m].end) == kw))
-		return 0;
-	return 1;
+		return 1;
+	return 0;
 }
 
 /* True if the declaration d is written with `_Noreturn` (or `noreturn`
@@ -822,7 +961,7 @@ static int noreturn_specifier(CXTranslationUnit tu, CXCursor d)
 /* What a call does to a host: 0 nothing, 1 it may not return (or ends the
  * counting: MPI_Finalize), so the locals are flushed before it, 2 it may
  * return twice (setjmp), which no host may hold. */
-static int call_effect(CXTranslationUnit tu, CXCursor call)
+int mpp_call_effect(CXTranslationUnit tu, CXCursor call)
 {
 	static const char *const leaving[] = {
 	    "exit",         "_exit",        "_Exit",     "quick_exit",
@@ -903,16 +1042,6 @@ static void add_leave(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "");
 }
 
-static void set_text(struct ctx *x, size_t edit, char *text)
-{
-	if (!text) {
-		x->oom = 1;
-		return;
-	}
-	free(x->plan->edits.v[edit].text);
-	x->plan->edits.v[edit].text = text;
-}
-
 /* The texts a host adds: `which` 'd' its wrapper's opening with the
  * declarations, 'e' its wrapper's end with the flush, 'l' the opening of a
  * leave with the flush (zeroing the locals if `reset`). NULL when out of
@@ -928,21 +1057,65 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 		return NULL;
 #define PUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
 	if (which == 'd') {
+		const char *sep = "";
 		PUT("{__extension__ unsigned long long ");
-		for (size_t k = h->c0; k < h->c1; k++)
-			PUT("%s__mpp_l%zu = 0", k > h->c0 ? ", " : "", k);
+		for (size_t k = h->c0; k < h->c1; k++) {
+			if (x->derived[k] >= 0)
+				continue;
+			PUT("%s__mpp_l%zu = 0", sep, k);
+			sep = ", ";
+		}
 		PUT("; ");
 	} else {
 		PUT(which == 'e' ? " " : "{");
-		for (size_t k = h->c0; k < h->c1; k++)
-			PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k, k);
+		for (size_t k = h->c0; k < h->c1; k++) {
+			const struct derive *d =
+			    x->derived[k] >= 0 ? &x->derives[x->derived[k]]
+					       : NULL;
+			if (d)
+				PUT("__mpp_c_%s[%zu] += __mpp_l%zu - "
+				    "__mpp_l%zu; ",
+				    x->id, k, d->body, d->then);
+			else
+				PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k,
+				    k);
+		}
 		for (size_t k = h->c0; reset && k < h->c1; k++)
-			PUT("__mpp_l%zu = 0; ", k);
+			if (x->derived[k] < 0)
+				PUT("__mpp_l%zu = 0; ", k);
 		if (which == 'e')
 			PUT("}");
 	}
 #undef PUT
 	return t;
+}
+
+/* Removes counter k's increment from its edit (a derived counter):
+ * `__mpp_c_ID[k]++; ` or the `__mpp_c_ID[k]++, ` of an else-if test. */
+static void drop_increment(struct ctx *x, size_t k)
+{
+	char pat[64], *text;
+	snprintf(pat, sizeof(pat), "__mpp_c_%s[%zu]++", x->id, k);
+	const char *old = x->plan->edits.v[x->inc_edit[k]].text,
+		   *at = strstr(old, pat);
+	if (!at)
+		return;
+	const char *rest = at + strlen(pat);
+	if (*rest == ';' || *rest == ',')
+		rest++;
+	if (*rest == ' ')
+		rest++;
+	if (asprintf(&text, "%.*s%s", (int)(at - old), old, rest) < 0)
+		text = NULL;
+	size_t close = x->inc_edit[k] + 1;
+	if (text && strcmp(text, "(") == 0 && close < x->plan->edits.n &&
+	    strcmp(x->plan->edits.v[close].text, ")") == 0) {
+		/* An else-if's `((test))` would warn (-Wparentheses-equality):
+		 * both parentheses go. */
+		text[0] = 0;
+		set_text(x, close, strdup(""));
+	}
+	set_text(x, x->inc_edit[k], text);
 }
 
 /* Turns the increment of counter k to its local: `__mpp_c_ID[k]` in its
@@ -966,7 +1139,27 @@ static void use_local(struct ctx *x, size_t k)
  * statements that leave; empties the leaves no host holds. */
 static void finish_hosts(struct ctx *x)
 {
-	size_t nl = 0;
+	size_t nl = 0, nc = x->plan->ncounters;
+	/* grow() doubles once; the table needs room for every slot. */
+	while (x->capderived <= nc)
+		if (grow(x, (void **)&x->derived, x->capderived, &x->capderived,
+			 sizeof(*x->derived)) < 0)
+			return;
+	for (size_t k = 0; k < nc; k++)
+		x->derived[k] = -1;
+	for (size_t i = 0; i < x->nhosts; i++) {
+		const struct host *h = &x->hosts[i];
+		for (size_t j = 0; j < x->nderives; j++) {
+			const struct derive *d = &x->derives[j];
+			if (d->e >= h->c0 && d->e < h->c1 && d->body >= h->c0 &&
+			    d->body < h->c1 && d->then >= h->c0 &&
+			    d->then < h->c1 && x->derived[d->body] < 0 &&
+			    x->derived[d->then] < 0 && x->derived[d->e] < 0) {
+				x->derived[d->e] = (long)j;
+				drop_increment(x, d->e);
+			}
+		}
+	}
 	for (size_t i = 0; i < x->nhosts && !x->oom; i++) {
 		const struct host *h = &x->hosts[i];
 		for (size_t k = h->c0; k < h->c1; k++)
@@ -994,7 +1187,7 @@ static void finish_hosts(struct ctx *x)
 		set_text(x, x->leaves[nl].open, strdup(""));
 		set_text(x, x->leaves[nl].close, strdup(""));
 	}
-	x->nhosts = x->nleaves = 0;
+	x->nhosts = x->nleaves = x->nentered = x->nderives = 0;
 }
 
 /* Done walking loop c (its frame on top): chooses it as a host if it can
@@ -1256,8 +1449,13 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 				 stmt);
 			inner = levels - 1;
 		} else {
-			count_body(x, kw, x->stack[body], MPP_LOOP, stmt, depth,
-				   limit);
+			long slot = count_body(x, kw, x->stack[body], MPP_LOOP,
+					       stmt, depth, limit);
+			if (slot >= 0)
+				mark_entered(x, x->stack[body], slot);
+			if (slot >= 0 && k == CXCursor_ForStmt && !bare &&
+			    !loop_guarded(x, kw))
+				derive_trip(x, c, slot, depth);
 		}
 		body -= at;
 		break;
@@ -1281,22 +1479,32 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			then_limit = min_size(
 			    limit,
 			    start_or(x, x->stack[at + 2 + if_base], limit));
-		count_body(x, kw, x->stack[at + 1 + if_base], MPP_THEN, "if",
-			   depth, then_limit);
-		if (n >= 3 + if_base) {
-			CXCursor els = x->stack[at + 2 + if_base];
-			if (clang_getCursorKind(els) == CXCursor_IfStmt &&
-			    else_if_plain(x, els))
-				count_else_if(x, kw, els, depth);
-			else
-				count_body(x, kw, els, MPP_ELSE, "if", depth,
-					   limit);
+		{
+			long kt = count_body(x, kw, x->stack[at + 1 + if_base],
+					     MPP_THEN, "if", depth, then_limit),
+			     ke = -1;
+			if (n >= 3 + if_base) {
+				CXCursor els = x->stack[at + 2 + if_base];
+				if (clang_getCursorKind(els) ==
+					CXCursor_IfStmt &&
+				    else_if_plain(x, els))
+					ke = count_else_if(x, kw, els, depth);
+				else
+					ke = count_body(x, kw, els, MPP_ELSE,
+							"if", depth, limit);
+			}
+			long kb = entered_with(x, kw);
+			if (kt >= 0 && ke >= 0 && kb >= 0 &&
+			    !grow(x, (void **)&x->derives, x->nderives,
+				  &x->capderives, sizeof(*x->derives)))
+				x->derives[x->nderives++] = (struct derive){
+				    (size_t)ke, (size_t)kb, (size_t)kt};
 		}
 		break;
 	case CXCursor_CallExpr:
 		tag_call(x, c, depth);
 		if (x->nframes) {
-			int eff = call_effect(x->t->tu, c);
+			int eff = mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
 			else if (eff || (x->cxx && may_throw(c)))
@@ -1443,6 +1651,7 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 		x->oom = 1;
 		return CXChildVisit_Break;
 	}
+	x->fn = c;
 	walk(x, c, 2, x->src->len, 0, 0, 0);
 	finish_hosts(x);
 	free(x->func);
@@ -1485,5 +1694,8 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	free(x.inc_edit);
 	free(x.leaves);
 	free(x.hosts);
+	free(x.entered);
+	free(x.derives);
+	free(x.derived);
 	return x.oom ? -1 : 0;
 }

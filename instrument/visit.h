@@ -20,6 +20,11 @@
 int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	      const char *id, const char *display, struct mpp_plan *plan);
 
+/* What a call does to code around it: 0 nothing known, 1 it may not
+ * return (exit, abort, longjmp, _Noreturn ...) or ends the counting
+ * (MPI_Finalize, MPI_Abort), 2 it may return twice (setjmp, vfork). */
+int mpp_call_effect(CXTranslationUnit tu, CXCursor call);
+
 /* True if calls of `name` are MPI call sites (it is in the table). */
 int mpp_is_mpi_site(const char *name);
 

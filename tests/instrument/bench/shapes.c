@@ -32,10 +32,10 @@ static double stencil(int n, int reps)
 			const double *restrict src = a;
 #endif
 			for (jj = 1; jj < n - 1; jj++)
-				b[ii * n + jj] =
-				    0.25 * (a[(ii - 1) * n + jj] +
-					    a[(ii + 1) * n + jj] +
-					    a[ii * n + jj - 1] + a[ii * n + jj + 1]);
+				b[ii * n + jj] = 0.25 * (a[(ii - 1) * n + jj] +
+							 a[(ii + 1) * n + jj] +
+							 a[ii * n + jj - 1] +
+							 a[ii * n + jj + 1]);
 		}
 		double *t = a;
 		a = b;
@@ -50,7 +50,8 @@ static double stencil(int n, int reps)
 
 static double pairs(int n, int reps)
 {
-	double *x = malloc(3 * (size_t)n * sizeof(*x)), *f = calloc(3 * (size_t)n, sizeof(*f));
+	double *x = malloc(3 * (size_t)n * sizeof(*x)),
+	       *f = calloc(3 * (size_t)n, sizeof(*f));
 	const double box = 10.0, half = 5.0, rc2 = 6.25;
 	double e = 0;
 	int close = 0;
@@ -165,14 +166,15 @@ static double list(int n, int reps)
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: shapes stencil|pairs|exits|list N REPS\n");
+		fprintf(stderr,
+			"usage: shapes stencil|pairs|exits|list N REPS\n");
 		return 1;
 	}
 	int n = atoi(argv[2]), reps = atoi(argv[3]);
 	double r = !strcmp(argv[1], "stencil") ? stencil(n, reps)
 		   : !strcmp(argv[1], "pairs") ? pairs(n, reps)
 		   : !strcmp(argv[1], "exits") ? exits(n, reps)
-		   : list(n, reps);
+					       : list(n, reps);
 	printf("%s %.6g\n", argv[1], r);
 	return 0;
 }

@@ -1,0 +1,482 @@
+/*
+ * trip.c: trip counts of canonical for loops (see trip.h). Everything is
+ * decided on the AST; the text inserted copies only the loop variable's
+ * name and the bound's own source text, which the checks have shown to be
+ * plain text of the file, free of calls and memory accesses.
+ */
+#include "instrument/trip.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "instrument/visit.h"
+
+/* The variables the loop's count depends on: the loop variable and those
+ * of the bound. */
+#define MAX_WATCH 16
+struct watch {
+	CXCursor v[MAX_WATCH];
+	unsigned n;
+	int bad;
+};
+
+struct kids {
+	CXCursor c[4];
+	unsigned n;
+};
+
+static enum CXChildVisitResult add_kid(CXCursor c, CXCursor parent,
+				       CXClientData data)
+{
+	(void)parent;
+	struct kids *k = data;
+	if (k->n < 4)
+		k->c[k->n] = c;
+	k->n++;
+	return CXChildVisit_Continue;
+}
+
+static unsigned kids_of(CXCursor c, struct kids *k)
+{
+	k->n = 0;
+	clang_visitChildren(c, add_kid, k);
+	return k->n;
+}
+
+/* c without implicit conversions and parentheses around it. */
+static CXCursor bare(CXCursor c)
+{
+	struct kids k;
+	while ((clang_getCursorKind(c) == CXCursor_UnexposedExpr ||
+		clang_getCursorKind(c) == CXCursor_ParenExpr) &&
+	       kids_of(c, &k) == 1)
+		c = k.c[0];
+	return c;
+}
+
+/* Offset of a location that is plain text of the main file (spelled where
+ * it expands, outside any macro invocation); -1 otherwise. */
+static int plain_off(const struct mpp_tu *t, CXSourceLocation l, size_t *off)
+{
+	CXFile fe, ff;
+	unsigned oe, of;
+	clang_getExpansionLocation(l, &fe, NULL, NULL, &oe);
+	clang_getFileLocation(l, &ff, NULL, NULL, &of);
+	if (!fe || !ff || !clang_File_isEqual(fe, t->file) ||
+	    !clang_File_isEqual(ff, t->file) || oe != of ||
+	    mpp_tu_macro_inside(t, oe) >= 0)
+		return -1;
+	*off = oe;
+	return 0;
+}
+
+static int int_type(CXType ty)
+{
+	CXType c = clang_getCanonicalType(ty);
+	if (clang_isVolatileQualifiedType(ty) ||
+	    clang_isVolatileQualifiedType(c))
+		return 0;
+	switch (c.kind) {
+	case CXType_Char_U:
+	case CXType_UChar:
+	case CXType_UShort:
+	case CXType_UInt:
+	case CXType_ULong:
+	case CXType_ULongLong:
+	case CXType_Char_S:
+	case CXType_SChar:
+	case CXType_Short:
+	case CXType_Int:
+	case CXType_Long:
+	case CXType_LongLong:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The declaration of a local, non-static, non-volatile integer variable
+ * or parameter that ref (a DeclRefExpr) names; a null cursor otherwise. */
+static CXCursor local_int(CXCursor ref)
+{
+	CXCursor d = clang_getCursorReferenced(ref);
+	enum CXCursorKind k = clang_getCursorKind(d);
+	if (clang_getCursorKind(ref) != CXCursor_DeclRefExpr ||
+	    (k != CXCursor_VarDecl && k != CXCursor_ParmDecl))
+		return clang_getNullCursor();
+	enum CX_StorageClass sc = clang_Cursor_getStorageClass(d);
+	if ((sc != CX_SC_None && sc != CX_SC_Auto && sc != CX_SC_Register) ||
+	    (k == CXCursor_VarDecl &&
+	     clang_getCursorKind(clang_getCursorSemanticParent(d)) !=
+		 CXCursor_FunctionDecl) ||
+	    !int_type(clang_getCursorType(d)))
+		return clang_getNullCursor();
+	return d;
+}
+
+static int watched(const struct watch *w, CXCursor d)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		if (clang_equalCursors(w->v[i], d))
+			return 1;
+	return 0;
+}
+
+/* The operator token of c: the first punctuation token at or after
+ * offset `after` (a binary operator: after its left operand); `last`: the
+ * extent's last token instead (a postfix operator). */
+static int op_token(const struct mpp_tu *t, CXCursor c, size_t after, int last,
+		    char *op, size_t len)
+{
+	CXToken *tk = NULL;
+	unsigned n = 0;
+	int found = 0;
+	clang_tokenize(t->tu, clang_getCursorExtent(c), &tk, &n);
+	for (unsigned i = 0; i < n && !found; i++) {
+		unsigned j = last ? n - 1 - i : i, o;
+		if (clang_getTokenKind(tk[j]) != CXToken_Punctuation)
+			continue;
+		clang_getFileLocation(clang_getTokenLocation(t->tu, tk[j]),
+				      NULL, NULL, NULL, &o);
+		if (!last && o < after)
+			continue;
+		CXString sp = clang_getTokenSpelling(t->tu, tk[j]);
+		snprintf(op, len, "%s", clang_getCString(sp));
+		clang_disposeString(sp);
+		found = 1;
+	}
+	clang_disposeTokens(t->tu, tk, n);
+	return found ? 0 : -1;
+}
+
+/* The operator of a binary expression with children k. */
+static int binary_op(const struct mpp_tu *t, CXCursor c, const struct kids *k,
+		     char *op, size_t len)
+{
+	unsigned e;
+	clang_getFileLocation(clang_getRangeEnd(clang_getCursorExtent(k->c[0])),
+			      NULL, NULL, NULL, &e);
+	return op_token(t, c, e, 0, op, len);
+}
+
+/* A unary expression's operator; *prefix set. */
+static int unary_op(const struct mpp_tu *t, CXCursor c, char *op, size_t len,
+		    int *prefix)
+{
+	CXToken *tk = NULL;
+	unsigned n = 0;
+	clang_tokenize(t->tu, clang_getCursorExtent(c), &tk, &n);
+	*prefix = n > 0 && clang_getTokenKind(tk[0]) == CXToken_Punctuation;
+	clang_disposeTokens(t->tu, tk, n);
+	return op_token(t, c, 0, !*prefix, op, len);
+}
+
+/* True if c is built of integer literals, enumerators and local integer
+ * variables with arithmetic only; the variables go to w. */
+static int pure(const struct mpp_tu *t, CXCursor c, struct watch *w)
+{
+	struct kids k;
+	char op[8];
+	int prefix;
+	kids_of(c, &k);
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_IntegerLiteral:
+	case CXCursor_CharacterLiteral:
+		return 1;
+	case CXCursor_DeclRefExpr: {
+		CXCursor r = clang_getCursorReferenced(c);
+		if (clang_getCursorKind(r) == CXCursor_EnumConstantDecl)
+			return 1;
+		CXCursor d = local_int(c);
+		if (clang_Cursor_isNull(d) || w->n == MAX_WATCH)
+			return 0;
+		if (!watched(w, d))
+			w->v[w->n++] = d;
+		return 1;
+	}
+	case CXCursor_ParenExpr:
+	case CXCursor_UnexposedExpr:
+	case CXCursor_CStyleCastExpr:
+		if (k.n == 0 || k.n > 2)
+			return 0;
+		/* A cast's first child may be its type. */
+		return pure(t, k.c[k.n - 1], w) &&
+		       int_type(clang_getCursorType(c));
+	case CXCursor_UnaryOperator:
+		return k.n == 1 &&
+		       unary_op(t, c, op, sizeof(op), &prefix) == 0 && prefix &&
+		       (!strcmp(op, "-") || !strcmp(op, "+") ||
+			!strcmp(op, "~")) &&
+		       pure(t, k.c[0], w);
+	case CXCursor_BinaryOperator: {
+		static const char *const ok[] = {"+",  "-",  "*", "/", "%",
+						 "<<", ">>", "&", "|", "^"};
+		if (k.n != 2 || binary_op(t, c, &k, op, sizeof(op)) < 0)
+			return 0;
+		for (size_t i = 0; i < sizeof(ok) / sizeof(*ok); i++)
+			if (!strcmp(op, ok[i]))
+				return pure(t, k.c[0], w) && pure(t, k.c[1], w);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+struct scan {
+	const struct mpp_tu *t;
+	struct watch *w;
+	int in_loop;   /* a break here ends a loop or switch inside the body */
+	int addr_only; /* look for `&var` only (the whole function) */
+};
+
+static enum CXChildVisitResult scan_one(CXCursor c, CXCursor parent,
+					CXClientData data);
+
+static void scan(struct scan *s, CXCursor c)
+{
+	clang_visitChildren(c, scan_one, s);
+}
+
+/* Marks w bad when c may change a watched variable or leave the body. */
+static enum CXChildVisitResult scan_one(CXCursor c, CXCursor parent,
+					CXClientData data)
+{
+	(void)parent;
+	struct scan *s = data;
+	struct kids k;
+	char op[8];
+	int prefix;
+	enum CXCursorKind kind = clang_getCursorKind(c);
+	if (s->w->bad)
+		return CXChildVisit_Break;
+	switch (kind) {
+	case CXCursor_UnaryOperator:
+		if (kids_of(c, &k) == 1 &&
+		    clang_getCursorKind(bare(k.c[0])) == CXCursor_DeclRefExpr &&
+		    watched(s->w, clang_getCursorReferenced(bare(k.c[0]))) &&
+		    unary_op(s->t, c, op, sizeof(op), &prefix) == 0 &&
+		    (!strcmp(op, "&") ||
+		     (!s->addr_only &&
+		      (!strcmp(op, "++") || !strcmp(op, "--")))))
+			s->w->bad = 1;
+		break;
+	case CXCursor_BinaryOperator:
+	case CXCursor_CompoundAssignOperator:
+		if (s->addr_only)
+			break;
+		if (kids_of(c, &k) == 2 &&
+		    clang_getCursorKind(bare(k.c[0])) == CXCursor_DeclRefExpr &&
+		    watched(s->w, clang_getCursorReferenced(bare(k.c[0]))) &&
+		    (kind == CXCursor_CompoundAssignOperator ||
+		     (binary_op(s->t, c, &k, op, sizeof(op)) == 0 &&
+		      !strcmp(op, "="))))
+			s->w->bad = 1;
+		break;
+	default:
+		break;
+	}
+	if (!s->addr_only) {
+		switch (kind) {
+		case CXCursor_BreakStmt:
+			if (!s->in_loop)
+				s->w->bad = 1;
+			break;
+		case CXCursor_GotoStmt:
+		case CXCursor_IndirectGotoStmt:
+		case CXCursor_ReturnStmt:
+		case CXCursor_LabelStmt:
+		case CXCursor_AsmStmt:
+		case CXCursor_BlockExpr:
+		case CXCursor_FunctionDecl:
+			s->w->bad = 1;
+			break;
+		case CXCursor_CallExpr:
+			if (mpp_call_effect(s->t->tu, c))
+				s->w->bad = 1;
+			break;
+		case CXCursor_ForStmt:
+		case CXCursor_WhileStmt:
+		case CXCursor_DoStmt:
+		case CXCursor_SwitchStmt: {
+			int was = s->in_loop;
+			s->in_loop = 1;
+			scan(s, c);
+			s->in_loop = was;
+			return s->w->bad ? CXChildVisit_Break
+					 : CXChildVisit_Continue;
+		}
+		default:
+			break;
+		}
+	}
+	return s->w->bad ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+/* The source text of c, if it is plain text of the file. */
+static char *text_of(const struct mpp_tu *t, const struct mpp_source *src,
+		     CXCursor c)
+{
+	CXSourceRange r = clang_getCursorExtent(c);
+	size_t b, e;
+	if (plain_off(t, clang_getRangeStart(r), &b) < 0 ||
+	    plain_off(t, clang_getRangeEnd(r), &e) < 0 || e <= b ||
+	    e > src->len)
+		return NULL;
+	return strndup(src->text + b, e - b);
+}
+
+int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
+		  CXCursor loop, CXCursor func, const char *counter,
+		  const char *tmp, size_t *pos, char **text)
+{
+	struct kids parts, k;
+	struct watch w = {.n = 0};
+	char op[8], step[8];
+	int prefix, up;
+	unsigned long c = 1;
+	*text = NULL;
+	if (kids_of(loop, &parts) != 4)
+		return 1;
+	CXCursor init = parts.c[0], cond = parts.c[1], inc = parts.c[2];
+	CXCursor var, endc; /* the loop variable; where the init ends */
+	int decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
+
+	/* init: `v = A` or `T v = A` (one declarator). */
+	if (decl) {
+		if (kids_of(init, &k) != 1 ||
+		    clang_getCursorKind(k.c[0]) != CXCursor_VarDecl)
+			return 1;
+		var = k.c[0];
+		endc = var;
+		enum CX_StorageClass sc = clang_Cursor_getStorageClass(var);
+		if ((sc != CX_SC_None && sc != CX_SC_Auto &&
+		     sc != CX_SC_Register) ||
+		    !int_type(clang_getCursorType(var)) ||
+		    kids_of(var, &k) == 0)
+			return 1; /* no initializer */
+	} else {
+		if (clang_getCursorKind(init) != CXCursor_BinaryOperator ||
+		    kids_of(init, &k) != 2 ||
+		    binary_op(t, init, &k, op, sizeof(op)) < 0 ||
+		    strcmp(op, "="))
+			return 1;
+		var = local_int(bare(k.c[0]));
+		endc = init;
+		if (clang_Cursor_isNull(var))
+			return 1;
+	}
+	w.v[w.n++] = var;
+
+	/* cond: `v OP B`. */
+	if (clang_getCursorKind(cond) != CXCursor_BinaryOperator ||
+	    kids_of(cond, &k) != 2 ||
+	    clang_getCursorKind(bare(k.c[0])) != CXCursor_DeclRefExpr ||
+	    !clang_equalCursors(clang_getCursorReferenced(bare(k.c[0])), var) ||
+	    binary_op(t, cond, &k, op, sizeof(op)) < 0)
+		return 1;
+	if (!strcmp(op, "<") || !strcmp(op, "<="))
+		up = 1;
+	else if (!strcmp(op, ">") || !strcmp(op, ">="))
+		up = 0;
+	else
+		return 1;
+	CXCursor bound = k.c[1];
+	if (!pure(t, bound, &w))
+		return 1;
+
+	/* STEP: ++v, v++, --v, v--, v += C, v -= C. */
+	struct kids ik;
+	if (kids_of(inc, &ik) == 0 &&
+	    clang_getCursorKind(inc) != CXCursor_UnaryOperator)
+		return 1;
+	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
+		if (ik.n != 1 ||
+		    !clang_equalCursors(
+			clang_getCursorReferenced(bare(ik.c[0])), var) ||
+		    unary_op(t, inc, step, sizeof(step), &prefix) < 0 ||
+		    strcmp(step, up ? "++" : "--"))
+			return 1;
+	} else if (clang_getCursorKind(inc) ==
+		   CXCursor_CompoundAssignOperator) {
+		if (ik.n != 2 ||
+		    !clang_equalCursors(
+			clang_getCursorReferenced(bare(ik.c[0])), var) ||
+		    clang_getCursorKind(bare(ik.c[1])) !=
+			CXCursor_IntegerLiteral ||
+		    binary_op(t, inc, &ik, step, sizeof(step)) < 0 ||
+		    strcmp(step, up ? "+=" : "-="))
+			return 1;
+		char *lit = text_of(t, src, bare(ik.c[1]));
+		char *e = NULL;
+		c = lit ? strtoul(lit, &e, 0) : 0;
+		int ok = lit && c > 0 && c < 1000000 &&
+			 strspn(e, "uUlL") == strlen(e);
+		free(lit);
+		if (!ok)
+			return 1;
+	} else {
+		return 1;
+	}
+
+	/* The body and the function: nothing changes v or B's variables,
+	 * nothing leaves the body early, no address of them is taken. */
+	struct scan s = {t, &w, 0, 0};
+	if (scan_one(parts.c[3], loop, &s) == CXChildVisit_Recurse)
+		scan(&s, parts.c[3]);
+	s.addr_only = 1;
+	if (!w.bad)
+		scan(&s, func);
+	if (w.bad)
+		return 1;
+
+	size_t end;
+	char *btext = text_of(t, src, bound);
+	CXString vs = clang_getCursorSpelling(var);
+	const char *v = clang_getCString(vs);
+	int r = 1;
+	if (btext &&
+	    plain_off(t, clang_getRangeEnd(clang_getCursorExtent(endc)),
+		      &end) == 0) {
+		/* The count from the v the init gave (usual arithmetic
+		 * conversions as in the loop's own test; the difference
+		 * taken modulo 2^64, exact for any integer types). */
+		char diff[4096], trip[8192];
+		if (up)
+			snprintf(diff, sizeof(diff),
+				 "(unsigned long long)(%s) - (unsigned long "
+				 "long)(%s)",
+				 btext, v);
+		else
+			snprintf(diff, sizeof(diff),
+				 "(unsigned long long)(%s) - (unsigned long "
+				 "long)(%s)",
+				 v, btext);
+		int incl = strlen(op) == 2;
+		if (incl)
+			snprintf(trip, sizeof(trip),
+				 "((%s) %s (%s) ? (%s) / %lu + 1 : 0)", v, op,
+				 btext, diff, c);
+		else
+			snprintf(trip, sizeof(trip),
+				 "((%s) %s (%s) ? (%s + %lu) / %lu : 0)", v, op,
+				 btext, diff, c - 1, c);
+		int n = decl ? asprintf(text,
+					", %s __attribute__((__unused__)) = "
+					"(%s += __extension__ %s, 0)",
+					tmp, counter, trip)
+			     : asprintf(text, ", %s += __extension__ %s",
+					counter, trip);
+		if (n < 0) {
+			*text = NULL;
+			r = -1;
+		} else {
+			*pos = end;
+			r = 0;
+		}
+	}
+	clang_disposeString(vs);
+	free(btext);
+	return r;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# bench-overhead.sh: `make bench-overhead` (issue 14). What the counters
+# cost on hot loops in the shapes real codes write (bench/shapes.c: a
+# stencil with a preprocessor block before its inner loop, a pair loop
+# with 8 branches, a nest left by break/return/goto, a while over a list)
+# and on the four example apps, each built plain (mpicc -O2) and through
+# `mpipredict-cc mpicc -O2`:
+#  - instructions (callgrind, deterministic whatever the load): the
+#    program's own work, main minus MPI_Init and MPI_Finalize;
+#  - wall time: MPP_BENCH_ROUNDS (default 5) interleaved pairs, order
+#    alternating, medians and their ratio (a loaded machine: noise).
+# Prints one line per kernel and the median and worst instruction ratio
+# against the goals (<= 1.02 median, <= 1.05 worst).
+# Needs MPP_SRC and MPP_BUILD (module.mk passes them).
+set -eu
+: "${MPP_SRC:?}" "${MPP_BUILD:?}"
+rounds=${MPP_BENCH_ROUNDS:-5}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+work=$(mktemp -d "${TMPDIR:-/tmp}/mpp-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+export MPIPREDICT_RUNS=$work/runs
+build() { # name source...
+	local n=$1
+	shift
+	mpicc -O2 -std=c11 -D_GNU_SOURCE "$@" -o "$n.orig" -lm
+	"$MPP_BUILD/bin/mpipredict-cc" mpicc -O2 -std=c11 -D_GNU_SOURCE "$@" -o "$n.inst" -lm 2>/dev/null
+}
+build shapes "$MPP_SRC/tests/instrument/bench/shapes.c"
+for a in prime jacobi3d cg is; do build "$a" "$MPP_SRC/tests/apps/$a.c"; done
+
+work_ir() { # binary args...: instructions of main minus MPI_Init/Finalize
+	valgrind --tool=callgrind --toggle-collect=main --callgrind-out-file=cg.out "$@" >/dev/null 2>&1
+	callgrind_annotate --inclusive=yes cg.out 2>/dev/null | awk '
+		{ n = $1; gsub(",", "", n) }
+		/:main \[/ && !m { m = n }
+		/:P?MPI_Init \[/ && n + 0 > i { i = n + 0 }
+		/:P?MPI_Finalize \[/ && n + 0 > f { f = n + 0 }
+		END { print m - i - f }'
+}
+wall() { # name args...: "median_orig median_inst" over interleaved pairs
+	local n=$1 r v
+	shift
+	: >"$n.orig.t"
+	: >"$n.inst.t"
+	for r in $(seq 1 "$rounds"); do
+		for v in $([ $((r % 2)) = 1 ] && echo "orig inst" || echo "inst orig"); do
+			/usr/bin/time -f "%e" -a -o "$n.$v.t" "./$n.$v" "$@" >/dev/null
+		done
+	done
+	for v in orig inst; do
+		sort -n "$n.$v.t" | awk '{ a[NR] = $1 } END { printf "%s ", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+	done
+}
+echo "== counter overhead at -O2: instructions (callgrind) and wall ($rounds interleaved pairs; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%-30s %14s %14s %7s   %8s %8s %6s\n' kernel "Ir plain" "Ir inst" ratio "wall pl" "wall in" ratio
+: >ratios.txt
+row() { # label "ir args" "wall args": one line
+	local label=$1 n=${2%% *} o i w
+	# shellcheck disable=SC2086
+	o=$(work_ir ./$n.orig ${2#* })
+	# shellcheck disable=SC2086
+	i=$(work_ir ./$n.inst ${2#* })
+	# shellcheck disable=SC2086
+	w=$(wall $n ${3#* })
+	awk -v l="$label" -v o="$o" -v i="$i" -v w="$w" 'BEGIN {
+		split(w, t, " ")
+		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0) }'
+	awk -v o="$o" -v i="$i" 'BEGIN { printf "%.6f\n", i / o }' >>ratios.txt
+}
+row "stencil (#if before inner)" "shapes stencil 300 40" "shapes stencil 1000 100"
+row "pairs (8 branches)" "shapes pairs 500 4" "shapes pairs 2000 8"
+row "exits (break/return/goto)" "shapes exits 400 300" "shapes exits 1500 2000"
+row "list walk (while)" "shapes list 100000 40" "shapes list 1000000 300"
+row "prime" "prime -n 100000" "prime -n 4000000"
+row "jacobi3d" "jacobi3d -n 24 -i 10" "jacobi3d -n 64 -i 100"
+row "cg" "cg -n 12 -i 50" "cg -n 32 -i 1000"
+row "is" "is -n 200000 -i 2" "is -n 8000000 -i 4"
+sort -n ratios.txt | awk '{ a[NR] = $1 } END {
+	med = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+	printf "instruction ratio: median %.4f (goal <= 1.02: %s), worst %.4f (goal <= 1.05: %s)\n",
+		med, med <= 1.02 ? "met" : "NOT met", a[NR], a[NR] <= 1.05 ? "met" : "NOT met" }'

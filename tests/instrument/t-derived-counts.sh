@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Derived counts equal counted ones: a program whose loops and branches
+# also count themselves in plain user variables (the truth), in the shapes
+# the rewriter derives instead of counting (canonical for loops of every
+# comparison and step, signed and unsigned, empty and negative ranges,
+# declaration inits; else and else-if counts as entries - then in loop
+# bodies) and in shapes where it must not (a break, the bound changed in
+# the body, an if after a continue). The rewritten program's counters
+# (the test runtime's counts.txt) must equal the program's own, with gcc
+# and clang at -O2, and the rewrite must show that it derived them.
+. "$MPP_SRC/tests/instrument/lib.sh"
+
+cat >d.c <<'C'
+#include <stdio.h>
+static unsigned long long t[32];
+static int data[64];
+static int work(int n, unsigned un, long lo, int step)
+{
+	int i, s = 0;
+	unsigned u;
+	for (i = 0; i < n; i++) { /* T0 */
+		t[0]++;
+		if (data[i % 64] > 3) { /* T1 */
+			t[1]++;
+			s++;
+		} else { /* E1 */
+			t[2]++;
+		}
+		if (data[i % 64] == 1) /* T3 */
+			t[3]++;
+		else if (data[i % 64] == 2) /* E3 */
+			{ t[4]++; t[5]++; }
+		else
+			t[6]++;
+	}
+	for (int j = n; j >= -3; j -= 2) /* T7 */
+		t[7]++;
+	for (u = 2; u <= un; u++) /* T8 */
+		t[8]++;
+	for (long k = lo; k > lo - 7; --k) /* T9 */
+		t[9]++;
+	for (i = 5; i < 5; i++) /* T10 */
+		t[10]++;
+	for (i = 0; i < n; i += 3) { /* T11 */
+		t[11]++;
+		if (i == 6) /* T12 */
+			continue;
+		if (data[i % 64] & 1) /* T13 */
+			t[12]++;
+		else /* E13 */
+			t[13]++;
+	}
+	int m = n;
+	for (i = 0; i < m; i++) { /* T14 */
+		t[14]++;
+		if (i == 3) /* T15 */
+			m--;
+		else /* E15 */
+			t[15]++;
+	}
+	for (i = 0; i < n; i++) { /* T16 */
+		t[16]++;
+		if (data[i] == 7) /* T17 */
+			break;
+	}
+	for (i = step; i < n * step; i += step) /* T18 */
+		t[18]++;
+	return s;
+}
+int main(void)
+{
+	int s = 0;
+	for (int i = 0; i < 64; i++)
+		data[i] = (i * 7 + 3) % 9;
+	s += work(20, 6, -4, 1);
+	s += work(0, 1, 100, 3);
+	s += work(13, 0, 0, 2);
+	printf("%d\n", s);
+	for (int i = 0; i < 19; i++)
+		printf("t%d %llu\n", i, t[i]);
+	return 0;
+}
+C
+# The truth, per marker: the user counter that counts the same thing.
+# kind marker counter: loop Tn -> the loop's; then Tn -> the if's then;
+# else En -> the if's else (for an else-if, the evaluations of its test,
+# which the user code counts as t4 + t6 there).
+cat >truth.txt <<'T'
+loop T0 0
+then T1 1
+else T1 2
+then T3 3
+else T3 4+6
+loop T7 7
+loop T8 8
+loop T9 9
+loop T10 10
+loop T11 11
+then T12 -
+then T13 12
+else T13 13
+loop T14 14
+else T15 15
+loop T16 16
+loop T18 18
+T
+"$INS" -o out d.c 2>notes.txt || fail "rewrite failed: $(cat notes.txt)"
+grep -q ' += __extension__ ((' out/d.c || fail "expected derived trip counts in the rewrite"
+grep -q '__mpp_l[0-9]* - __mpp_l[0-9]*;' out/d.c || fail "expected an else count derived as entries - then"
+for cc in gcc clang; do
+	$cc -O2 -Wall -Wextra -Werror -c out/d.c -o d.o || fail "rewrite does not compile with $cc -Werror"
+	with_testrt "$cc" d.inst out/d.c -O2 || fail "rewrite does not link with $cc"
+	rm -f counts.txt
+	./d.inst >own.txt || fail "$cc: rewritten program exits $?"
+	while read -r kind mark cnt; do
+		line=$(grep -n "/\* $mark \*/" d.c | head -1 | cut -d: -f1)
+		text=$(sed -n "${line}p" d.c)
+		word=$([ "$kind" = loop ] && echo for || echo if)
+		[ "$kind" = loop ] && ! [[ $text == *for\ \(* ]] && word=while
+		pre=${text%%"$word ("*}
+		col=$((${#pre} + 1))
+		name="$kind:d.c:$line:$col"
+		got=$(awk -v n="$name" '$1 == n { print $2 }' counts.txt)
+		[ -n "$got" ] || fail "$cc: no counter $name in counts.txt: $(cat counts.txt)"
+		[ "$cnt" = - ] && continue
+		want=0
+		for c in ${cnt//+/ }; do
+			want=$((want + $(awk -v k="t$c" '$1 == k { print $2 }' own.txt)))
+		done
+		[ "$got" = "$want" ] || fail "$cc: $name ($mark) expected $want (the program's own count), got $got"
+	done <truth.txt
+done
+exit 0
