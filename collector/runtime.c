@@ -365,8 +365,8 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			     c + at);
 			feat(f, s->bytes, "bytes:%.*s%s%s", (int)at, c, tag,
 			     c + at);
-			feat(f, to_ns(s->ticks, rate), "time:%.*s%s%s", (int)at, c,
-			     tag, c + at);
+			feat(f, to_ns(s->ticks, rate), "time:%.*s%s%s", (int)at,
+			     c, tag, c + at);
 			in_mpi += s->ticks;
 			if (s->fn > 0 && s->fn <= MPP_NFN) {
 				calls[s->fn - 1] += s->calls;
