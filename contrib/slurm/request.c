@@ -2,7 +2,7 @@
  * request.c: builds the body of POST /v1/predict from a job_desc_msg_t, and
  * spots the "#MPIPREDICT off" line of a script.
  *
- * The body carries what the job carries (DESIGN.md, POST /v1/predict): the
+ * The body carries what the job carries (docs/design.md, POST /v1/predict): the
  * script as written, argv, submit line, name, work dir, partition, uid, and
  * the task, node and time counts that are set. No app and no args: the
  * daemon finds both. Bytes that are not UTF-8 become '?' so that the script
@@ -109,7 +109,7 @@ static void put_num(json_t *o, const char *key, uint64_t val, uint64_t unset)
 		json_object_set_new(o, key, json_integer((json_int_t)val));
 }
 
-/* The body for the daemon (DESIGN.md, POST /v1/predict): no app and no
+/* The body for the daemon (docs/design.md, POST /v1/predict): no app and no
  * args, the daemon finds both in the script, or in argv when there is none.
  * NULL with why filled when it cannot be built or is longer than max_body
  * (the daemon would refuse it with 413; JSON escapes can make a script up
