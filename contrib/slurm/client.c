@@ -51,8 +51,8 @@ static size_t on_data(char *data, size_t size, size_t n, void *ctx)
 	return len;
 }
 
-/* Reads the daemon's 200 answer; false when it is not what docs/design.md says.
- */
+/* Reads the daemon's 200 answer; false unless it is as docs/design.md
+ * says. */
 static bool parse_answer(const struct answer *a, struct mpp_prediction *p,
 			 char *why, size_t whylen)
 {
