@@ -11,7 +11,13 @@ for m in $MPIS; do
 	MPIPREDICT_RUNS=runs/ run 2 ./traffic loops abort >/dev/null 2>&1 &&
 		fail "$m: expected MPI_Abort to fail the run"
 	[ -e runs/traffic.csv ] && fail "$m: expected no runs file after MPI_Abort, got $(cat runs/traffic.csv)"
-	MPIPREDICT_RUNS=runs/ MPIPREDICT_DUMP=dumps run 2 ./traffic loops exit >/dev/null 2>&1 &&
+	# MPICH's launcher kills the other ranks as soon as one exits without
+	# MPI_Finalize, sometimes before their exit handlers ran; what is
+	# tested here is the handler, so the launcher is asked to let each
+	# rank end by itself.
+	keep=
+	[ "$m" = mpich ] && keep=-disable-auto-cleanup
+	RUN="$RUN $keep" MPIPREDICT_RUNS=runs/ MPIPREDICT_DUMP=dumps run 2 ./traffic loops exit >/dev/null 2>&1 &&
 		fail "$m: expected exit(3) to fail the run"
 	[ -e runs/traffic.csv ] && fail "$m: expected no runs file after exit without MPI_Finalize"
 	nd=$(ls dumps 2>/dev/null | grep -c '\.dump$')
