@@ -84,7 +84,8 @@ all:
 # peer levels: which package a rank runs on), chromium (the staff page loaded
 # in a real headless browser), python3 (drives it over the DevTools pipe; the
 # slow DNS server of the plugin's resolver test), iproute2 (`ip link` in
-# that test's private network namespace); for benchmarks
+# that test's private network namespace), autoconf and cmake (a configure
+# and a CMake build through mpipredict-mpicc are tested); for benchmarks
 # hyperfine, wrk, valgrind (callgrind), time (/usr/bin/time -v), python3
 # and gnuplot-nox (bench-accuracy's tables and plots).
 # libsimgrid-dev: SimGrid 3.32 (smpicc, smpirun, trace replay) for
@@ -93,7 +94,7 @@ DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils \
-        chromium python3 iproute2 libsimgrid-dev libhwloc-dev
+        chromium python3 iproute2 libsimgrid-dev libhwloc-dev autoconf cmake
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear
