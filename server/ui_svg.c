@@ -10,6 +10,7 @@
  * Not for: data (ui_data.c) or page layout (ui.c).
  */
 #include "server/ui_svg.h"
+#include "server/utf8.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -24,41 +25,16 @@
 #define MT 16
 #define MB 44
 
-/* Length of the valid UTF-8 sequence at s, 0 when s does not start one. */
-static int utf8_len(const unsigned char *s)
-{
-	unsigned lo = 0x80, hi = 0xbf;
-	int n;
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		lo = s[0] == 0xe0 ? 0xa0 : lo;
-		hi = s[0] == 0xed ? 0x9f : hi;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		lo = s[0] == 0xf0 ? 0x90 : lo;
-		hi = s[0] == 0xf4 ? 0x8f : hi;
-	} else
-		return 0;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (int k = 2; k < n; k++)
-		if ((s[k] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 void mpp_html_text(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	size_t left = strlen((const char *)p);
 	while (*p) {
-		int n = utf8_len(p);
+		size_t n = mpp_utf8_seq(p, left);
 		if (n == 0 || (*p < 0x20 && *p != '\t')) {
 			fputc('?', f);
 			p++;
+			left--;
 			continue;
 		}
 		switch (*p) {
@@ -78,9 +54,10 @@ void mpp_html_text(FILE *f, const char *s)
 			fputs("&#39;", f);
 			break;
 		default:
-			fwrite(p, 1, (size_t)n, f);
+			fwrite(p, 1, n, f);
 		}
 		p += n;
+		left -= n;
 	}
 }
 
