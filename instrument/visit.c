@@ -163,6 +163,13 @@ struct host {
 	unsigned depth;
 };
 
+/* A canonical for loop's count added at its entry (derive_trip): counter
+ * slot k, the edit of its per-iteration increment, the edit of the
+ * addition in its init. finish_hosts keeps one of the two. */
+struct trip {
+	size_t k, body, init;
+};
+
 struct ctx {
 	const struct mpp_tu *t;
 	const struct mpp_source *src;
@@ -189,6 +196,8 @@ struct ctx {
 	size_t nderives, capderives;
 	long *derived; /* counter slot -> its derive, or -1 (finish_hosts) */
 	size_t capderived;
+	struct trip *trips;
+	size_t ntrips, captrips;
 	int cxx; /* a C++ unit: exceptions, lambdas, if-init, range-for */
 	int oom;
 };
@@ -796,13 +805,18 @@ static void set_text(struct ctx *x, size_t edit, char *text)
 	x->plan->edits.v[edit].text = text;
 }
 
-/* A canonical for loop (trip.h) gets its count added once, in its init,
- * instead of counting every iteration: counter slot k's increment in the
- * body goes, and the init's addition becomes the edit a host turns into
- * its local. */
+/* A canonical for loop (trip.h) can get its count added once, in its
+ * init, instead of counting every iteration. Both forms are planned here;
+ * finish_hosts keeps the addition only where the counter stays in memory
+ * (no host holds it: a load and a store per iteration saved). A host's
+ * local increment is cheaper: GCC and clang at -O1 and above replace a
+ * register induction in a loop of computable count by its final value,
+ * added only when the loop runs, while the trip expression costs 3-4
+ * instructions on every entry: is's counting-sort loop, entered 2^20
+ * times for 0.2 iterations each, went from 1.006 to 1.140 with it. */
 static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 {
-	char counter[64], tmp[32], inc[80], *text = NULL, *nt = NULL;
+	char counter[64], tmp[32], *text = NULL;
 	size_t pos;
 	if (x->cxx)
 		return; /* any call may throw out of the loop */
@@ -814,17 +828,11 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 		x->oom |= r < 0;
 		return;
 	}
-	size_t body_edit = x->inc_edit[k];
-	const char *old = x->plan->edits.v[body_edit].text;
-	snprintf(inc, sizeof(inc), "%s++;", counter);
-	const char *at = strstr(old, inc);
-	if (at && asprintf(&nt, "%.*s%s", (int)(at - old), old,
-			   at + strlen(inc)) >= 0) {
-		set_text(x, body_edit, nt);
-		x->inc_edit[k] = x->plan->edits.n;
+	if (!grow(x, (void **)&x->trips, x->ntrips, &x->captrips,
+		  sizeof(*x->trips))) {
+		x->trips[x->ntrips++] =
+		    (struct trip){(size_t)k, x->inc_edit[k], x->plan->edits.n};
 		add_edit(x, pos, MPP_EDIT_CLOSE, depth, text);
-	} else if (at) {
-		x->oom = 1;
 	}
 	free(text);
 }
@@ -1147,6 +1155,19 @@ static void finish_hosts(struct ctx *x)
 			return;
 	for (size_t k = 0; k < nc; k++)
 		x->derived[k] = -1;
+	for (size_t j = 0; j < x->ntrips && !x->oom; j++) {
+		const struct trip *tr = &x->trips[j];
+		int hosted = 0;
+		for (size_t i = 0; i < x->nhosts; i++)
+			hosted |=
+			    tr->k >= x->hosts[i].c0 && tr->k < x->hosts[i].c1;
+		if (hosted) {
+			set_text(x, tr->init, strdup(""));
+		} else {
+			drop_increment(x, tr->k);
+			x->inc_edit[tr->k] = tr->init;
+		}
+	}
 	for (size_t i = 0; i < x->nhosts; i++) {
 		const struct host *h = &x->hosts[i];
 		for (size_t j = 0; j < x->nderives; j++) {
@@ -1187,7 +1208,7 @@ static void finish_hosts(struct ctx *x)
 		set_text(x, x->leaves[nl].open, strdup(""));
 		set_text(x, x->leaves[nl].close, strdup(""));
 	}
-	x->nhosts = x->nleaves = x->nentered = x->nderives = 0;
+	x->nhosts = x->nleaves = x->nentered = x->nderives = x->ntrips = 0;
 }
 
 /* Done walking loop c (its frame on top): chooses it as a host if it can
@@ -1696,6 +1717,7 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	free(x.hosts);
 	free(x.entered);
 	free(x.derives);
+	free(x.trips);
 	free(x.derived);
 	return x.oom ? -1 : 0;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Derived counts equal counted ones: a program whose loops and branches
 # also count themselves in plain user variables (the truth), in the shapes
-# the rewriter derives instead of counting (canonical for loops of every
+# the rewriter derives instead of counting (trip counts added at entry
+# where a loop's counter stays in memory; else and else-if counts as
+# entries - then in loop bodies), in canonical for loops of every
 # comparison and step, signed and unsigned, empty and negative ranges,
-# declaration inits; else and else-if counts as entries - then in loop
-# bodies) and in shapes where it must not (a break, the bound changed in
-# the body, an if after a continue). The rewritten program's counters
+# declaration inits (counted in a host's locals since the compiler adds
+# their final value itself), and in shapes where nothing may be derived
+# (a break, the bound changed in the body, an if after a continue). The rewritten program's counters
 # (the test runtime's counts.txt) must equal the program's own, with gcc
 # and clang at -O2, and the rewrite must show that it derived them.
 . "$MPP_SRC/tests/instrument/lib.sh"
@@ -67,6 +69,35 @@ static int work(int n, unsigned un, long lo, int step)
 		t[18]++;
 	return s;
 }
+/* Too many counters for the outer loop to host them in locals (the inner
+ * loops host instead): its counter stays in memory, and that is where a
+ * count added at entry pays. */
+static int crowd(int n)
+{
+	int s = 0;
+	for (int it = 1; it <= n; it += 2) { /* T19 */
+		t[19]++;
+		for (int a = 0; a < 3; a++) { /* T20 */
+			t[20]++;
+			if (a & 1)
+				s += a;
+			else
+				s -= 1;
+		}
+		for (int b = 4; b > 0; b--) { /* T21 */
+			t[21]++;
+			if (b == 2)
+				s *= 2;
+			else
+				s++;
+		}
+		if (s > 40)
+			s -= 40;
+		else
+			s += 3;
+	}
+	return s;
+}
 int main(void)
 {
 	int s = 0;
@@ -75,8 +106,9 @@ int main(void)
 	s += work(20, 6, -4, 1);
 	s += work(0, 1, 100, 3);
 	s += work(13, 0, 0, 2);
+	s += crowd(7) + crowd(0);
 	printf("%d\n", s);
-	for (int i = 0; i < 19; i++)
+	for (int i = 0; i < 22; i++)
 		printf("t%d %llu\n", i, t[i]);
 	return 0;
 }
@@ -103,9 +135,18 @@ loop T14 14
 else T15 15
 loop T16 16
 loop T18 18
+loop T19 19
+loop T20 20
+loop T21 21
 T
 "$INS" -o out d.c 2>notes.txt || fail "rewrite failed: $(cat notes.txt)"
-grep -q ' += __extension__ ((' out/d.c || fail "expected derived trip counts in the rewrite"
+# A trip count is added at entry where the counter stays in memory (the
+# crowded outer loop); a host's loops count in their local, which the
+# compiler turns into a final-value addition itself.
+grep -q '__mpp_c_[0-9a-f]*\[[0-9]*\] += __extension__ ((' out/d.c ||
+	fail "expected a trip count added at entry to a counter in memory"
+grep -q '__mpp_l[0-9]* += __extension__ ((' out/d.c &&
+	fail "expected no trip count added to a host's local: $(grep -o '__mpp_l[0-9]* += __extension__ ((' out/d.c | head -1)"
 grep -q '__mpp_l[0-9]* - __mpp_l[0-9]*;' out/d.c || fail "expected an else count derived as entries - then"
 for cc in gcc clang; do
 	$cc -O2 -Wall -Wextra -Werror -c out/d.c -o d.o || fail "rewrite does not compile with $cc -Werror"
