@@ -22,11 +22,15 @@ static const char usage[] =
     "usage: mpipredict-predict --db FILE --app NAME --features FILE.csv\n"
     "       mpipredict-predict --db FILE --app NAME --args \"ARGS\" "
     "--ntasks N [--nodes M]\n"
+    "       mpipredict-predict --db FILE --app NAME --used-features\n"
     "\n"
     "Predict run times with the app's active model, from measured features\n"
     "(one line per run row; its runtime_s is ignored) or from a job's\n"
     "parameters (one line, empty run_id). Output: "
-    "run_id,predicted_s,lower_s,upper_s\n";
+    "run_id,predicted_s,lower_s,upper_s\n"
+    "--used-features prints the features the active model reads, one a\n"
+    "line: MPIPREDICT_LEAN=FILE at build time plants only those counters\n"
+    "(a lean production build).\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
 							     ...)
@@ -150,13 +154,14 @@ int main(int argc, char **argv)
 	    {"args", required_argument, NULL, 'g'},
 	    {"ntasks", required_argument, NULL, 'n'},
 	    {"nodes", required_argument, NULL, 'N'},
+	    {"used-features", no_argument, NULL, 'u'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *db = NULL, *app = NULL, *features = NULL, *args = NULL;
 	double ntasks = -1, nodes = -1;
-	int opt, rc;
+	int opt, rc, used = 0;
 	char err[512], *profile = NULL;
 
 	opterr = 0;
@@ -186,6 +191,9 @@ int main(int argc, char **argv)
 						   "positive number",
 						   optarg);
 			break;
+		case 'u':
+			used = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -204,10 +212,13 @@ int main(int argc, char **argv)
 		return usage_error("unexpected argument '%s'", argv[optind]);
 	if (!db || !app)
 		return usage_error("%s", "--db and --app are required");
-	if (!features == !(args || ntasks > 0))
+	if (used && (features || args || ntasks > 0))
+		return usage_error("%s", "--used-features takes no --features, "
+					 "--args or --ntasks");
+	if (!used && !features == !(args || ntasks > 0))
 		return usage_error("%s", "give either --features or --args "
 					 "with --ntasks");
-	if (!features && ntasks < 0)
+	if (!used && !features && ntasks < 0)
 		return usage_error("%s", "--args needs --ntasks");
 
 	mpp_store *s;
@@ -225,7 +236,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpipredict-predict: %s: %s\n", db, err);
 		return 2;
 	}
-	if (features) {
+	if (used) {
+		/* Every name a term reads: its feature and the folded
+		 * duplicates that count the same thing. */
+		for (size_t i = 0; i < m->nterms; i++) {
+			printf("%s\n", m->terms[i].feature);
+			for (size_t j = 0; j < m->terms[i].naliases; j++)
+				printf("%s\n", m->terms[i].aliases[j]);
+		}
+		rc = fflush(stdout) ? 2 : 0;
+	} else if (features) {
 		rc = from_features(m, features, profile);
 	} else {
 		mpp_params p;

@@ -9,6 +9,7 @@
 #define MPP_INSTRUMENT_PLAN_H
 
 #include "instrument/edits.h"
+#include "instrument/lean.h"
 
 enum mpp_counter_kind { MPP_LOOP, MPP_THEN, MPP_ELSE };
 
@@ -39,6 +40,9 @@ struct mpp_plan {
 	/* The unit is C++ (visit.c decides from the file name): the prologue
 	 * declares the runtime's symbols extern "C". */
 	int cxx;
+	/* A lean build (lean.h): only the counters it names are planted;
+	 * NULL counts everything. Not owned. */
+	const struct mpp_lean *lean;
 };
 
 void mpp_plan_free(struct mpp_plan *p);

@@ -98,6 +98,7 @@ int mpp_rewrite_file(const char *path, const char *display,
 		return -1;
 	struct mpp_tu tu;
 	struct mpp_plan plan = {0};
+	struct mpp_lean lean = {0};
 	char *body = NULL;
 	size_t bodylen = 0;
 	FILE *f;
@@ -108,6 +109,14 @@ int mpp_rewrite_file(const char *path, const char *display,
 	rc = -1;
 
 	plan.name_file = name_file;
+	/* A lean build (lean.h): the list is read for every file, so a build
+	 * needs nothing but the variable. */
+	const char *lean_path = getenv("MPIPREDICT_LEAN");
+	if (lean_path && *lean_path) {
+		if (mpp_lean_read(&lean, lean_path, err, errlen) < 0)
+			goto done;
+		plan.lean = &lean;
+	}
 	char abs[PATH_MAX], id[17];
 	mpp_unit_id(realpath(path, abs) ? abs : path, id);
 	if (mpp_visit(&tu, &src, id, display, &plan) < 0 ||
@@ -138,6 +147,7 @@ oom:
 done:
 	free(body);
 	mpp_plan_free(&plan);
+	mpp_lean_free(&lean);
 	mpp_tu_free(&tu);
 	mpp_source_free(&src);
 	return rc;

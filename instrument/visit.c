@@ -445,6 +445,18 @@ static long new_counter(struct ctx *x, enum mpp_counter_kind kind, size_t kw,
 	c->kind = kind;
 	c->stmt = stmt;
 	mpp_source_linecol(x->src, kw, &c->line, &c->col);
+	if (p->lean) {
+		/* A lean build plants only the counters the model uses. */
+		char name[4096];
+		snprintf(name, sizeof(name), "%s:%s:%u:%u",
+			 kind == MPP_LOOP   ? "loop"
+			 : kind == MPP_THEN ? "then"
+					    : "else",
+			 p->name_file ? p->name_file : x->display, c->line,
+			 c->col);
+		if (!mpp_lean_keeps(p->lean, name))
+			return -1;
+	}
 	c->func = strdup(x->func ? x->func : "");
 	if (!c->func) {
 		x->oom = 1;
