@@ -229,6 +229,11 @@ struct scan {
 	struct watch *w;
 	int in_loop;   /* a break here ends a loop or switch inside the body */
 	int addr_only; /* look for `&var` only (the whole function) */
+	/* mpp_trip_iv: return and goto may leave, the loop's own breaks are
+	 * collected, a declaration named `shadow` is refused. */
+	int exits_ok;
+	const char *shadow;
+	struct mpp_iv *iv;
 };
 
 static enum CXChildVisitResult scan_one(CXCursor c, CXCursor parent,
@@ -276,6 +281,30 @@ static enum CXChildVisitResult scan_one(CXCursor c, CXCursor parent,
 		break;
 	default:
 		break;
+	}
+	if (!s->addr_only && s->exits_ok) {
+		switch (kind) {
+		case CXCursor_BreakStmt:
+			if (s->in_loop)
+				break;
+			if (s->iv->nbreaks == MPP_IV_BREAKS)
+				s->w->bad = 1;
+			else
+				s->iv->breaks[s->iv->nbreaks++] = c;
+			return CXChildVisit_Continue;
+		case CXCursor_GotoStmt:
+		case CXCursor_ReturnStmt:
+			return CXChildVisit_Recurse;
+		case CXCursor_VarDecl: {
+			CXString sp = clang_getCursorSpelling(c);
+			if (!strcmp(clang_getCString(sp), s->shadow))
+				s->w->bad = 1;
+			clang_disposeString(sp);
+			break;
+		}
+		default:
+			break;
+		}
 	}
 	if (!s->addr_only) {
 		switch (kind) {
@@ -422,7 +451,7 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 
 	/* The body and the function: nothing changes v or B's variables,
 	 * nothing leaves the body early, no address of them is taken. */
-	struct scan s = {t, &w, 0, 0};
+	struct scan s = {t, &w, 0, 0, 0, "", NULL};
 	if (scan_one(parts.c[3], loop, &s) == CXChildVisit_Recurse)
 		scan(&s, parts.c[3]);
 	s.addr_only = 1;
@@ -478,5 +507,123 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 	}
 	clang_disposeString(vs);
 	free(btext);
+	return r;
+}
+
+int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
+		CXCursor loop, CXCursor func, struct mpp_iv *iv)
+{
+	struct kids parts, k, ik;
+	struct watch w = {.n = 0};
+	char op[8], step[8];
+	int prefix;
+	memset(iv, 0, sizeof(*iv));
+	iv->step = 1;
+	if (kids_of(loop, &parts) != 4)
+		return 1; /* no init, condition or step */
+	CXCursor init = parts.c[0], cond = parts.c[1], inc = parts.c[2];
+	CXCursor var, endc;
+	int decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
+	if (decl) {
+		if (kids_of(init, &k) != 1 ||
+		    clang_getCursorKind(k.c[0]) != CXCursor_VarDecl)
+			return 1;
+		var = k.c[0];
+		endc = var;
+		enum CX_StorageClass sc = clang_Cursor_getStorageClass(var);
+		if ((sc != CX_SC_None && sc != CX_SC_Auto &&
+		     sc != CX_SC_Register) ||
+		    !int_type(clang_getCursorType(var)) ||
+		    kids_of(var, &k) == 0)
+			return 1;
+	} else {
+		if (clang_getCursorKind(init) != CXCursor_BinaryOperator ||
+		    kids_of(init, &k) != 2 ||
+		    binary_op(t, init, &k, op, sizeof(op)) < 0 ||
+		    strcmp(op, "="))
+			return 1;
+		var = local_int(bare(k.c[0]));
+		endc = init;
+		if (clang_Cursor_isNull(var))
+			return 1;
+	}
+	/* Exactness: a signed v cannot wrap (undefined behaviour), and an
+	 * unsigned one of 64 bits runs fewer than 2^64 steps; a narrower
+	 * unsigned one might wrap in a loop left by break. */
+	CXType vt = clang_getCanonicalType(clang_getCursorType(var));
+	long long vsize = clang_Type_getSizeOf(vt);
+	int is_unsigned = vt.kind == CXType_UInt || vt.kind == CXType_ULong ||
+			  vt.kind == CXType_ULongLong ||
+			  vt.kind == CXType_UShort || vt.kind == CXType_UChar ||
+			  vt.kind == CXType_Char_U;
+	if (vsize < 4 || (is_unsigned && vsize < 8))
+		return 1;
+	w.v[w.n++] = var;
+
+	/* STEP: ++v, v++, --v, v--, v += C, v -= C. */
+	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
+		if (kids_of(inc, &ik) != 1 ||
+		    !clang_equalCursors(
+			clang_getCursorReferenced(bare(ik.c[0])), var) ||
+		    unary_op(t, inc, step, sizeof(step), &prefix) < 0)
+			return 1;
+		if (!strcmp(step, "++"))
+			iv->up = 1;
+		else if (strcmp(step, "--"))
+			return 1;
+	} else if (clang_getCursorKind(inc) ==
+		   CXCursor_CompoundAssignOperator) {
+		if (kids_of(inc, &ik) != 2 ||
+		    !clang_equalCursors(
+			clang_getCursorReferenced(bare(ik.c[0])), var) ||
+		    clang_getCursorKind(bare(ik.c[1])) !=
+			CXCursor_IntegerLiteral ||
+		    binary_op(t, inc, &ik, step, sizeof(step)) < 0)
+			return 1;
+		if (!strcmp(step, "+="))
+			iv->up = 1;
+		else if (strcmp(step, "-="))
+			return 1;
+		char *lit = text_of(t, src, bare(ik.c[1]));
+		char *e = NULL;
+		iv->step = lit ? strtoul(lit, &e, 0) : 0;
+		int ok = lit && iv->step > 0 && iv->step < 1000000 &&
+			 strspn(e, "uUlL") == strlen(e);
+		free(lit);
+		if (!ok)
+			return 1;
+	} else {
+		return 1;
+	}
+
+	/* Nothing in the condition or the body changes v or may return
+	 * twice or not at all; the body may leave by break, return or goto
+	 * but holds no label; nothing takes v's address. */
+	CXString vs = clang_getCursorSpelling(var);
+	struct scan s = {t, &w, 0, 0, 0, clang_getCString(vs), iv};
+	if (scan_one(cond, loop, &s) == CXChildVisit_Recurse)
+		scan(&s, cond);
+	s.exits_ok = 1;
+	if (!w.bad && scan_one(parts.c[3], loop, &s) == CXChildVisit_Recurse)
+		scan(&s, parts.c[3]);
+	s.addr_only = 1;
+	s.exits_ok = 0;
+	if (!w.bad)
+		scan(&s, func);
+	int r = 1;
+	CXSourceRange cr = clang_getCursorExtent(cond),
+		      br = clang_getCursorExtent(parts.c[3]);
+	if (!w.bad &&
+	    plain_off(t, clang_getRangeEnd(clang_getCursorExtent(endc)),
+		      &iv->init_end) == 0 &&
+	    plain_off(t, clang_getRangeStart(cr), &iv->cond_begin) == 0 &&
+	    plain_off(t, clang_getRangeEnd(cr), &iv->cond_end) == 0 &&
+	    plain_off(t, clang_getRangeStart(br), &iv->body_begin) == 0 &&
+	    plain_off(t, clang_getRangeEnd(br), &iv->body_end) == 0) {
+		iv->decl = decl;
+		iv->var = strdup(clang_getCString(vs));
+		r = iv->var ? 0 : -1;
+	}
+	clang_disposeString(vs);
 	return r;
 }

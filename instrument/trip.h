@@ -35,4 +35,28 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text);
 
+/* Counts derived from the loop variable (issue 14), for a loop whose
+ * counter a host keeps in a local: a for loop `for (v = A; COND; STEP)`
+ * or `for (T v = A; ...)` with STEP as above (either direction, whatever
+ * COND is), v a local integer variable (signed, or unsigned of 64 bits)
+ * that neither COND nor BODY changes, whose address is never taken, and
+ * that no declaration in BODY shadows; BODY may leave by break, return
+ * and goto but holds no label, asm, nor a call that may not return or
+ * may return twice. Then the body ran (v - v0) / C times (|...| going
+ * down) when COND fails, one more when the body leaves: the local
+ * subtracts v at entry, adds it back at every way out, and the flush
+ * divides by C. Fills *iv and returns 0; 1 when the loop does not
+ * qualify; -1 when out of memory. iv->var is malloc'd. */
+#define MPP_IV_BREAKS 16
+struct mpp_iv {
+	char *var;
+	int up, decl;
+	unsigned long step;
+	size_t init_end, cond_begin, cond_end, body_begin, body_end;
+	CXCursor breaks[MPP_IV_BREAKS]; /* the loop's own break statements */
+	unsigned nbreaks;
+};
+int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
+		CXCursor loop, CXCursor func, struct mpp_iv *iv);
+
 #endif

@@ -170,6 +170,19 @@ struct trip {
 	size_t k, body, init;
 };
 
+/* A loop's count derived from its variable (derive_iv, trip.h): counter
+ * slot k, the body's extent, the edits planned (init, condition, breaks),
+ * kept by finish_hosts only where a host holds the counter. */
+struct ivrec {
+	size_t k;
+	char *var;
+	int up;
+	unsigned long step;
+	size_t body_b, body_e;
+	size_t ed[3 + 2 * MPP_IV_BREAKS];
+	unsigned ned;
+};
+
 struct ctx {
 	const struct mpp_tu *t;
 	const struct mpp_source *src;
@@ -198,6 +211,10 @@ struct ctx {
 	size_t capderived;
 	struct trip *trips;
 	size_t ntrips, captrips;
+	struct ivrec *ivs;
+	size_t nivs, capivs;
+	long *iv_of; /* counter slot -> its ivrec, or -1 (finish_hosts) */
+	size_t capiv_of;
 	int cxx; /* a C++ unit: exceptions, lambdas, if-init, range-for */
 	int oom;
 };
@@ -849,6 +866,93 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 	free(text);
 }
 
+/* A for loop left by break, return or goto, or whose bound the compiler
+ * cannot compute, costs an increment per iteration; where its variable
+ * tells the count (trip.h, mpp_trip_iv) the local takes v out at entry
+ * and back at every way out instead: nothing per iteration. */
+static void derive_iv(struct ctx *x, CXCursor loop, long k, unsigned depth)
+{
+	struct mpp_iv iv;
+	if (x->cxx)
+		return;
+	int r = mpp_trip_iv(x->t, x->src, loop, x->fn, &iv);
+	if (r != 0) {
+		x->oom |= r < 0;
+		return;
+	}
+	size_t bs[MPP_IV_BREAKS], be[MPP_IV_BREAKS];
+	for (unsigned i = 0; i < iv.nbreaks; i++)
+		if (clean_start(x, iv.breaks[i], &bs[i]) < 0 ||
+		    stmt_end(x, iv.breaks[i], &be[i]) < 0 ||
+		    mpp_tu_macro_inside(x->t, be[i]) >= 0) {
+			free(iv.var);
+			return;
+		}
+	if (grow(x, (void **)&x->ivs, x->nivs, &x->capivs, sizeof(*x->ivs)) <
+	    0) {
+		free(iv.var);
+		return;
+	}
+	struct ivrec *v = &x->ivs[x->nivs++];
+	*v = (struct ivrec){(size_t)k,     iv.var,      iv.up, iv.step,
+			    iv.body_begin, iv.body_end, {0},   0};
+	char *t = NULL;
+	const char *in = iv.up ? "-=" : "+=", *out = iv.up ? "+=" : "-=";
+	int n =
+	    iv.decl
+		? asprintf(&t,
+			   ", __mpp_v%ld __attribute__((__unused__)) "
+			   "= (__mpp_l%ld %s __extension__ (unsigned long "
+			   "long)(%s), "
+			   "0)",
+			   k, k, in, iv.var)
+		: asprintf(
+		      &t,
+		      ", __mpp_l%ld %s __extension__ (unsigned long long)(%s)",
+		      k, in, iv.var);
+	if (n < 0) {
+		x->oom = 1;
+		return;
+	}
+	v->ed[v->ned++] = x->plan->edits.n;
+	add_edit(x, iv.init_end, MPP_EDIT_CLOSE, depth, t);
+	free(t);
+	v->ed[v->ned++] = x->plan->edits.n;
+	add_edit(x, iv.cond_begin, MPP_EDIT_OPEN, depth, "(");
+	if (asprintf(&t,
+		     ") || (__mpp_l%ld %s __extension__ (unsigned long "
+		     "long)(%s), 0)",
+		     k, out, iv.var) < 0) {
+		x->oom = 1;
+		return;
+	}
+	v->ed[v->ned++] = x->plan->edits.n;
+	add_edit(x, iv.cond_end, MPP_EDIT_CLOSE, depth, t);
+	free(t);
+	for (unsigned i = 0; i < iv.nbreaks; i++) {
+		/* The body ran once more than v tells. */
+		n = iv.up ? asprintf(&t,
+				     "{__mpp_l%ld += __extension__ ((unsigned "
+				     "long long)(%s) "
+				     "+ %luULL); ",
+				     k, iv.var, iv.step)
+			  : asprintf(&t,
+				     "{__mpp_l%ld += __extension__ (%luULL - "
+				     "(unsigned "
+				     "long long)(%s)); ",
+				     k, iv.step, iv.var);
+		if (n < 0) {
+			x->oom = 1;
+			return;
+		}
+		v->ed[v->ned++] = x->plan->edits.n;
+		add_edit(x, bs[i], MPP_EDIT_OPEN, 1000, t);
+		free(t);
+		v->ed[v->ned++] = x->plan->edits.n;
+		add_edit(x, be[i], MPP_EDIT_CLOSE, 1000, "}");
+	}
+}
+
 static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
@@ -1067,11 +1171,15 @@ static void add_leave(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
  * leave with the flush (zeroing the locals if `reset`). NULL when out of
  * memory. */
 static char *host_text(const struct ctx *x, const struct host *h, int which,
-		       int reset)
+		       int reset, size_t at)
 {
 	/* Bounds: `__mpp_c_<id>[k] += __mpp_lk; __mpp_lk = 0; ` with k and
-	 * the id's 16 digits under 24 characters each. */
+	 * the id's 16 digits under 24 characters each; a derived loop's
+	 * flush adds its variable's name. */
 	size_t cap = 64 + (h->c1 - h->c0) * 128, n = 0;
+	for (size_t k = h->c0; k < h->c1; k++)
+		if (x->iv_of[k] >= 0)
+			cap += strlen(x->ivs[x->iv_of[k]].var) + 128;
 	char *t = malloc(cap);
 	if (!t)
 		return NULL;
@@ -1092,10 +1200,30 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 			const struct derive *d =
 			    x->derived[k] >= 0 ? &x->derives[x->derived[k]]
 					       : NULL;
+			const struct ivrec *v =
+			    x->iv_of[k] >= 0 ? &x->ivs[x->iv_of[k]] : NULL;
 			if (d)
 				PUT("__mpp_c_%s[%zu] += __mpp_l%zu - "
 				    "__mpp_l%zu; ",
 				    x->id, k, d->body, d->then);
+			else if (v && at >= v->body_b && at < v->body_e &&
+				 v->up)
+				/* Leaving from inside the body: it ran once
+				 * more than v tells. */
+				PUT("__mpp_c_%s[%zu] += __extension__ "
+				    "((__mpp_l%zu + "
+				    "(unsigned long long)(%s) + %luULL) / "
+				    "%luULL); ",
+				    x->id, k, k, v->var, v->step, v->step);
+			else if (v && at >= v->body_b && at < v->body_e)
+				PUT("__mpp_c_%s[%zu] += __extension__ "
+				    "((__mpp_l%zu + %luULL - "
+				    "(unsigned long long)(%s)) / %luULL); ",
+				    x->id, k, k, v->step, v->var, v->step);
+			else if (v)
+				PUT("__mpp_c_%s[%zu] += __mpp_l%zu / "
+				    "__extension__ %luULL; ",
+				    x->id, k, k, v->step);
 			else
 				PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k,
 				    k);
@@ -1165,8 +1293,12 @@ static void finish_hosts(struct ctx *x)
 		if (grow(x, (void **)&x->derived, x->capderived, &x->capderived,
 			 sizeof(*x->derived)) < 0)
 			return;
+	while (x->capiv_of <= nc)
+		if (grow(x, (void **)&x->iv_of, x->capiv_of, &x->capiv_of,
+			 sizeof(*x->iv_of)) < 0)
+			return;
 	for (size_t k = 0; k < nc; k++)
-		x->derived[k] = -1;
+		x->derived[k] = x->iv_of[k] = -1;
 	for (size_t j = 0; j < x->ntrips && !x->oom; j++) {
 		const struct trip *tr = &x->trips[j];
 		int hosted = 0;
@@ -1193,6 +1325,27 @@ static void finish_hosts(struct ctx *x)
 			}
 		}
 	}
+	/* Counts from the loop variable where a host holds the counter and
+	 * no else count is derived from it (that reads the local as a count
+	 * at every flush); elsewhere the increment stays. */
+	for (size_t j = 0; j < x->nivs && !x->oom; j++) {
+		struct ivrec *v = &x->ivs[j];
+		int hosted = 0, body_of_derive = 0;
+		for (size_t i = 0; i < x->nhosts; i++)
+			hosted |=
+			    v->k >= x->hosts[i].c0 && v->k < x->hosts[i].c1;
+		for (size_t e = 0; e < nc; e++)
+			body_of_derive |=
+			    x->derived[e] >= 0 &&
+			    x->derives[x->derived[e]].body == v->k;
+		if (hosted && !body_of_derive) {
+			drop_increment(x, v->k);
+			x->iv_of[v->k] = (long)j;
+		} else {
+			for (unsigned i = 0; i < v->ned; i++)
+				set_text(x, v->ed[i], strdup(""));
+		}
+	}
 	for (size_t i = 0; i < x->nhosts && !x->oom; i++) {
 		const struct host *h = &x->hosts[i];
 		for (size_t k = h->c0; k < h->c1; k++)
@@ -1203,10 +1356,13 @@ static void finish_hosts(struct ctx *x)
 		}
 		for (; nl < h->l1; nl++) {
 			const struct leave *l = &x->leaves[nl];
-			set_text(x, l->open, host_text(x, h, 'l', l->reset));
+			set_text(x, l->open,
+				 host_text(x, h, 'l', l->reset,
+					   x->plan->edits.v[l->open].off));
 			set_text(x, l->close, strdup("}"));
 		}
-		char *d = host_text(x, h, 'd', 0), *e = host_text(x, h, 'e', 0);
+		char *d = host_text(x, h, 'd', 0, SIZE_MAX),
+		     *e = host_text(x, h, 'e', 0, SIZE_MAX);
 		if (d && e) {
 			add_edit(x, h->kw, MPP_EDIT_OPEN, h->depth, d);
 			add_edit(x, h->end, MPP_EDIT_CLOSE, h->depth, e);
@@ -1220,7 +1376,10 @@ static void finish_hosts(struct ctx *x)
 		set_text(x, x->leaves[nl].open, strdup(""));
 		set_text(x, x->leaves[nl].close, strdup(""));
 	}
+	for (size_t j = 0; j < x->nivs; j++)
+		free(x->ivs[j].var);
 	x->nhosts = x->nleaves = x->nentered = x->nderives = x->ntrips = 0;
+	x->nivs = 0;
 }
 
 /* Done walking loop c (its frame on top): chooses it as a host if it can
@@ -1487,8 +1646,10 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			if (slot >= 0)
 				mark_entered(x, x->stack[body], slot);
 			if (slot >= 0 && k == CXCursor_ForStmt && !bare &&
-			    !loop_guarded(x, kw))
+			    !loop_guarded(x, kw)) {
 				derive_trip(x, c, slot, depth);
+				derive_iv(x, c, slot, depth);
+			}
 		}
 		body -= at;
 		break;
@@ -1730,6 +1891,8 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	free(x.entered);
 	free(x.derives);
 	free(x.trips);
+	free(x.ivs);
+	free(x.iv_of);
 	free(x.derived);
 	return x.oom ? -1 : 0;
 }

@@ -8,7 +8,13 @@
 #  - instructions (callgrind, deterministic whatever the load): the
 #    program's own work, main minus MPI_Init and MPI_Finalize;
 #  - wall time: MPP_BENCH_ROUNDS (default 5) interleaved pairs, order
-#    alternating, medians and their ratio (a loaded machine: noise).
+#    alternating, medians and their ratio (a loaded machine: noise);
+#  - a lean production build's instructions (MPIPREDICT_LEAN): for the
+#    four apps, the counters a model trained on 8 small runs uses
+#    (`mpipredict-predict --used-features`); shapes.c makes no MPI call,
+#    so no row and no model: its lean build is given an empty list, what a
+#    model that uses none of its counters gets (one that uses a kernel's
+#    counter pays the full column there).
 # Prints one line per kernel and the median and worst instruction ratio
 # against the goals (<= 1.02 median, <= 1.05 worst).
 # Needs MPP_SRC and MPP_BUILD (module.mk passes them).
@@ -28,6 +34,31 @@ build() { # name source...
 }
 build shapes "$MPP_SRC/tests/instrument/bench/shapes.c"
 for a in prime jacobi3d cg is; do build "$a" "$MPP_SRC/tests/apps/$a.c"; done
+lean() { # name list source...: the lean build
+	local n=$1 l=$2
+	shift 2
+	MPIPREDICT_LEAN=$l "$MPP_BUILD/bin/mpipredict-cc" mpicc -O2 -std=c11 -D_GNU_SOURCE "$@" -o "$n.lean" -lm 2>/dev/null
+}
+: >none.txt
+lean shapes "$work/none.txt" "$MPP_SRC/tests/instrument/bench/shapes.c"
+train_sizes() { # app: 8 small argument sets
+	case $1 in
+	prime) for s in 20 30 40 55 70 85 100 120; do echo "-n ${s}000"; done ;;
+	jacobi3d) for s in 8 10 12 14 16 18 20 24; do echo "-n $s -i 5"; done ;;
+	cg) for s in 6 7 8 9 10 11 12 14; do echo "-n $s -i 10"; done ;;
+	is) for s in 20 30 40 50 60 70 80 100; do echo "-n ${s}000 -i 1"; done ;;
+	esac
+}
+for a in prime jacobi3d cg is; do
+	train_sizes $a | while read -r args; do
+		# shellcheck disable=SC2086
+		MPIPREDICT_APP=$a "./$a.inst" $args >/dev/null
+	done
+	"$MPP_BUILD/bin/mpipredict-train" --db models.db "runs/$a.csv" >/dev/null 2>&1 &&
+		"$MPP_BUILD/bin/mpipredict-predict" --db models.db --app $a --used-features >"$a.used" ||
+		: >"$a.used"
+	lean "$a" "$work/$a.used" "$MPP_SRC/tests/apps/$a.c"
+done
 
 work_ir() { # binary args...: instructions of main minus MPI_Init/Finalize
 	valgrind --tool=callgrind --toggle-collect=main --callgrind-out-file=cg.out "$@" >/dev/null 2>&1
@@ -53,20 +84,25 @@ wall() { # name args...: "median_orig median_inst" over interleaved pairs
 	done
 }
 echo "== counter overhead at -O2: instructions (callgrind) and wall ($rounds interleaved pairs; load average $(cut -d' ' -f1-3 /proc/loadavg))"
-printf '%-30s %14s %14s %7s   %8s %8s %6s\n' kernel "Ir plain" "Ir inst" ratio "wall pl" "wall in" ratio
+printf '%-30s %14s %14s %7s   %8s %8s %6s   %7s %s\n' kernel "Ir plain" "Ir inst" ratio "wall pl" "wall in" ratio "lean" "(counters the model uses)"
 : >ratios.txt
+: >lean.txt
 row() { # label "ir args" "wall args": one line
-	local label=$1 n=${2%% *} o i w
+	local label=$1 n=${2%% *} o i w le kept
 	# shellcheck disable=SC2086
 	o=$(work_ir ./$n.orig ${2#* })
 	# shellcheck disable=SC2086
 	i=$(work_ir ./$n.inst ${2#* })
 	# shellcheck disable=SC2086
+	le=$(work_ir ./$n.lean ${2#* })
+	# shellcheck disable=SC2086
 	w=$(wall $n ${3#* })
-	awk -v l="$label" -v o="$o" -v i="$i" -v w="$w" 'BEGIN {
+	kept=$(grep -Ec '^(loop|then|else):' "$n.used" 2>/dev/null) || kept=0
+	awk -v l="$label" -v o="$o" -v i="$i" -v w="$w" -v le="$le" -v k="$kept" 'BEGIN {
 		split(w, t, " ")
-		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0) }'
+		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f   %7.4f (%s)\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0), le / o, k }'
 	awk -v o="$o" -v i="$i" 'BEGIN { printf "%.6f\n", i / o }' >>ratios.txt
+	awk -v o="$o" -v i="$le" 'BEGIN { printf "%.6f\n", i / o }' >>lean.txt
 }
 row "stencil (#if before inner)" "shapes stencil 300 40" "shapes stencil 1000 100"
 row "pairs (8 branches)" "shapes pairs 500 4" "shapes pairs 2000 8"
@@ -80,3 +116,5 @@ sort -n ratios.txt | awk '{ a[NR] = $1 } END {
 	med = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
 	printf "instruction ratio: median %.4f (goal <= 1.02: %s), worst %.4f (goal <= 1.05: %s)\n",
 		med, med <= 1.02 ? "met" : "NOT met", a[NR], a[NR] <= 1.05 ? "met" : "NOT met" }'
+sort -n lean.txt | awk '{ a[NR] = $1 } END {
+	printf "lean builds: median %.4f, worst %.4f\n", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2, a[NR] }'

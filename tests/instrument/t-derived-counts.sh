@@ -2,7 +2,9 @@
 # Derived counts equal counted ones: a program whose loops and branches
 # also count themselves in plain user variables (the truth), in the shapes
 # the rewriter derives instead of counting (trip counts added at entry
-# where a loop's counter stays in memory; else and else-if counts as
+# where a loop's counter stays in memory; in a host, loops counted from
+# their variable, also when left by break, return or goto; else and
+# else-if counts as
 # entries - then in loop bodies), in canonical for loops of every
 # comparison and step, signed and unsigned, empty and negative ranges,
 # declaration inits (counted in a host's locals since the compiler adds
@@ -98,6 +100,28 @@ static int crowd(int n)
 	}
 	return s;
 }
+/* Loops left by return, goto and break, stepping by 2 and down by 3:
+ * counted from their variable (v taken out at entry, put back at every
+ * way out, one more when the body leaves). */
+static int leave(int n, int target)
+{
+	int i;
+	for (long d = 3; d * d <= n; d += 2) { /* T22 */
+		t[22]++;
+		if (n % d == 0)
+			return (int)d;
+	}
+	for (i = n; i > 0; i -= 3) { /* T23 */
+		t[23]++;
+		if (data[i % 64] == target)
+			goto out;
+		if (data[i % 64] == target + 1)
+			break;
+	}
+	return 0;
+out:
+	return -i;
+}
 int main(void)
 {
 	int s = 0;
@@ -107,8 +131,10 @@ int main(void)
 	s += work(0, 1, 100, 3);
 	s += work(13, 0, 0, 2);
 	s += crowd(7) + crowd(0);
+	s += leave(221, 5) + leave(97, 2) + leave(100, 7) + leave(35, 99) +
+	     leave(1, 0);
 	printf("%d\n", s);
-	for (int i = 0; i < 22; i++)
+	for (int i = 0; i < 24; i++)
 		printf("t%d %llu\n", i, t[i]);
 	return 0;
 }
@@ -138,6 +164,8 @@ loop T18 18
 loop T19 19
 loop T20 20
 loop T21 21
+loop T22 22
+loop T23 23
 T
 "$INS" -o out d.c 2>notes.txt || fail "rewrite failed: $(cat notes.txt)"
 # A trip count is added at entry where the counter stays in memory (the
@@ -145,8 +173,13 @@ T
 # compiler turns into a final-value addition itself.
 grep -q '__mpp_c_[0-9a-f]*\[[0-9]*\] += __extension__ ((' out/d.c ||
 	fail "expected a trip count added at entry to a counter in memory"
-grep -q '__mpp_l[0-9]* += __extension__ ((' out/d.c &&
-	fail "expected no trip count added to a host's local: $(grep -o '__mpp_l[0-9]* += __extension__ ((' out/d.c | head -1)"
+grep -Eq '__mpp_l[0-9]+ \+= __extension__ \(\([a-z0-9_]+\) [<>]' out/d.c &&
+	fail "expected no trip count added to a host's local: $(grep -Eo '__mpp_l[0-9]+ \+= __extension__ \(\([a-z0-9_]+\) [<>]' out/d.c | head -1)"
+# Loops left by break, return or goto count from their variable.
+grep -q '__mpp_l[0-9]* -= __extension__ (unsigned long long)(d)' out/d.c ||
+	fail "expected the loop left by return (T22) to count from its variable"
+grep -q '__mpp_l[0-9]* += __extension__ (unsigned long long)(i)' out/d.c ||
+	fail "expected the loop going down, left by goto and break (T23), to count from its variable"
 grep -q '__mpp_l[0-9]* - __mpp_l[0-9]*;' out/d.c || fail "expected an else count derived as entries - then"
 for cc in gcc clang; do
 	$cc -O2 -Wall -Wextra -Werror -c out/d.c -o d.o || fail "rewrite does not compile with $cc -Werror"
