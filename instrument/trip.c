@@ -558,6 +558,21 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 			  vt.kind == CXType_Char_U;
 	if (vsize < 4 || (is_unsigned && vsize < 8))
 		return 1;
+	/* A test `v OP B` of a bound of literals and locals: the compiler
+	 * counts such a loop itself and adds a register increment's final
+	 * value at the exits, which costs less than v's two additions per
+	 * entry (measured: is +14 %, the break/return/goto nest +7.5 %
+	 * with them). Only loops whose test it cannot count are derived. */
+	struct watch bw = {.n = 0};
+	if (clang_getCursorKind(cond) == CXCursor_BinaryOperator &&
+	    kids_of(cond, &k) == 2 &&
+	    clang_getCursorKind(bare(k.c[0])) == CXCursor_DeclRefExpr &&
+	    clang_equalCursors(clang_getCursorReferenced(bare(k.c[0])), var) &&
+	    binary_op(t, cond, &k, op, sizeof(op)) == 0 &&
+	    (!strcmp(op, "<") || !strcmp(op, "<=") || !strcmp(op, ">") ||
+	     !strcmp(op, ">=") || !strcmp(op, "!=")) &&
+	    pure(t, k.c[1], &bw))
+		return 1;
 	w.v[w.n++] = var;
 
 	/* STEP: ++v, v++, --v, v--, v += C, v -= C. */

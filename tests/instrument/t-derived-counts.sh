@@ -111,7 +111,7 @@ static int leave(int n, int target)
 		if (n % d == 0)
 			return (int)d;
 	}
-	for (i = n; i > 0; i -= 3) { /* T23 */
+	for (i = n; i > 0 && data[i % 64] != 99; i -= 3) { /* T23 */
 		t[23]++;
 		if (data[i % 64] == target)
 			goto out;
