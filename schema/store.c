@@ -552,19 +552,7 @@ static int load_comm(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 		int64_t k = -1 - sqlite3_column_int64(st, 0);
 		if (k < 0 || k >= MPP_NCOMM_LAWS)
 			continue;
-		mpp_param_model *pm = &m->comm_laws[k];
-		char **v = realloc(pm->vars, (pm->nvars + 1) * sizeof(*v));
-		double *e =
-		    v ? realloc(pm->expo, (pm->nvars + 1) * sizeof(*e)) : NULL;
-		if (v)
-			pm->vars = v;
-		if (e)
-			pm->expo = e;
-		if (!v || !e || !(v[pm->nvars] = dup_column(st, 1))) {
-			rc = MPP_ENOMEM;
-			break;
-		}
-		e[pm->nvars++] = sqlite3_column_double(st, 2);
+		rc = push_power_var(&m->comm_laws[k], st, 1);
 	}
 	sqlite3_finalize(st);
 	if (rc)
