@@ -47,8 +47,8 @@ static void usage(FILE *f)
 	    "[--json] [--keep DIR]\n"
 	    "       %s predict --profile F --train DIR [--train DIR...] "
 	    "--ranks N\n"
-	    "             [--nodes K] [--rpn R] [--json] [--keep DIR] -- "
-	    "SMPI_PROGRAM [ARGS...]\n"
+	    "             [--nodes K] [--rpn R] [--json] [--keep DIR]\n"
+	    "             [--skeleton DIR] -- SMPI_PROGRAM [ARGS...]\n"
 	    "Predict an MPI program's run time on SimGrid SMPI, on the "
 	    "machine a\n"
 	    "calibration profile describes (see simulate/README.md).\n"
@@ -64,6 +64,11 @@ static void usage(FILE *f)
 	    "parameters)\n"
 	    "  SMPI_PROGRAM  the program built with smpicc and "
 	    "mpp-smpitrace.o\n"
+	    "  --skeleton DIR  the online SMPI run's trace: reused when DIR "
+	    "holds one\n"
+	    "                of the same ranks and arguments (any "
+	    "placement), else\n"
+	    "                written there\n"
 	    "  --json        JSON instead of text; --keep DIR keep the "
 	    "work files\n"
 	    "  -h, --help, --version\n",
@@ -71,7 +76,7 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	const char *profile, *trace, *out, *keep;
+	const char *profile, *trace, *out, *keep, *skeleton;
 	const char *train[32];
 	size_t ntrain;
 	int ranks, nodes, rpn, json;
@@ -87,7 +92,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		O_NODES,
 		O_RPN,
 		O_JSON,
-		O_KEEP
+		O_KEEP,
+		O_SKELETON
 	};
 	static const struct option lo[] = {
 	    {"profile", required_argument, NULL, O_PROFILE},
@@ -98,6 +104,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"rpn", required_argument, NULL, O_RPN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"keep", required_argument, NULL, O_KEEP},
+	    {"skeleton", required_argument, NULL, O_SKELETON},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	int c;
@@ -146,6 +153,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_KEEP:
 			o->keep = optarg;
+			break;
+		case O_SKELETON:
+			o->skeleton = optarg;
 			break;
 		case 'o':
 			o->out = optarg;
@@ -389,9 +399,9 @@ static int cmd_predict(int argc, char **argv)
 	struct mpp_placement pl;
 	struct mpp_trace skel = {0}, train[32];
 	char err[1024], dir[4096], sdir[4200], args[4096] = "", rep[8192];
-	char text[9000];
+	char text[13000];
 	double t0 = now(), smpi_wall = 0;
-	int rc = 2;
+	int rc = 2, reused = 0;
 	size_t nt = 0;
 	if (parse(argc, argv, &o) || need(o.profile, "--profile") ||
 	    (!o.ntrain && need(NULL, "--train")) ||
@@ -428,9 +438,35 @@ static int cmd_predict(int argc, char **argv)
 		goto clean;
 	}
 	snprintf(sdir, sizeof sdir, "%s/skeleton", dir);
-	if (mpp_smpi_run(dir, o.ranks, argv[optind], argv + optind + 1, sdir,
-			 &smpi_wall, err, sizeof err) < 0) {
+	if (o.skeleton)
+		snprintf(sdir, sizeof sdir, "%s", o.skeleton);
+	/* The communication of a rank count and input does not depend on
+	 * the placement: a skeleton kept with --skeleton serves every
+	 * placement. Its `target` file (ours: under SMPI the trace's own
+	 * meta holds SimGrid's arguments too) says which. */
+	snprintf(text, sizeof text, "%s/target", sdir);
+	if (o.skeleton && access(text, F_OK) == 0) {
+		char want[4200], got[4200] = "";
+		FILE *f = fopen(text, "r");
+		snprintf(want, sizeof want, "ranks %d args %s\n", o.ranks,
+			 args);
+		if (!f || !fgets(got, sizeof got, f) || strcmp(got, want)) {
+			got[strcspn(got, "\n")] = '\0';
+			fprintf(stderr,
+				"%s: --skeleton %s: a run of '%s', not of "
+				"'ranks %d args %s'\n",
+				prog, sdir, got, o.ranks, args);
+			if (f)
+				fclose(f);
+			goto clean;
+		}
+		fclose(f);
+		reused = 1;
+	} else if (mpp_smpi_run(dir, o.ranks, argv[optind], argv + optind + 1,
+				sdir, &smpi_wall, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
+		if (o.skeleton)
+			rmtree(sdir); /* nothing half-written is reused */
 		rc = 3;
 		goto clean;
 	}
@@ -442,6 +478,15 @@ static int cmd_predict(int argc, char **argv)
 		rc = 3;
 		goto clean;
 	}
+	if (o.skeleton && !reused) {
+		FILE *f = fopen(text, "w");
+		if (!f || fprintf(f, "ranks %d args %s\n", o.ranks, args) < 0 ||
+		    fclose(f) != 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, text,
+				strerror(errno));
+			goto clean;
+		}
+	}
 	double plain = skel.wall;
 	if (mpp_trace_scale(&skel, train, nt, args, rep, sizeof rep, err,
 			    sizeof err) < 0) {
@@ -449,12 +494,24 @@ static int cmd_predict(int argc, char **argv)
 		goto clean;
 	}
 	skel.wall = 0;
-	json_t *extra = json_pack("{s:f,s:f,s:s}", "plain_smpi_s", plain,
-				  "smpi_run_wall_s", smpi_wall, "args", args);
-	snprintf(text, sizeof text,
-		 "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
-		 "computation scaled from %zu single-rank trace(s):\n%s",
-		 plain, smpi_wall, nt, rep);
+	/* A reused skeleton's own time is of the placement it was run on:
+	 * no plain SMPI figure for this one (replay the skeleton for it). */
+	json_t *extra = json_pack("{s:o,s:f,s:s,s:b}", "plain_smpi_s",
+				  reused ? json_null() : json_real(plain),
+				  "smpi_run_wall_s", smpi_wall, "args", args,
+				  "skeleton_reused", reused);
+	if (reused)
+		snprintf(
+		    text, sizeof text,
+		    "skeleton reused from %s (no SMPI run)\n"
+		    "computation scaled from %zu single-rank trace(s):\n%s",
+		    sdir, nt, rep);
+	else
+		snprintf(
+		    text, sizeof text,
+		    "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
+		    "computation scaled from %zu single-rank trace(s):\n%s",
+		    plain, smpi_wall, nt, rep);
 	rc = replay_and_report(&o, &p, &skel, dir, extra, text);
 	json_decref(extra);
 	if (!o.json && rc == 0)
