@@ -67,7 +67,21 @@ static void write_meta(const char *dir, int nprocs)
 			strerror(errno));
 		return;
 	}
-	fprintf(f, "nprocs %d\nargs %s\n", nprocs, a);
+	/* The parameters the job declares (MPIPREDICT_PARAMS, as the run
+	 * row's args get them: runtime.c), so that a program whose sizes
+	 * come from an input deck has them in its trace too. */
+	const char *decl = getenv("MPIPREDICT_PARAMS");
+	int sep = *a != '\0';
+	fprintf(f, "nprocs %d\nargs %s", nprocs, a);
+	for (const char *p = decl; p && *p;) {
+		p += strspn(p, " \t\r\n");
+		size_t w = strcspn(p, " \t\r\n");
+		if (w)
+			fprintf(f, "%s%.*s", sep ? " " : "", (int)w, p);
+		sep |= w > 0;
+		p += w;
+	}
+	fprintf(f, "\n");
 	fclose(f);
 }
 

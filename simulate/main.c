@@ -69,6 +69,10 @@ static void usage(FILE *f)
 	    "                of the same ranks and arguments (any "
 	    "placement), else\n"
 	    "                written there\n"
+	    "  MPIPREDICT_PARAMS=\"N=.. M=..\"  parameters the program's "
+	    "arguments do not\n"
+	    "                show (an input deck's sizes), as its traces "
+	    "declared them\n"
 	    "  --json        JSON instead of text; --keep DIR keep the "
 	    "work files\n"
 	    "  -h, --help, --version\n",
@@ -422,6 +426,16 @@ static int cmd_predict(int argc, char **argv)
 		size_t l = strlen(args);
 		snprintf(args + l, sizeof args - l, "%s%s", l ? " " : "",
 			 argv[i]);
+	}
+	/* The target's declared parameters, as the traces got theirs
+	 * (collector/trace.c): an input deck's sizes. */
+	for (const char *d = getenv("MPIPREDICT_PARAMS"); d && *d;) {
+		d += strspn(d, " \t\r\n");
+		size_t w = strcspn(d, " \t\r\n"), l = strlen(args);
+		if (w)
+			snprintf(args + l, sizeof args - l, "%s%.*s",
+				 l ? " " : "", (int)w, d);
+		d += w;
 	}
 	for (; nt < o.ntrain; nt++)
 		if (mpp_trace_read(o.train[nt], &train[nt], err, sizeof err) <
