@@ -44,11 +44,13 @@ static void usage(FILE *f)
 	    "-o DIR\n"
 	    "       %s check-platform PLATFORM.xml\n"
 	    "       %s replay --profile F --trace DIR [--nodes K] [--rpn R] "
-	    "[--json] [--keep DIR]\n"
+	    "[--json] [--keep DIR] [--no-links]\n"
 	    "       %s predict --profile F --train DIR [--train DIR...] "
 	    "--ranks N\n"
 	    "             [--nodes K] [--rpn R] [--json] [--keep DIR]\n"
-	    "             [--skeleton DIR] -- SMPI_PROGRAM [ARGS...]\n"
+	    "             [--skeleton DIR] [--no-links] [--repeats "
+	    "min|median]\n"
+	    "             -- SMPI_PROGRAM [ARGS...]\n"
 	    "Predict an MPI program's run time on SimGrid SMPI, on the "
 	    "machine a\n"
 	    "calibration profile describes (see simulate/README.md).\n"
@@ -73,6 +75,13 @@ static void usage(FILE *f)
 	    "arguments do not\n"
 	    "                show (an input deck's sizes), as its traces "
 	    "declared them\n"
+	    "  --repeats min|median  of --train traces with the same "
+	    "arguments, per\n"
+	    "                segment kind (default median; min: the least "
+	    "disturbed)\n"
+	    "  --no-links    no SimGrid link tracing (about half the "
+	    "replay's CPU time;\n"
+	    "                no link utilisation in the analyses)\n"
 	    "  --json        JSON instead of text; --keep DIR keep the "
 	    "work files\n"
 	    "  -h, --help, --version\n",
@@ -83,7 +92,7 @@ struct opts {
 	const char *profile, *trace, *out, *keep, *skeleton;
 	const char *train[32];
 	size_t ntrain;
-	int ranks, nodes, rpn, json;
+	int ranks, nodes, rpn, json, no_links, use_min;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -97,7 +106,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		O_RPN,
 		O_JSON,
 		O_KEEP,
-		O_SKELETON
+		O_SKELETON,
+		O_NO_LINKS,
+		O_REPEATS
 	};
 	static const struct option lo[] = {
 	    {"profile", required_argument, NULL, O_PROFILE},
@@ -109,6 +120,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"json", no_argument, NULL, O_JSON},
 	    {"keep", required_argument, NULL, O_KEEP},
 	    {"skeleton", required_argument, NULL, O_SKELETON},
+	    {"no-links", no_argument, NULL, O_NO_LINKS},
+	    {"repeats", required_argument, NULL, O_REPEATS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	int c;
@@ -160,6 +173,19 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_SKELETON:
 			o->skeleton = optarg;
+			break;
+		case O_NO_LINKS:
+			o->no_links = 1;
+			break;
+		case O_REPEATS:
+			if (strcmp(optarg, "min") && strcmp(optarg, "median")) {
+				fprintf(stderr,
+					"%s: --repeats: expected min or "
+					"median, got '%s'\n",
+					prog, optarg);
+				return 1;
+			}
+			o->use_min = !strcmp(optarg, "min");
 			break;
 		case 'o':
 			o->out = optarg;
@@ -326,7 +352,8 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
-	if (mpp_replay_run(dir, t->nranks, &tl, err, sizeof err) < 0) {
+	if (mpp_replay_run(dir, t->nranks, !o->no_links, &tl, err, sizeof err) <
+	    0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 3;
 	}
@@ -341,6 +368,8 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		json_object_set_new(j, "nodes", json_integer(pl.nodes));
 		json_object_set_new(j, "rpn", json_integer(pl.rpn));
 		json_object_set_new(j, "replay_wall_s", json_real(tl.wall));
+		json_object_set_new(j, "link_trace",
+				    json_boolean(tl.nlinks > 0));
 		json_object_set_new(j, "approximated_actions",
 				    json_integer((json_int_t)approx));
 		if (t->wall > 0)
@@ -355,6 +384,9 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		if (text_extra)
 			fputs(text_extra, stdout);
 		mpp_analysis_print(&a, stdout);
+		if (!tl.nlinks)
+			printf("(no SimGrid link trace: links, link_bytes and "
+			       "utilisation not measured)\n");
 		printf("placement            %d ranks, %d nodes, %d per node\n",
 		       t->nranks, pl.nodes, pl.rpn);
 		printf("replay wall time     %.3f s (%zu actions "
@@ -502,8 +534,8 @@ static int cmd_predict(int argc, char **argv)
 		}
 	}
 	double plain = skel.wall;
-	if (mpp_trace_scale(&skel, train, nt, args, rep, sizeof rep, err,
-			    sizeof err) < 0) {
+	if (mpp_trace_scale(&skel, train, nt, args, o.use_min, rep, sizeof rep,
+			    err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto clean;
 	}

@@ -276,8 +276,8 @@ static int parse_log(const char *log, struct mpp_timeline *tl, char *err,
 	return 0;
 }
 
-int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
-		   char *err, size_t errlen)
+int mpp_replay_run(const char *dir, int nranks, int links,
+		   struct mpp_timeline *tl, char *err, size_t errlen)
 {
 	char list[4200], log[4200], paje[4200], pcfg[4300];
 	snprintf(list, sizeof list, "%s/list", dir);
@@ -292,7 +292,7 @@ int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
 			NULL};
 	char flat[4200];
 	snprintf(flat, sizeof flat, "%s/platform-flat.xml", dir);
-	int traced = access(flat, R_OK) == 0;
+	int traced = links && access(flat, R_OK) == 0;
 	if (!traced)
 		opts[1] = NULL; /* no link trace on nested zones (platform.c) */
 	char **av = smpirun_argv(dir, nranks, 1,
