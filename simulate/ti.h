@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 struct mpp_act {
-	char name[16];
+	char name[32];
 	char *args;   /* the tokens after the name, or "" */
 	double flops; /* compute: flops at 1e9 flop/s; else 0 */
 };
