@@ -1144,54 +1144,6 @@ static struct coll coll(MPI_Comm comm, int root)
 	}                                                                      \
 	COLL_END(comm)
 
-/* Neighbourhood collectives: the neighbours of comm's topology, sources
- * in nb[0..*nin) and destinations in nb[*nin..*nin + *nout), in the order
- * the standard gives the buffer blocks (a Cartesian topology: for each
- * dimension the rank at -1 and then at +1, for sending and receiving).
- * Returns a malloc'ed array, or NULL (no topology, no memory). */
-static int *neighbors(MPI_Comm comm, int *nin, int *nout)
-{
-	int topo = MPI_UNDEFINED, k = 0, d, rank = 0, w = 0, *nb = NULL,
-	    *wt = NULL;
-
-	*nin = *nout = 0;
-	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
-		return NULL;
-	if (topo == MPI_CART) {
-		PMPI_Cartdim_get(comm, &k);
-		if (!(nb = malloc(4 * (size_t)k * sizeof *nb + 1)))
-			return NULL;
-		for (d = 0; d < k; d++)
-			PMPI_Cart_shift(comm, d, 1, &nb[2 * d], &nb[2 * d + 1]);
-		memcpy(nb + 2 * k, nb, 2 * (size_t)k * sizeof *nb);
-		*nin = *nout = 2 * k;
-	} else if (topo == MPI_GRAPH) {
-		PMPI_Comm_rank(comm, &rank);
-		PMPI_Graph_neighbors_count(comm, rank, &k);
-		if (!(nb = malloc(2 * (size_t)k * sizeof *nb + 1)))
-			return NULL;
-		PMPI_Graph_neighbors(comm, rank, k, nb);
-		memcpy(nb + k, nb, (size_t)k * sizeof *nb);
-		*nin = *nout = k;
-	} else if (topo == MPI_DIST_GRAPH) {
-		PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
-		k = *nin + *nout;
-		nb = malloc((size_t)k * sizeof *nb + 1);
-		wt = w ? malloc((size_t)k * sizeof *wt + 1) : NULL;
-		if (!nb || (w && !wt)) {
-			free(nb);
-			free(wt);
-			*nin = *nout = 0;
-			return NULL;
-		}
-		PMPI_Dist_graph_neighbors(
-		    comm, *nin, nb, w ? wt : MPI_UNWEIGHTED, *nout, nb + *nin,
-		    w ? wt + *nin : MPI_UNWEIGHTED);
-		free(wt);
-	}
-	return nb;
-}
-
 /* The blocks of a neighbourhood collective: block i to destination i has
  * scounts[i * ss] elements of stypes[i * sts] (a step of 0 repeats one
  * count or type), block i from source i rcounts[i * rs] of rtypes[i * rts];
@@ -1200,7 +1152,7 @@ static void neighbor(struct call *c, MPI_Comm comm, const int *sc, int ss,
 		     const MPI_Datatype *st, int sts, const int *rc, int rs,
 		     const MPI_Datatype *rt, int rts)
 {
-	int nin, nout, i, *nb = neighbors(comm, &nin, &nout);
+	int nin, nout, i, *nb = mpp_trace_neighbors(comm, &nin, &nout);
 
 	if (!nb)
 		return;
