@@ -34,6 +34,7 @@ typedef struct mpp_easy_opts {
 	int pred;        /* enum mpp_easy_pred */
 	int hist_method; /* history.h method when pred is MPP_EASY_HISTORY */
 	int corrector;   /* enum mpp_easy_corrector */
+	double under;    /* MPP_HIST_LEARNED: mpp_hist_set_under (0: 1) */
 	double bound_s;  /* bounded slowdown's bound (10 s) */
 } mpp_easy_opts;
 

@@ -24,9 +24,12 @@ static const char usage[] =
     "\n"
     "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
     "                            predicted first (default easy)\n"
-    "  --pred requested|clairvoyant|tsafrir|ours   (default requested)\n"
+    "  --pred requested|clairvoyant|tsafrir|ours|learned (default requested)\n"
     "  --corrector steps|request a prediction exceeded grows by Tsafrir's\n"
     "                            steps (default) or to the request\n"
+    "  --under X                 learned: an under-prediction weighs X\n"
+    "                            times an over-prediction in the fit\n"
+    "                            (default 1)\n"
     "  --procs N                 machine size (default 100)\n"
     "  --bound S                 bounded slowdown's bound (default 10)\n"
     "  --jobs N                  replay the first N jobs only\n"
@@ -77,6 +80,7 @@ int main(int argc, char **argv)
 	    {"pred", required_argument, NULL, 'p'},
 	    {"corrector", required_argument, NULL, 'c'},
 	    {"procs", required_argument, NULL, 'n'},
+	    {"under", required_argument, NULL, 'u'},
 	    {"bound", required_argument, NULL, 'b'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"schedule", required_argument, NULL, 'o'},
@@ -127,6 +131,15 @@ int main(int argc, char **argv)
 				return usage_error("--corrector: unknown '%s'",
 						   optarg);
 			break;
+		case 'u': {
+			char *end;
+			o.under = strtod(optarg, &end);
+			if (!*optarg || *end || !(o.under > 0) || o.under > 1e6)
+				return usage_error("--under: '%s' is not a "
+						   "positive number",
+						   optarg);
+			break;
+		}
 		case 'n':
 			if (!count_arg(optarg, &v) || v > 1000000000)
 				return usage_error("--procs: '%s' is not a "

@@ -36,6 +36,8 @@ struct mpp_histsvc {
 	double mark;
 };
 
+static double now_unix(void);
+
 /* Where learn() puts a row: the shared predictor (locked) or a new one
  * being rebuilt (not yet shared). */
 typedef struct target {
@@ -55,6 +57,8 @@ static int learn(void *ctx, const mpp_job_rec *r)
 	    .app = r->app,
 	    .req_s = isfinite(r->time_limit_s) ? r->time_limit_s : 0,
 	    .procs = isfinite(r->ntasks) ? r->ntasks : 0,
+	    .submit_s = isfinite(r->submit_at) ? r->submit_at : 0,
+	    .end_s = isfinite(r->end_at) ? r->end_at : 0,
 	};
 	int rc;
 
@@ -250,8 +254,11 @@ int mpp_histsvc_answer(mpp_histsvc *h, const mpp_request *q, const char *app,
 	}
 	if (!user || !*user)
 		return -1;
-	j = (mpp_hist_job){user, app, q->time_limit_s > 0 ? q->time_limit_s : 0,
-			   ntasks};
+	j = (mpp_hist_job){.user = user,
+			   .app = app,
+			   .req_s = q->time_limit_s > 0 ? q->time_limit_s : 0,
+			   .procs = ntasks,
+			   .submit_s = now_unix()};
 	pthread_mutex_lock(&h->lock);
 	rc = mpp_hist_predict(h->hist, &j, &p);
 	pthread_mutex_unlock(&h->lock);

@@ -63,6 +63,12 @@ start_daemon --history tsafrir
 st=$(req POST /v1/predict "$lbm")
 [ "$st:$(jq_body .runtime_s)" = 200:400 ] || fail "--history tsafrir: expected 400 s, got $st $(cat body)"
 stop_daemon
+# The learned method answers as ours until it has 200 finished jobs to fit.
+start_daemon --history learned
+st=$(req POST /v1/predict "$lbm")
+[ "$st:$(jq_body .runtime_s):$(jq_body .basis)" = 200:400:history ] ||
+	fail "--history learned, 3 jobs: expected ours' 400 s, got $st $(cat body)"
+stop_daemon
 start_daemon --history off
 st=$(req POST /v1/predict "$lbm")
 expect_status 404 "$st" "--history off"
