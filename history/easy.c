@@ -363,6 +363,9 @@ static int on_predover(sim *s, size_t k)
 	s->corrections++;
 	if (s->o->corrector == MPP_EASY_CORRECT_REQUEST)
 		s->pred[k] = j->req_s;
+	else if (s->o->corrector == MPP_EASY_CORRECT_DOUBLE)
+		s->pred[k] =
+		    2 * s->pred[k] < j->req_s ? 2 * s->pred[k] : j->req_s;
 	else
 		s->pred[k] = mpp_hist_correct(s->initial[k], j->req_s, n);
 	if (s->pred[k] < j->run_s)

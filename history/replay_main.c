@@ -25,8 +25,10 @@ static const char usage[] =
     "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
     "                            predicted first (default easy)\n"
     "  --pred requested|clairvoyant|tsafrir|ours|learned (default requested)\n"
-    "  --corrector steps|request a prediction exceeded grows by Tsafrir's\n"
-    "                            steps (default) or to the request\n"
+    "  --corrector steps|request|double\n"
+    "                            a prediction exceeded grows by Tsafrir's\n"
+    "                            steps (default), to the request, or to\n"
+    "                            twice itself (capped at the request)\n"
     "  --under X                 learned: an under-prediction weighs X\n"
     "                            times an over-prediction in the fit\n"
     "                            (default 1)\n"
@@ -127,6 +129,8 @@ int main(int argc, char **argv)
 				o.corrector = MPP_EASY_CORRECT_STEPS;
 			else if (strcmp(optarg, "request") == 0)
 				o.corrector = MPP_EASY_CORRECT_REQUEST;
+			else if (strcmp(optarg, "double") == 0)
+				o.corrector = MPP_EASY_CORRECT_DOUBLE;
 			else
 				return usage_error("--corrector: unknown '%s'",
 						   optarg);
@@ -203,14 +207,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
 			err);
 	} else {
-		printf("%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
-		       "under=%.3f wait_s=%.0f corrections=%zu\n",
-		       sched, pred,
-		       o.pred == MPP_EASY_HISTORY
-			   ? (o.corrector ? "/request" : "/steps")
-			   : "",
-		       st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
-		       st.mean_wait_s, st.corrections);
+		printf(
+		    "%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
+		    "under=%.3f wait_s=%.0f corrections=%zu\n",
+		    sched, pred,
+		    o.pred == MPP_EASY_HISTORY
+			? (o.corrector == MPP_EASY_CORRECT_REQUEST  ? "/request"
+			   : o.corrector == MPP_EASY_CORRECT_DOUBLE ? "/double"
+								    : "/steps")
+			: "",
+		    st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
+		    st.mean_wait_s, st.corrections);
 		if (schedule && write_schedule(schedule, jobs, out, n)) {
 			fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
 				schedule);
