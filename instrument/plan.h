@@ -39,6 +39,10 @@ struct mpp_plan {
 	/* The unit is C++ (visit.c decides from the file name): the prologue
 	 * declares the runtime's symbols extern "C". */
 	int cxx;
+	/* The text the unit's build id covers when it is not the body:
+	 * the body without the paths of header copies (borrowed). */
+	const char *id_text;
+	size_t id_len;
 };
 
 void mpp_plan_free(struct mpp_plan *p);

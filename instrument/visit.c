@@ -1632,8 +1632,13 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 	struct ctx *x = data;
 	enum CXCursorKind k = clang_getCursorKind(c);
 	size_t off;
+	/* Only containers written in this file hold its functions (a
+	 * header's walk need not list std's namespaces). */
 	if (x->cxx && is_container(k))
-		return CXChildVisit_Recurse;
+		return k == CXCursor_LinkageSpec ||
+			       exp_off(x, clang_getCursorLocation(c), &off) == 0
+			   ? CXChildVisit_Recurse
+			   : CXChildVisit_Continue;
 	if (!is_function(k) || !clang_isCursorDefinition(c))
 		return CXChildVisit_Continue;
 	if (exp_off(x, clang_getCursorLocation(c), &off) < 0)
@@ -1683,7 +1688,8 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	if (!x.line_name)
 		return -1;
 	CXString fname = clang_getFileName(t->file);
-	x.cxx = plan->cxx = cxx_name(clang_getCString(fname));
+	/* A header is walked in its unit's language (plan->cxx preset). */
+	x.cxx = plan->cxx = plan->cxx || cxx_name(clang_getCString(fname));
 	clang_disposeString(fname);
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_level,
 			    &x);
