@@ -149,7 +149,7 @@ static int world(MPI_Comm comm, int r)
 	return w == MPI_UNDEFINED ? r : w;
 }
 
-static unsigned long long bytes(int count, MPI_Datatype t)
+static unsigned long long bytes(long long count, MPI_Datatype t)
 {
 	int s = 0;
 	if (count <= 0 || PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0)
@@ -307,9 +307,12 @@ static unsigned long long counts_sum(const int *c, int n, MPI_Datatype t)
 	} while (0)
 
 /* Shapes with no SimGrid replay action (neighbourhood collectives,
- * persistent requests, one-sided, I/O): the name alone, so that the
- * segment boundaries stay; mpipredict-simulate drops them from replays. */
+ * persistent requests and collectives, Alltoallw, one-sided, I/O): the name
+ * alone, so that the segment boundaries stay; mpipredict-simulate drops them
+ * from replays. */
 #define TR_NEIGHBOR(...)
+#define TR_ALLTOALLW(...)
+#define TR_PCOLL(...)
 #define TR_PSEND(...)
 #define TR_PRECV(...)
 #define TR_START(...)
