@@ -80,7 +80,10 @@ static char *runtime_path(void)
 
 static const char *kind_name(enum mpp_counter_kind k)
 {
-	return k == MPP_LOOP ? "loop" : k == MPP_THEN ? "then" : "else";
+	return k == MPP_LOOP   ? "loop"
+	       : k == MPP_THEN ? "then"
+	       : k == MPP_ELSE ? "else"
+			       : "case";
 }
 
 /* Writes `s` as a C string literal. */

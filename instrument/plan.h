@@ -10,12 +10,14 @@
 
 #include "instrument/edits.h"
 
-enum mpp_counter_kind { MPP_LOOP, MPP_THEN, MPP_ELSE };
+/* MPP_CASE: a `case` or `default` label of a switch, counted each time
+ * control passes it (jumped to, or falling through from the case above). */
+enum mpp_counter_kind { MPP_LOOP, MPP_THEN, MPP_ELSE, MPP_CASE };
 
 struct mpp_counter_info {
 	enum mpp_counter_kind kind;
 	unsigned line, col; /* of the loop or if keyword (its macro, if any) */
-	const char *stmt;   /* "for", "while", "do" or "if" (static) */
+	const char *stmt;   /* "for", "while", "do", "if" or "case" (static) */
 	char *func;         /* enclosing function (owned) */
 };
 
