@@ -133,6 +133,47 @@ static enum CXChildVisitResult find_dirs(CXCursor c, CXCursor parent,
 	return CXChildVisit_Continue;
 }
 
+/* Drops the candidates whose directive lies inside a declaration (a
+ * `.inc` file included in a function body, a header included inside a
+ * namespace or struct): the copy's prologue must be at file scope. Only
+ * `extern "C" { }` blocks are looked into. */
+struct scope_ctx {
+	struct ctx *x;
+	int changed;
+};
+
+static enum CXChildVisitResult check_scope(CXCursor c, CXCursor parent,
+					   CXClientData data)
+{
+	(void)parent;
+	struct scope_ctx *sc = data;
+	struct ctx *x = sc->x;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	if (k == CXCursor_LinkageSpec)
+		return CXChildVisit_Recurse;
+	if (!clang_isDeclaration(k))
+		return CXChildVisit_Continue;
+	CXSourceRange r = clang_getCursorExtent(c);
+	CXFile fb, fe;
+	unsigned b, e;
+	clang_getFileLocation(clang_getRangeStart(r), &fb, NULL, NULL, &b);
+	clang_getFileLocation(clang_getRangeEnd(r), &fe, NULL, NULL, &e);
+	if (!fb || !fe || !clang_File_isEqual(fb, fe) || e <= b)
+		return CXChildVisit_Continue;
+	for (size_t i = 0; i < x->ndirs; i++) {
+		struct dir *d = &x->dirs[i];
+		struct hfile *to = &x->files[d->to];
+		if (!to->cand || d->b <= b || d->b >= e)
+			continue;
+		CXFile from = d->from == MAIN ? x->main : x->files[d->from].f;
+		if (clang_File_isEqual(from, fb)) {
+			to->cand = 0;
+			sc->changed = 1;
+		}
+	}
+	return CXChildVisit_Continue;
+}
+
 /* Finds the header name of a directive spelled in `src`: after the word
  * `include`, a "..." or <...> on the directive's own line. */
 static int scan_name(struct dir *d, const struct mpp_source *src)
@@ -271,6 +312,9 @@ int mpp_headers_rewrite(const struct mpp_tu *t, const struct mpp_source *src,
 			  !clang_Location_isInSystemHeader(l) &&
 			  plain_path(h->display);
 	}
+	struct scope_ctx sc = {&x, 0};
+	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), check_scope,
+			    &sc);
 	settle(&x, src);
 
 	/* Walk each header as the main file of a view of the unit's parse. */

@@ -17,7 +17,9 @@
  * (rewrite.h, mpp_feature_file), not system headers, entered once in the
  * unit (a header meant to be included several times, X-macro style, is
  * left alone), and included only from the unit or from other project
- * headers by a directive naming a file (not a macro). Others are not
+ * headers by a directive naming a file (not a macro) at file scope (or
+ * in an `extern "C"` block: not a `.inc` included inside a function, a
+ * namespace or a struct). Others are not
  * rewritten (their loops are not counted), as before.
  *
  * Not for: parsing (tu.h) or deciding what to count (visit.h).
