@@ -380,7 +380,7 @@ INLINE unsigned long long type_size(MPI_Datatype t)
 	return type_size_slow(t);
 }
 
-INLINE unsigned long long nbytes(int count, MPI_Datatype t)
+INLINE unsigned long long nbytes(long long count, MPI_Datatype t)
 {
 	return count > 0 ? (unsigned long long)count * type_size(t) : 0;
 }
@@ -590,7 +590,7 @@ struct pending {
 	struct nodes *ns;
 	enum mpp_fn fn; /* the function whose untagged bytes get them */
 	/* Persistent requests only (table pers): a send's bytes per start and
-	 * its destination, or recv set for a receive. */
+	 * its destination, or recv 1 for a receive, 2 for a collective. */
 	unsigned long long bytes;
 	int peer, recv;
 };
@@ -1121,6 +1121,29 @@ static struct coll coll(MPI_Comm comm, int root)
 	}                                                                      \
 	COLL_END(comm)
 
+/* Sum over n peers of counts[i] x size(types[i]) (Alltoallw). */
+static unsigned long long sum_w(const int *counts, const MPI_Datatype *types,
+				int n)
+{
+	unsigned long long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += nbytes(counts[i], types[i]);
+	return s;
+}
+
+#define PRE_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)
+#define POST_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)           \
+	if (OK) {                                                              \
+		struct coll k_ = coll(comm, 0);                                \
+		unsigned long long r_ = sum_w(rcounts, rtypes, k_.n);          \
+		c_.bytes = r_ + (sbuf == MPI_IN_PLACE                          \
+				     ? r_                                      \
+				     : sum_w(scounts, stypes, k_.n));          \
+	}                                                                      \
+	COLL_END(comm)
+
 #define PRE_REDSCAT(rcounts, type, comm)
 #define POST_REDSCAT(rcounts, type, comm)                                      \
 	if (OK) {                                                              \
@@ -1203,6 +1226,18 @@ static int rt_find(const struct rtab *t, uint64_t k, struct pending *out)
 	return 1;
 }
 
+/* A persistent collective (MPI-4 *_init): `bytes` of one operation go
+ * to the init call's site at each start (marked recv 2, no level). */
+static __attribute__((unused)) void
+persistent_add_coll(const struct call *c, MPI_Request r,
+		    unsigned long long bytes)
+{
+	struct pending e = {req_key(r), c->site, NULL, c->fn, bytes, 0, 2};
+
+	if (r != MPI_REQUEST_NULL)
+		rt_put(&pers, &e);
+}
+
 static void start_requests(int n, const MPI_Request *reqs)
 {
 	struct pending e;
@@ -1216,6 +1251,13 @@ static void start_requests(int n, const MPI_Request *reqs)
 		unlock_tables();
 		if (!found || e.peer == MPI_PROC_NULL)
 			continue;
+		if (e.recv == 2) {
+			if (e.site)
+				add(&e.site->bytes, e.bytes);
+			else
+				add(&mpp_traffic.untagged_bytes[e.fn], e.bytes);
+			continue;
+		}
 		if (e.recv) {
 			e.bytes = 0;
 			pending_put(&e);
@@ -1244,6 +1286,17 @@ static void start_requests(int n, const MPI_Request *reqs)
 #define POST_START(n, reqs)                                                    \
 	if (OK && __atomic_load_n(&pers.count, __ATOMIC_RELAXED))              \
 	start_requests(n, reqs)
+
+/* Persistent collectives: the inner shape computes one operation's bytes
+ * (and, on a communicator other than MPI_COMM_WORLD, counts the init call
+ * as that collective's message at its level); they move to the request's
+ * record and are added to the site at each start. */
+#define PRE_PCOLL(request, inner) PRE_##inner
+#define POST_PCOLL(request, inner)                                             \
+	POST_##inner;                                                          \
+	if (OK)                                                                \
+		persistent_add_coll(&c_, *request, c_.bytes);                  \
+	c_.bytes = 0
 
 /* One-sided: ocount x otype sent (or fetched into the origin buffer) and
  * rcount x rtype fetched into a result buffer, with target rank target of
