@@ -16,15 +16,15 @@ for n in 20000 30000 45000 60000 80000 100000 130000 160000 200000 250000 300000
 done
 mpipredict-train --db m.db runs/prime.csv >train.out 2>&1 || { fail "training failed: $(cat train.out)"; finish; }
 mpipredict-predict --db m.db --app prime --used-features >used.txt || fail "--used-features exits $?"
-grep -Eq '^(loop|then|else):' used.txt || { fail "expected the model to use a counter, got: $(cat used.txt)"; finish; }
+grep -Eq '^(loop|then|else|case):' used.txt || { fail "expected the model to use a counter, got: $(cat used.txt)"; finish; }
 MPIPREDICT_LEAN=$PWD/used.txt mpipredict-mpicc -O2 -o lean prime.c -lm 2>notes.txt ||
 	{ fail "lean build failed: $(cat notes.txt)"; finish; }
 MPIPREDICT_APP=prime MPIPREDICT_RUNS=lean.csv run 2 ./lean -n 300000 >/dev/null || fail "lean run exits $?"
 MPIPREDICT_APP=prime MPIPREDICT_RUNS=full.csv run 2 ./full -n 300000 >/dev/null || fail "full run exits $?"
-counters() { csvget -H "$1" | grep -E '^(loop|then|else):' | sort; }
+counters() { csvget -H "$1" | grep -E '^(loop|then|else|case):' | sort; }
 counters full.csv >full.cols
 counters lean.csv >lean.cols
-sed -E 's/\.(mean|max)$//' used.txt | grep -E '^(loop|then|else):' | sort -u >used.names
+sed -E 's/\.(mean|max)$//' used.txt | grep -E '^(loop|then|else|case):' | sort -u >used.names
 # Every lean counter column is a used one, and every used one is there.
 sed -E 's/\.(mean|max)$//' lean.cols | sort -u >lean.names
 [ "$(cat lean.names)" = "$(cat used.names)" ] ||

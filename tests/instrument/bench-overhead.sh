@@ -97,7 +97,7 @@ row() { # label "ir args" "wall args": one line
 	le=$(work_ir ./$n.lean ${2#* })
 	# shellcheck disable=SC2086
 	w=$(wall $n ${3#* })
-	kept=$(grep -Ec '^(loop|then|else):' "$n.used" 2>/dev/null) || kept=0
+	kept=$(grep -Ec '^(loop|then|else|case):' "$n.used" 2>/dev/null) || kept=0
 	awk -v l="$label" -v o="$o" -v i="$i" -v w="$w" -v le="$le" -v k="$kept" 'BEGIN {
 		split(w, t, " ")
 		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f   %7.4f (%s)\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0), le / o, k }'
