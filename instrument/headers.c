@@ -281,7 +281,8 @@ static int add_note(struct mpp_headers *out, char *note)
 }
 
 int mpp_headers_rewrite(const struct mpp_tu *t, const struct mpp_source *src,
-			const char *main_abs, int cxx, const char *hdir,
+			const char *main_abs, int cxx,
+			const struct mpp_lean *lean, const char *hdir,
 			struct mpp_edits *main_edits, struct mpp_headers *out,
 			char *err, size_t errlen)
 {
@@ -331,6 +332,7 @@ int mpp_headers_rewrite(const struct mpp_tu *t, const struct mpp_source *src,
 		if (mpp_tu_view(t, h->f, &h->src, &h->view) < 0)
 			goto oom;
 		h->plan.cxx = cxx;
+		h->plan.lean = lean;
 		h->plan.name_file = mpp_feature_file(h->abs);
 		if (!h->plan.name_file)
 			goto oom;

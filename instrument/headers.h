@@ -54,13 +54,15 @@ struct mpp_headers {
 
 /* Plans and writes (in memory) the copies of the project headers that the
  * unit parsed in `t` (the file `main_abs`, with source `src`, C++ when
- * `cxx`: its headers are walked as C++) includes, to
+ * `cxx`: its headers are walked as C++; `lean`, when not NULL, the counters
+ * a lean build keeps, lean.h) includes, to
  * be written under directory `hdir` (absolute), and adds to `main_edits`
  * the edits that point the unit's directives at them. Returns 0, or -1
  * (out of memory, message in err). The caller frees `out` with
  * mpp_headers_free in every case. */
 int mpp_headers_rewrite(const struct mpp_tu *t, const struct mpp_source *src,
-			const char *main_abs, int cxx, const char *hdir,
+			const char *main_abs, int cxx,
+			const struct mpp_lean *lean, const char *hdir,
 			struct mpp_edits *main_edits, struct mpp_headers *out,
 			char *err, size_t errlen);
 void mpp_headers_free(struct mpp_headers *h);

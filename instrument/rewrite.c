@@ -134,8 +134,8 @@ int mpp_rewrite_file(const char *path, const char *display,
 		body = NULL;
 		plan.id_text = body0;
 		plan.id_len = bodylen;
-		if (mpp_headers_rewrite(&tu, &src, abs, plan.cxx, hdir,
-					&plan.edits, &out->headers, err,
+		if (mpp_headers_rewrite(&tu, &src, abs, plan.cxx, plan.lean,
+					hdir, &plan.edits, &out->headers, err,
 					errlen) < 0) {
 			rc = -1;
 			goto done;
