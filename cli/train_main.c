@@ -192,6 +192,14 @@ static json_t *to_json(const struct app_result *a)
 			    jnum(r->cv_mape_params_inner));
 	json_object_set_new(out, "extrapolation_checked_runs",
 			    json_integer((json_int_t)r->nextrap_checked));
+	/* The stable choice of terms (regress/train_stable.c). */
+	json_object_set_new(
+	    out, "stable_choice",
+	    json_pack("{s:I, s:I, s:I, s:o}", "candidates",
+		      (json_int_t)r->stable_candidates, "kept_candidate",
+		      (json_int_t)r->stable_pick, "one_se_target",
+		      (json_int_t)r->target_one_se, "extrap_mape_pct",
+		      jnum(r->extrap_mape)));
 	return out;
 }
 

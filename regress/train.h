@@ -70,6 +70,14 @@ typedef struct mpp_train_report {
 	double cv_mape_params_inner; /* before the nested check           */
 	double law_cv_mape;     /* CV error of the run-time law, NAN if none */
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
+	/* The stable choice of terms (train_stable.c): targets inside the
+	 * one-SE band compared on the longest fifth of the runs, the target
+	 * the 1-SE rule alone would keep, and the kept target's error on that
+	 * fifth (NAN: not compared). */
+	size_t stable_candidates;
+	size_t stable_pick; /* index of the kept one: 0 is the 1-SE set */
+	size_t target_one_se;
+	double extrap_mape;
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

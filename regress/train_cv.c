@@ -163,7 +163,7 @@ static void mean_se(const double *x, size_t K, double *mean, double *se)
 }
 
 /* Mean over folds and its standard error, of the MAPE of (fit, ti). */
-static void fold_mape(const struct data *d, const struct cv *cv, int fit,
+void mpp_tr_fold_mape(const struct data *d, const struct cv *cv, int fit,
 		      size_t ti, double *mean, double *se)
 {
 	double e[d->K];
@@ -209,7 +209,7 @@ size_t mpp_tr_one_se(const struct data *d, const struct cv *cv, int fit)
 	double bm = INFINITY, bse = 0, m, se;
 
 	for (size_t ti = 0; ti < cv->nt; ti++) {
-		fold_mape(d, cv, fit, ti, &m, &se);
+		mpp_tr_fold_mape(d, cv, fit, ti, &m, &se);
 		if (m < bm) {
 			bm = m;
 			bse = se;
@@ -217,7 +217,7 @@ size_t mpp_tr_one_se(const struct data *d, const struct cv *cv, int fit)
 		}
 	}
 	for (size_t ti = 0; ti < best; ti++) {
-		fold_mape(d, cv, fit, ti, &m, &se);
+		mpp_tr_fold_mape(d, cv, fit, ti, &m, &se);
 		if (m <= bm + bse)
 			return ti;
 	}
