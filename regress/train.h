@@ -63,9 +63,11 @@ typedef struct mpp_train_report {
 	size_t nparams_left_out; /* kept terms not predictable from the
 				    parameters: the parameters path is
 				    refitted without them (model pcoef) */
-	double *share; /* per term: share of the predicted run time over
-			  the training runs, percent                   */
-	int nested;    /* 1: the model's cv errors are nested estimates */
+	double *share;       /* per term: share of the predicted run time over
+				the training runs, percent                   */
+	int nested;          /* 1: the model's cv errors are nested estimates */
+	size_t nested_folds; /* outer folds they used: K, or 1 (a hold-out
+				on large data, regress/train_check.c) */
 	double cv_mape_inner;        /* the (optimistic) inner CV errors, */
 	double cv_mape_params_inner; /* before the nested check           */
 	double law_cv_mape;     /* CV error of the run-time law, NAN if none */
