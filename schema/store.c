@@ -417,7 +417,27 @@ static int save_law_ranges(mpp_store *s, const mpp_model *m, char *err,
 	return rc;
 }
 
-/* Reads them back into m (after model_from_row). */
+/* Appends one factor of a power law, (name, exponent), read from columns col
+ * and col + 1 of the current row: the run-time law and the per-term parameter
+ * models are stored the same way. On MPP_ENOMEM pm keeps what it had. */
+static int push_power_var(mpp_param_model *pm, sqlite3_stmt *st, int col)
+{
+	char **v = realloc(pm->vars, (pm->nvars + 1) * sizeof(*v));
+	if (!v)
+		return MPP_ENOMEM;
+	pm->vars = v;
+	double *e = realloc(pm->expo, (pm->nvars + 1) * sizeof(*e));
+	if (!e)
+		return MPP_ENOMEM;
+	pm->expo = e;
+	if (!(v[pm->nvars] = dup_column(st, col)))
+		return MPP_ENOMEM;
+	e[pm->nvars++] = sqlite3_column_double(st, col + 1);
+	return MPP_OK;
+}
+
+/* Reads the law's factors and the training ranges back into m (after
+ * model_from_row). */
 static int load_law_ranges(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
@@ -432,19 +452,7 @@ static int load_law_ranges(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	sqlite3_bind_int64(st, 1, m->id);
 	while (rc == MPP_OK && m->has_law &&
 	       (r = sqlite3_step(st)) == SQLITE_ROW) {
-		mpp_param_model *pm = &m->law;
-		char **v = realloc(pm->vars, (pm->nvars + 1) * sizeof(*v));
-		double *e =
-		    v ? realloc(pm->expo, (pm->nvars + 1) * sizeof(*e)) : NULL;
-		if (v)
-			pm->vars = v;
-		if (e)
-			pm->expo = e;
-		if (!v || !e || !(v[pm->nvars] = dup_column(st, 0))) {
-			rc = MPP_ENOMEM;
-			break;
-		}
-		e[pm->nvars++] = sqlite3_column_double(st, 1);
+		rc = push_power_var(&m->law, st, 0);
 	}
 	sqlite3_finalize(st);
 	if (rc)
@@ -679,19 +687,7 @@ static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 		size_t i = (size_t)sqlite3_column_int64(st, 0);
 		if (i >= m->nterms)
 			continue;
-		mpp_param_model *pm = &m->terms[i].pm;
-		char **v = realloc(pm->vars, (pm->nvars + 1) * sizeof(*v));
-		double *e =
-		    v ? realloc(pm->expo, (pm->nvars + 1) * sizeof(*e)) : NULL;
-		if (v)
-			pm->vars = v;
-		if (e)
-			pm->expo = e;
-		if (!v || !e || !(v[pm->nvars] = dup_column(st, 1))) {
-			rc = MPP_ENOMEM;
-			break;
-		}
-		e[pm->nvars++] = sqlite3_column_double(st, 2);
+		rc = push_power_var(&m->terms[i].pm, st, 1);
 	}
 	sqlite3_finalize(st);
 	return rc;
