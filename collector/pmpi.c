@@ -84,7 +84,8 @@ const unsigned long long mpp_bucket_lo[MPP_NBUCKET] = {
 /* The accounting of a call runs in every wrapper: it is inlined there. */
 #define INLINE static inline __attribute__((always_inline))
 
-static int active;   /* counting: between MPI_Init and MPI_Finalize */
+static int active; /* counting: between MPI_Init and MPI_Finalize */
+static int fast;   /* active, no trace, not threaded: the wrappers' fast path */
 static int threaded; /* MPI_THREAD_MULTIPLE: atomic updates, locked tables */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -379,7 +380,7 @@ INLINE unsigned long long type_size(MPI_Datatype t)
 	return type_size_slow(t);
 }
 
-INLINE unsigned long long nbytes(int count, MPI_Datatype t)
+INLINE unsigned long long nbytes(long long count, MPI_Datatype t)
 {
 	return count > 0 ? (unsigned long long)count * type_size(t) : 0;
 }
@@ -469,6 +470,20 @@ INLINE struct __mpp_site *take_tag(enum mpp_fn fn)
 		return NULL;
 	__mpp_tags.n = n - 1;
 	return s;
+}
+
+/* call_end for the wrappers' fast path, where `threaded` is 0 (`fast`). */
+INLINE void call_end_single(const struct call *c, uint64_t ticks)
+{
+	if (c->site) {
+		c->site->calls++;
+		c->site->bytes += c->bytes;
+		c->site->ticks += ticks;
+	} else {
+		mpp_traffic.untagged_calls[c->fn]++;
+		mpp_traffic.untagged_bytes[c->fn] += c->bytes;
+		mpp_traffic.untagged_ticks[c->fn] += ticks;
+	}
 }
 
 INLINE void call_end(const struct call *c, uint64_t ticks)
@@ -575,7 +590,7 @@ struct pending {
 	struct nodes *ns;
 	enum mpp_fn fn; /* the function whose untagged bytes get them */
 	/* Persistent requests only (table pers): a send's bytes per start and
-	 * its destination, or recv set for a receive. */
+	 * its destination, or recv 1 for a receive, 2 for a collective. */
 	unsigned long long bytes;
 	int peer, recv;
 };
@@ -1106,6 +1121,29 @@ static struct coll coll(MPI_Comm comm, int root)
 	}                                                                      \
 	COLL_END(comm)
 
+/* Sum over n peers of counts[i] x size(types[i]) (Alltoallw). */
+static unsigned long long sum_w(const int *counts, const MPI_Datatype *types,
+				int n)
+{
+	unsigned long long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += nbytes(counts[i], types[i]);
+	return s;
+}
+
+#define PRE_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)
+#define POST_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)           \
+	if (OK) {                                                              \
+		struct coll k_ = coll(comm, 0);                                \
+		unsigned long long r_ = sum_w(rcounts, rtypes, k_.n);          \
+		c_.bytes = r_ + (sbuf == MPI_IN_PLACE                          \
+				     ? r_                                      \
+				     : sum_w(scounts, stypes, k_.n));          \
+	}                                                                      \
+	COLL_END(comm)
+
 #define PRE_REDSCAT(rcounts, type, comm)
 #define POST_REDSCAT(rcounts, type, comm)                                      \
 	if (OK) {                                                              \
@@ -1188,6 +1226,18 @@ static int rt_find(const struct rtab *t, uint64_t k, struct pending *out)
 	return 1;
 }
 
+/* A persistent collective (MPI-4 *_init): `bytes` of one operation go
+ * to the init call's site at each start (marked recv 2, no level). */
+static __attribute__((unused)) void
+persistent_add_coll(const struct call *c, MPI_Request r,
+		    unsigned long long bytes)
+{
+	struct pending e = {req_key(r), c->site, NULL, c->fn, bytes, 0, 2};
+
+	if (r != MPI_REQUEST_NULL)
+		rt_put(&pers, &e);
+}
+
 static void start_requests(int n, const MPI_Request *reqs)
 {
 	struct pending e;
@@ -1201,6 +1251,13 @@ static void start_requests(int n, const MPI_Request *reqs)
 		unlock_tables();
 		if (!found || e.peer == MPI_PROC_NULL)
 			continue;
+		if (e.recv == 2) {
+			if (e.site)
+				add(&e.site->bytes, e.bytes);
+			else
+				add(&mpp_traffic.untagged_bytes[e.fn], e.bytes);
+			continue;
+		}
 		if (e.recv) {
 			e.bytes = 0;
 			pending_put(&e);
@@ -1229,6 +1286,17 @@ static void start_requests(int n, const MPI_Request *reqs)
 #define POST_START(n, reqs)                                                    \
 	if (OK && __atomic_load_n(&pers.count, __ATOMIC_RELAXED))              \
 	start_requests(n, reqs)
+
+/* Persistent collectives: the inner shape computes one operation's bytes
+ * (and, on a communicator other than MPI_COMM_WORLD, counts the init call
+ * as that collective's message at its level); they move to the request's
+ * record and are added to the site at each start. */
+#define PRE_PCOLL(request, inner) PRE_##inner
+#define POST_PCOLL(request, inner)                                             \
+	POST_##inner;                                                          \
+	if (OK)                                                                \
+		persistent_add_coll(&c_, *request, c_.bytes);                  \
+	c_.bytes = 0
 
 /* One-sided: ocount x otype sent (or fetched into the origin buffer) and
  * rcount x rtype fetched into a result buffer, with target rank target of
@@ -1282,9 +1350,18 @@ INLINE unsigned long long now_ns(void)
 	if (OK)                                                                \
 	c_.bytes = nbytes(count, type)
 
-/* The wrappers. */
+/* GCC's SLP vectoriser packs the site's adjacent counters into SSE
+ * adds, which take more instructions than the three plain adds. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
+/* The wrappers. Each comes in two: the fast one, for counting without a
+ * trace in a program that is not MPI_THREAD_MULTIPLE (one test of `fast`,
+ * no trace hooks, plain adds to the site), and slow_<name> for everything
+ * else (not counting yet or any more, tracing, threads), out of line. */
 #define MPP_MPI(name, ret, kind, params, args, acct)                           \
-	ret name params                                                        \
+	__attribute__((noinline, cold)) static ret slow_##name params          \
 	{                                                                      \
 		struct call c_;                                                \
 		ret rc_;                                                       \
@@ -1304,6 +1381,24 @@ INLINE unsigned long long now_ns(void)
 		call_end(&c_, t1_ - c_.t0);                                    \
 		if (mpp_trace_on)                                              \
 			mpp_trace_##name args;                                 \
+		return rc_;                                                    \
+	}                                                                      \
+	ret name params                                                        \
+	{                                                                      \
+		struct call c_;                                                \
+		ret rc_;                                                       \
+		uint64_t t1_;                                                  \
+		if (__builtin_expect(!fast, 0))                                \
+			return slow_##name args;                               \
+		c_.site = take_tag(MPP_FN_##name);                             \
+		c_.fn = MPP_FN_##name;                                         \
+		c_.bytes = 0;                                                  \
+		PRE_##acct;                                                    \
+		t1_ = mpp_ticks();                                             \
+		rc_ = P##name args;                                            \
+		t1_ = mpp_ticks() - t1_;                                       \
+		POST_##acct;                                                   \
+		call_end_single(&c_, t1_);                                     \
 		return rc_;                                                    \
 	}
 #include "collector/mpi_table.def"
@@ -1423,6 +1518,7 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	threaded = thr;
 	active = 1;
 	mpp_trace_start();
+	fast = !mpp_trace_on && !threaded;
 	return 0;
 fail:
 	free(node);
@@ -1434,6 +1530,7 @@ fail:
 
 void mpp_traffic_stop(void)
 {
+	fast = 0;
 	mpp_trace_stop();
 	active = 0;
 }

@@ -163,7 +163,7 @@ static int world(MPI_Comm comm, int r)
 	return w == MPI_UNDEFINED ? r : w;
 }
 
-static unsigned long long bytes(int count, MPI_Datatype t)
+static unsigned long long bytes(long long count, MPI_Datatype t)
 {
 	int s = 0;
 	if (count <= 0 || PMPI_Type_size(t, &s) != MPI_SUCCESS || s < 0)
@@ -394,9 +394,11 @@ static void tr_neighbor(MPI_Comm comm, const int *sc, int ss,
 #define TR_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)                    \
 	tr_neighbor(comm, sc, ss, st, sts, rc, rs, rt, rts)
 
-/* Shapes with no SimGrid replay action (persistent requests, one-sided,
- * I/O): the name alone, so that the segment boundaries stay;
- * mpipredict-simulate drops them from replays. */
+/* Shapes with no SimGrid replay action (persistent requests and
+ * collectives, Alltoallw, one-sided, I/O): the name alone, so that the
+ * segment boundaries stay; mpipredict-simulate drops them from replays. */
+#define TR_ALLTOALLW(...)
+#define TR_PCOLL(...)
 #define TR_PSEND(...)
 #define TR_PRECV(...)
 #define TR_START(...)
