@@ -10,14 +10,15 @@
 command -v mpipredict-mpicc >/dev/null || { echo "mpipredict-mpicc is not built"; exit 77; }
 use_mpi openmpi
 cp "$MPP_SRC/tests/apps/prime.c" "$MPP_SRC/tests/apps/app_args.h" .
-mpipredict-mpicc -O2 -o full prime.c -lm 2>notes.txt || { fail "full build failed: $(cat notes.txt)"; finish; }
+# shellcheck disable=SC2086
+mpipredict-mpicc ${MPP_TEST_CFLAGS:-} -O2 -o full prime.c -lm 2>notes.txt || { fail "full build failed: $(cat notes.txt)"; finish; }
 for n in 20000 30000 45000 60000 80000 100000 130000 160000 200000 250000 300000 360000; do
 	MPIPREDICT_APP=prime MPIPREDICT_RUNS=runs/ run 2 ./full -n $n >/dev/null || fail "full run -n $n exits $?"
 done
 mpipredict-train --db m.db runs/prime.csv >train.out 2>&1 || { fail "training failed: $(cat train.out)"; finish; }
 mpipredict-predict --db m.db --app prime --used-features >used.txt || fail "--used-features exits $?"
 grep -Eq '^(loop|then|else|case):' used.txt || { fail "expected the model to use a counter, got: $(cat used.txt)"; finish; }
-MPIPREDICT_LEAN=$PWD/used.txt mpipredict-mpicc -O2 -o lean prime.c -lm 2>notes.txt ||
+MPIPREDICT_LEAN=$PWD/used.txt mpipredict-mpicc ${MPP_TEST_CFLAGS:-} -O2 -o lean prime.c -lm 2>notes.txt ||
 	{ fail "lean build failed: $(cat notes.txt)"; finish; }
 MPIPREDICT_APP=prime MPIPREDICT_RUNS=lean.csv run 2 ./lean -n 300000 >/dev/null || fail "lean run exits $?"
 MPIPREDICT_APP=prime MPIPREDICT_RUNS=full.csv run 2 ./full -n 300000 >/dev/null || fail "full run exits $?"
