@@ -380,7 +380,7 @@ INLINE unsigned long long type_size(MPI_Datatype t)
 	return type_size_slow(t);
 }
 
-INLINE unsigned long long nbytes(int count, MPI_Datatype t)
+INLINE unsigned long long nbytes(long long count, MPI_Datatype t)
 {
 	return count > 0 ? (unsigned long long)count * type_size(t) : 0;
 }
@@ -590,7 +590,7 @@ struct pending {
 	struct nodes *ns;
 	enum mpp_fn fn; /* the function whose untagged bytes get them */
 	/* Persistent requests only (table pers): a send's bytes per start and
-	 * its destination, or recv set for a receive. */
+	 * its destination, or recv 1 for a receive, 2 for a collective. */
 	unsigned long long bytes;
 	int peer, recv;
 };
@@ -1125,6 +1125,29 @@ static struct coll coll(MPI_Comm comm, int root)
 	}                                                                      \
 	COLL_END(comm)
 
+/* Sum over n peers of counts[i] x size(types[i]) (Alltoallw). */
+static unsigned long long sum_w(const int *counts, const MPI_Datatype *types,
+				int n)
+{
+	unsigned long long s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += nbytes(counts[i], types[i]);
+	return s;
+}
+
+#define PRE_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)
+#define POST_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)           \
+	if (OK) {                                                              \
+		struct coll k_ = coll(comm, 0);                                \
+		unsigned long long r_ = sum_w(rcounts, rtypes, k_.n);          \
+		c_.bytes = r_ + (sbuf == MPI_IN_PLACE                          \
+				     ? r_                                      \
+				     : sum_w(scounts, stypes, k_.n));          \
+	}                                                                      \
+	COLL_END(comm)
+
 #define PRE_REDSCAT(rcounts, type, comm)
 #define POST_REDSCAT(rcounts, type, comm)                                      \
 	if (OK) {                                                              \
@@ -1148,54 +1171,6 @@ static struct coll coll(MPI_Comm comm, int root)
 	}                                                                      \
 	COLL_END(comm)
 
-/* Neighbourhood collectives: the neighbours of comm's topology, sources
- * in nb[0..*nin) and destinations in nb[*nin..*nin + *nout), in the order
- * the standard gives the buffer blocks (a Cartesian topology: for each
- * dimension the rank at -1 and then at +1, for sending and receiving).
- * Returns a malloc'ed array, or NULL (no topology, no memory). */
-static int *neighbors(MPI_Comm comm, int *nin, int *nout)
-{
-	int topo = MPI_UNDEFINED, k = 0, d, rank = 0, w = 0, *nb = NULL,
-	    *wt = NULL;
-
-	*nin = *nout = 0;
-	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
-		return NULL;
-	if (topo == MPI_CART) {
-		PMPI_Cartdim_get(comm, &k);
-		if (!(nb = malloc(4 * (size_t)k * sizeof *nb + 1)))
-			return NULL;
-		for (d = 0; d < k; d++)
-			PMPI_Cart_shift(comm, d, 1, &nb[2 * d], &nb[2 * d + 1]);
-		memcpy(nb + 2 * k, nb, 2 * (size_t)k * sizeof *nb);
-		*nin = *nout = 2 * k;
-	} else if (topo == MPI_GRAPH) {
-		PMPI_Comm_rank(comm, &rank);
-		PMPI_Graph_neighbors_count(comm, rank, &k);
-		if (!(nb = malloc(2 * (size_t)k * sizeof *nb + 1)))
-			return NULL;
-		PMPI_Graph_neighbors(comm, rank, k, nb);
-		memcpy(nb + k, nb, (size_t)k * sizeof *nb);
-		*nin = *nout = k;
-	} else if (topo == MPI_DIST_GRAPH) {
-		PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
-		k = *nin + *nout;
-		nb = malloc((size_t)k * sizeof *nb + 1);
-		wt = w ? malloc((size_t)k * sizeof *wt + 1) : NULL;
-		if (!nb || (w && !wt)) {
-			free(nb);
-			free(wt);
-			*nin = *nout = 0;
-			return NULL;
-		}
-		PMPI_Dist_graph_neighbors(
-		    comm, *nin, nb, w ? wt : MPI_UNWEIGHTED, *nout, nb + *nin,
-		    w ? wt + *nin : MPI_UNWEIGHTED);
-		free(wt);
-	}
-	return nb;
-}
-
 /* The blocks of a neighbourhood collective: block i to destination i has
  * scounts[i * ss] elements of stypes[i * sts] (a step of 0 repeats one
  * count or type), block i from source i rcounts[i * rs] of rtypes[i * rts];
@@ -1204,7 +1179,7 @@ static void neighbor(struct call *c, MPI_Comm comm, const int *sc, int ss,
 		     const MPI_Datatype *st, int sts, const int *rc, int rs,
 		     const MPI_Datatype *rt, int rts)
 {
-	int nin, nout, i, *nb = neighbors(comm, &nin, &nout);
+	int nin, nout, i, *nb = mpp_trace_neighbors(comm, &nin, &nout);
 
 	if (!nb)
 		return;
@@ -1255,6 +1230,18 @@ static int rt_find(const struct rtab *t, uint64_t k, struct pending *out)
 	return 1;
 }
 
+/* A persistent collective (MPI-4 *_init): `bytes` of one operation go
+ * to the init call's site at each start (marked recv 2, no level). */
+static __attribute__((unused)) void
+persistent_add_coll(const struct call *c, MPI_Request r,
+		    unsigned long long bytes)
+{
+	struct pending e = {req_key(r), c->site, NULL, c->fn, bytes, 0, 2};
+
+	if (r != MPI_REQUEST_NULL)
+		rt_put(&pers, &e);
+}
+
 static void start_requests(int n, const MPI_Request *reqs)
 {
 	struct pending e;
@@ -1268,6 +1255,13 @@ static void start_requests(int n, const MPI_Request *reqs)
 		unlock_tables();
 		if (!found || e.peer == MPI_PROC_NULL)
 			continue;
+		if (e.recv == 2) {
+			if (e.site)
+				add(&e.site->bytes, e.bytes);
+			else
+				add(&mpp_traffic.untagged_bytes[e.fn], e.bytes);
+			continue;
+		}
 		if (e.recv) {
 			e.bytes = 0;
 			pending_put(&e);
@@ -1296,6 +1290,17 @@ static void start_requests(int n, const MPI_Request *reqs)
 #define POST_START(n, reqs)                                                    \
 	if (OK && __atomic_load_n(&pers.count, __ATOMIC_RELAXED))              \
 	start_requests(n, reqs)
+
+/* Persistent collectives: the inner shape computes one operation's bytes
+ * (and, on a communicator other than MPI_COMM_WORLD, counts the init call
+ * as that collective's message at its level); they move to the request's
+ * record and are added to the site at each start. */
+#define PRE_PCOLL(request, inner) PRE_##inner
+#define POST_PCOLL(request, inner)                                             \
+	POST_##inner;                                                          \
+	if (OK)                                                                \
+		persistent_add_coll(&c_, *request, c_.bytes);                  \
+	c_.bytes = 0
 
 /* One-sided: ocount x otype sent (or fetched into the origin buffer) and
  * rcount x rtype fetched into a result buffer, with target rank target of

@@ -178,10 +178,11 @@ static char *with_suffix(const char *path, const char *suffix)
 }
 
 /* Fixes the dependency files the compiler may have written for a source
- * compiled as `tmp`: wherever gcc puts them (-MF, next to -o, or in the
- * current directory), they must name `orig`, not the temporary copy. */
-static void fix_deps(const char *mf, const char *o, const char *orig,
-		     const char *tmp)
+ * `orig` compiled from a copy: wherever gcc puts them (-MF, next to -o, or
+ * in the current directory), they must name `to` (an original) where they
+ * name `from` (its copy: the source's or a header's). */
+static void fix_deps_of(const char *mf, const char *o, const char *orig,
+			const char *from, const char *to)
 {
 	char *cand[4] = {0};
 	int n = 0;
@@ -203,12 +204,60 @@ static void fix_deps(const char *mf, const char *o, const char *orig,
 	cand[n++] = with_suffix(b ? b + 1 : orig, ".d");
 	for (int i = 0; i < n; i++) {
 		if (cand[i])
-			replace_in_file(cand[i], tmp, orig);
+			replace_in_file(cand[i], from, to);
 		free(cand[i]);
 	}
 }
 
 /* <dir of this program>/../lib, or $MPIPREDICT_LIBDIR. */
+static void fix_deps(const char *mf, const char *o, const char *orig,
+		     const char *tmp)
+{
+	fix_deps_of(mf, o, orig, tmp, orig);
+}
+
+/* Writes the copies of a unit's headers under hdir (hdir/<key>/<name>).
+ * Returns 0 or -1 (with one line on stderr). */
+static int write_headers(const struct mpp_headers *hs, const char *hdir)
+{
+	if (hs->n && mkdir(hdir, 0700) < 0 && errno != EEXIST)
+		goto fail;
+	for (size_t k = 0; k < hs->n; k++) {
+		char *d = strdup(hs->v[k].path);
+		if (!d)
+			goto fail;
+		int m = mkdir(dirname(d), 0700);
+		free(d);
+		if (m < 0 && errno != EEXIST)
+			goto fail;
+		FILE *f = fopen(hs->v[k].path, "wb");
+		if (!f)
+			goto fail;
+		size_t w = fwrite(hs->v[k].text, 1, hs->v[k].len, f);
+		if (fclose(f) != 0 || w != hs->v[k].len)
+			goto fail;
+	}
+	return 0;
+fail:
+	fprintf(stderr, "mpipredict-cc: %s: cannot write header copies: %s\n",
+		hdir, strerror(errno));
+	return -1;
+}
+
+static void remove_headers(const struct mpp_headers *hs)
+{
+	for (size_t k = 0; k < hs->n; k++) {
+		unlink(hs->v[k].path);
+		char *d = strdup(hs->v[k].path);
+		if (d) {
+			rmdir(dirname(d));
+			char *up = dirname(d);
+			rmdir(up); /* hdir, once empty */
+		}
+		free(d);
+	}
+}
+
 static char *lib_dir(void)
 {
 	const char *env = getenv("MPIPREDICT_LIBDIR");
@@ -438,9 +487,10 @@ int main(int argc, char **argv)
 	struct mpp_argv clang = {0};
 	char **tmp_of = calloc((size_t)nargs + 1, sizeof(*tmp_of));
 	char **dir_of = calloc((size_t)nargs + 1, sizeof(*dir_of));
+	struct mpp_headers *hdr_of = calloc((size_t)nargs + 1, sizeof(*hdr_of));
 	char tmpdir[PATH_MAX] = "";
 	int nsrc = 0;
-	if (!tmp_of || !dir_of)
+	if (!tmp_of || !dir_of || !hdr_of)
 		return oom("the argument list");
 	for (int i = 0; i < nargs && instrument; i++) {
 		if (takes_value(args[i])) {
@@ -471,8 +521,11 @@ int main(int argc, char **argv)
 		if (!name)
 			return oom(args[i]);
 		struct mpp_rewrite rw;
-		char err[PATH_MAX + 256];
-		int r = mpp_rewrite_file(args[i], display, name, app,
+		char err[PATH_MAX + 256], hdir[PATH_MAX + 32];
+		char rtmp[PATH_MAX];
+		snprintf(hdir, sizeof(hdir), "%s/%d/h",
+			 realpath(tmpdir, rtmp) ? rtmp : tmpdir, nsrc);
+		int r = mpp_rewrite_file(args[i], display, name, app, hdir,
 					 (const char *const *)clang.v, clang.n,
 					 &rw, err, sizeof(err));
 		free(name);
@@ -501,6 +554,15 @@ int main(int argc, char **argv)
 				size_t w = fwrite(rw.text, 1, rw.len, f);
 				if (fclose(f) == 0 && w == rw.len)
 					tmp_of[i] = strdup(path);
+			}
+			if (tmp_of[i] && write_headers(&rw.headers, hdir) < 0) {
+				unlink(tmp_of[i]);
+				free(tmp_of[i]);
+				tmp_of[i] = NULL;
+			}
+			if (tmp_of[i]) {
+				hdr_of[i] = rw.headers;
+				memset(&rw.headers, 0, sizeof(rw.headers));
 			}
 			if (!tmp_of[i])
 				fprintf(stderr,
@@ -576,10 +638,21 @@ int main(int argc, char **argv)
 		}
 		if (!tmp_of[i])
 			continue;
+		struct mpp_headers *hs = &hdr_of[i];
 		if (deps && !split)
 			fix_deps(mf, o, args[i], tmp_of[i]);
 		else if (deps && !link)
 			fix_deps(NULL, NULL, args[i], tmp_of[i]);
+		for (size_t k = 0; k < hs->n; k++) {
+			if (deps && !split)
+				fix_deps_of(mf, o, args[i], hs->v[k].path,
+					    hs->v[k].orig);
+			else if (deps && !link)
+				fix_deps_of(NULL, NULL, args[i], hs->v[k].path,
+					    hs->v[k].orig);
+		}
+		remove_headers(hs);
+		mpp_headers_free(hs);
 		unlink(tmp_of[i]);
 		char *d = dirname(tmp_of[i]);
 		rmdir(d);
@@ -590,6 +663,7 @@ int main(int argc, char **argv)
 		rmdir(tmpdir);
 	free(tmp_of);
 	free(dir_of);
+	free(hdr_of);
 	free(obj_of);
 	mpp_argv_free(&clang);
 	free(nargv);

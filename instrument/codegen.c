@@ -80,7 +80,10 @@ static char *runtime_path(void)
 
 static const char *kind_name(enum mpp_counter_kind k)
 {
-	return k == MPP_LOOP ? "loop" : k == MPP_THEN ? "then" : "else";
+	return k == MPP_LOOP   ? "loop"
+	       : k == MPP_THEN ? "then"
+	       : k == MPP_ELSE ? "else"
+			       : "case";
 }
 
 /* Writes `s` as a C string literal. */
@@ -201,8 +204,12 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
-	/* The build id covers the rewritten text and the tool's version. */
-	uint64_t h = fnv1a(FNV_SEED, body, bodylen);
+	/* The build id covers the rewritten text (without the paths of
+	 * header copies, which change with every build) and the tool's
+	 * version. */
+	uint64_t h = plan->id_text
+			 ? fnv1a(FNV_SEED, plan->id_text, plan->id_len)
+			 : fnv1a(FNV_SEED, body, bodylen);
 	h = fnv1a(h, MPP_VERSION, strlen(MPP_VERSION));
 
 	fprintf(out, "\nstatic const char *const __mpp_cn_%s[] = {", id);
@@ -275,4 +282,103 @@ int mpp_codegen_features(FILE *out, const struct mpp_plan *plan,
 		}
 	}
 	return ferror(out) ? -1 : 0;
+}
+
+/* The names of a plan's counters or sites as a C array initialiser body. */
+static int put_names(FILE *out, const struct mpp_plan *plan, const char *nf,
+		     int sites)
+{
+	size_t n = sites ? plan->nsites : plan->ncounters;
+	for (size_t i = 0; i < n; i++) {
+		char name[4096];
+		if (sites) {
+			const struct mpp_site_info *s = &plan->sites[i];
+			snprintf(name, sizeof(name), "%s:%u:%u:%s", nf, s->line,
+				 s->col, s->mpi);
+		} else {
+			const struct mpp_counter_info *c = &plan->counters[i];
+			snprintf(name, sizeof(name), "%s:%s:%u:%u",
+				 kind_name(c->kind), nf, c->line, c->col);
+		}
+		if (put_quoted(out, name) < 0)
+			return -1;
+		fputs(", ", out);
+	}
+	return 0;
+}
+
+uint64_t mpp_codegen_hash(const char *text, size_t len, const char *more)
+{
+	uint64_t h = fnv1a(FNV_SEED, text, len);
+	return fnv1a(h, more, strlen(more) + 1);
+}
+
+int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
+		       const char *key, const char *line_file, const char *body,
+		       size_t bodylen)
+{
+	size_t nc = plan->ncounters, ns = plan->nsites;
+	char *qline = mpp_quote_c(line_file);
+	char *qnf = mpp_quote_c(plan->name_file);
+	if (!qline || !qnf) {
+		free(qline);
+		free(qnf);
+		return -1;
+	}
+	if (nc || ns) {
+		uint64_t h =
+		    mpp_codegen_hash(plan->id_text, plan->id_len, MPP_VERSION);
+		fprintf(out,
+			"#ifndef __MPP_H_%s\n#define __MPP_H_%s\n"
+			"#define __mpp_c_%s __mpp_hc_%s\n"
+			"#define __mpp_s_%s __mpp_hs_%s\n"
+			"#define __mpp_tag_%s __mpp_htag_%s\n",
+			key, key, id, key, id, key, id, key);
+		fputs("#ifndef __MPP_HUNIT\n#define __MPP_HUNIT\n"
+		      "struct __mpp_hunit { int __mpp_abi_version; "
+		      "const char *__mpp_build_id; const char *__mpp_file; "
+		      "const char *__mpp_app; unsigned __mpp_ncounters; "
+		      "__extension__ unsigned long long *__mpp_counters; "
+		      "const char *const *__mpp_counter_names; "
+		      "unsigned __mpp_nsites; struct __mpp_site *__mpp_sites; "
+		      "const char *const *__mpp_site_names; "
+		      "struct __mpp_hunit *__mpp_next; };\n#endif\n",
+		      out);
+		fprintf(out,
+			"__extension__ unsigned long long __mpp_hc_%s[%zu] "
+			"__attribute__((__weak__)); "
+			"struct __mpp_site __mpp_hs_%s[%zu] "
+			"__attribute__((__weak__)); "
+			"static __inline__ void __mpp_htag_%s(struct "
+			"__mpp_site *__mpp_p) { if (__mpp_tag) "
+			"__mpp_tag(__mpp_p); } "
+			"static const char *const __mpp_hcn_%s[] = {",
+			key, nc ? nc : 1, key, ns ? ns : 1, key, key);
+		if (put_names(out, plan, plan->name_file, 0) < 0)
+			goto oom;
+		fprintf(out, "0}; static const char *const __mpp_hsn_%s[] = {",
+			key);
+		if (put_names(out, plan, plan->name_file, 1) < 0)
+			goto oom;
+		fprintf(out,
+			"0}; struct __mpp_hunit __mpp_hu_%s "
+			"__attribute__((__weak__)) = {%d, \"%016llx\", %s, 0, "
+			"%zu, __mpp_hc_%s, __mpp_hcn_%s, %zu, __mpp_hs_%s, "
+			"__mpp_hsn_%s, 0}; "
+			"__attribute__((__constructor__)) static void "
+			"__mpp_hinit_%s(void) { if (__mpp_register) "
+			"__mpp_register((struct __mpp_unit *)(void "
+			"*)&__mpp_hu_%s); }\n#endif\n",
+			key, MPP_ABI_VERSION, (unsigned long long)h, qnf, nc,
+			key, key, ns, key, key, key, key);
+	}
+	fprintf(out, "#line 1 %s\n", qline);
+	fwrite(body, 1, bodylen, out);
+	free(qline);
+	free(qnf);
+	return ferror(out) ? -1 : 0;
+oom:
+	free(qline);
+	free(qnf);
+	return -1;
 }

@@ -20,6 +20,21 @@
 #include "instrument/flags.h"
 #include "instrument/rewrite.h"
 
+/* True if header copy k of file i was already made by an earlier file
+ * (the same key: the same rewrite of the same header). */
+static int seen_header(const struct mpp_rewrite *out, int i, size_t k)
+{
+	const char *key = out[i].headers.v[k].key;
+	for (int j = 0; j <= i; j++)
+		for (size_t m = 0; m < out[j].headers.n; m++) {
+			if (j == i && m == k)
+				return 0;
+			if (strcmp(out[j].headers.v[m].key, key) == 0)
+				return 1;
+		}
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fputs(
@@ -186,6 +201,16 @@ int main(int argc, char **argv)
 	    mpp_flags_filter(&common, cflags, ncflags, NULL) < 0)
 		return oom("the parse flags");
 
+	/* Copies of the project headers go to DIR/mpp-headers/<key>/, named
+	 * by absolute path in the rewritten files. */
+	char hdir[2 * PATH_MAX + 32], cwd[PATH_MAX];
+	if (outdir[0] == '/')
+		snprintf(hdir, sizeof(hdir), "%s/mpp-headers", outdir);
+	else if (getcwd(cwd, sizeof(cwd)))
+		snprintf(hdir, sizeof(hdir), "%s/%s/mpp-headers", cwd, outdir);
+	else
+		return oom("the current directory");
+
 	struct mpp_rewrite *out = calloc((size_t)nfiles, sizeof(*out));
 	if (!out)
 		return oom("the rewritten files");
@@ -228,7 +253,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		int r = mpp_rewrite_file(files[i], display_name(files[i]), name,
-					 app, (const char *const *)use->v,
+					 app, hdir, (const char *const *)use->v,
 					 use->n, &out[i], err, sizeof(err));
 		free(name);
 		mpp_argv_free(&args);
@@ -261,8 +286,15 @@ int main(int argc, char **argv)
 		if (app)
 			fprintf(t, "# app: %s\n", app);
 		fputs(mpp_features_header, t);
-		for (int i = 0; i < nfiles; i++)
+		for (int i = 0; i < nfiles; i++) {
 			fwrite(out[i].features, 1, out[i].flen, t);
+			/* A header's rows once, however many files include
+			 * the same rewrite of it. */
+			for (size_t k = 0; k < out[i].headers.n; k++)
+				if (!seen_header(out, i, k))
+					fwrite(out[i].headers.v[k].features, 1,
+					       out[i].headers.v[k].flen, t);
+		}
 		fclose(t);
 	}
 	for (int i = 0; i < nfiles && status == 0; i++) {
@@ -282,6 +314,22 @@ int main(int argc, char **argv)
 			status = 2;
 		}
 	}
+	for (int i = 0; i < nfiles && status == 0; i++)
+		for (size_t k = 0; k < out[i].headers.n && status == 0; k++) {
+			const struct mpp_header_copy *c = &out[i].headers.v[k];
+			if (seen_header(out, i, k))
+				continue;
+			char d[2 * PATH_MAX + 64];
+			snprintf(d, sizeof(d), "%s/%s", hdir, c->key);
+			if ((mkdir(hdir, 0777) < 0 && errno != EEXIST) ||
+			    (mkdir(d, 0777) < 0 && errno != EEXIST) ||
+			    write_file(c->path, c->text, c->len) < 0) {
+				fprintf(stderr,
+					"mpipredict-instrument: %s: %s\n",
+					c->path, strerror(errno));
+				status = 2;
+			}
+		}
 	if (status == 0) {
 		char path[PATH_MAX];
 		snprintf(path, sizeof(path), "%s/features.tsv", outdir);

@@ -4,7 +4,7 @@
 
 INSTRUMENT_LIB_SRC := instrument/source.c instrument/edits.c instrument/plan.c \
 	instrument/tu.c instrument/flags.c instrument/visit.c instrument/trip.c \
-	instrument/codegen.c instrument/rewrite.c
+	instrument/codegen.c instrument/rewrite.c instrument/headers.c
 INSTRUMENT_LIB_OBJ := $(INSTRUMENT_LIB_SRC:%.c=$(OBJ)/%.o)
 INSTRUMENT_BINS := $(BUILD)/bin/mpipredict-instrument $(BUILD)/bin/mpipredict-cc
 

@@ -10,12 +10,14 @@
 
 #include "instrument/edits.h"
 
-enum mpp_counter_kind { MPP_LOOP, MPP_THEN, MPP_ELSE };
+/* MPP_CASE: a `case` or `default` label of a switch, counted each time
+ * control passes it (jumped to, or falling through from the case above). */
+enum mpp_counter_kind { MPP_LOOP, MPP_THEN, MPP_ELSE, MPP_CASE };
 
 struct mpp_counter_info {
 	enum mpp_counter_kind kind;
 	unsigned line, col; /* of the loop or if keyword (its macro, if any) */
-	const char *stmt;   /* "for", "while", "do" or "if" (static) */
+	const char *stmt;   /* "for", "while", "do", "if" or "case" (static) */
 	char *func;         /* enclosing function (owned) */
 };
 
@@ -39,6 +41,10 @@ struct mpp_plan {
 	/* The unit is C++ (visit.c decides from the file name): the prologue
 	 * declares the runtime's symbols extern "C". */
 	int cxx;
+	/* The text the unit's build id covers when it is not the body:
+	 * the body without the paths of header copies (borrowed). */
+	const char *id_text;
+	size_t id_len;
 };
 
 void mpp_plan_free(struct mpp_plan *p);

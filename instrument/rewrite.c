@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "instrument/codegen.h"
+#include "instrument/headers.h"
 #include "instrument/plan.h"
 #include "instrument/source.h"
 #include "instrument/tu.h"
@@ -88,7 +89,7 @@ char *mpp_feature_file(const char *path)
 }
 
 int mpp_rewrite_file(const char *path, const char *display,
-		     const char *name_file, const char *app,
+		     const char *name_file, const char *app, const char *hdir,
 		     const char *const *args, int nargs,
 		     struct mpp_rewrite *out, char *err, size_t errlen)
 {
@@ -98,7 +99,7 @@ int mpp_rewrite_file(const char *path, const char *display,
 		return -1;
 	struct mpp_tu tu;
 	struct mpp_plan plan = {0};
-	char *body = NULL;
+	char *body = NULL, *body0 = NULL;
 	size_t bodylen = 0;
 	FILE *f;
 	int rc =
@@ -109,11 +110,31 @@ int mpp_rewrite_file(const char *path, const char *display,
 
 	plan.name_file = name_file;
 	char abs[PATH_MAX], id[17];
-	mpp_unit_id(realpath(path, abs) ? abs : path, id);
+	if (!realpath(path, abs))
+		snprintf(abs, sizeof(abs), "%s", path);
+	mpp_unit_id(abs, id);
 	if (mpp_visit(&tu, &src, id, display, &plan) < 0 ||
 	    mpp_edits_apply(&plan.edits, src.text, src.len, &body, &bodylen) <
 		0)
 		goto oom;
+	if (hdir) {
+		/* The project headers it includes, and the directives
+		 * pointing at their copies; the build id keeps covering the
+		 * text without the copies' paths. */
+		body0 = body;
+		body = NULL;
+		plan.id_text = body0;
+		plan.id_len = bodylen;
+		if (mpp_headers_rewrite(&tu, &src, abs, plan.cxx, hdir,
+					&plan.edits, &out->headers, err,
+					errlen) < 0) {
+			rc = -1;
+			goto done;
+		}
+		if (mpp_edits_apply(&plan.edits, src.text, src.len, &body,
+				    &bodylen) < 0)
+			goto oom;
+	}
 	if (!(f = open_memstream(&out->text, &out->len)))
 		goto oom;
 	int w = mpp_codegen_write(f, &plan, id, display, app, body, bodylen);
@@ -137,6 +158,7 @@ oom:
 	snprintf(err, errlen, "%s: out of memory", path);
 done:
 	free(body);
+	free(body0);
 	mpp_plan_free(&plan);
 	mpp_tu_free(&tu);
 	mpp_source_free(&src);
@@ -151,5 +173,6 @@ void mpp_rewrite_free(struct mpp_rewrite *r)
 		free(r->notes[i]);
 	free(r->notes);
 	free(r->diag);
+	mpp_headers_free(&r->headers);
 	memset(r, 0, sizeof(*r));
 }

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "instrument/headers.h"
+
 struct mpp_rewrite {
 	char *text; /* the complete rewritten file */
 	size_t len;
@@ -18,6 +20,9 @@ struct mpp_rewrite {
 	size_t nnotes;
 	char *diag; /* clang's error diagnostics when refused */
 	size_t ncounters, nsites;
+	/* The copies of the project headers it includes (headers.h), to be
+	 * written where each one's `path` says. */
+	struct mpp_headers headers;
 };
 
 /* The file part of the feature names of the source at `path` (malloc'd,
@@ -38,11 +43,14 @@ char *mpp_feature_file(const char *path);
  * user gave it, so that diagnostics and debuggers find it) and `name_file`
  * in feature names and features.tsv, parsing with clang arguments `args`;
  * the unit carries `app` (NULL: none) as the build's default app name.
+ * With `hdir` (an absolute directory; NULL: headers are not rewritten) the
+ * project headers it includes are rewritten too, their copies planned
+ * under hdir (out->headers) and the file's directives pointed at them.
  * Returns 0; 1 if the file does not parse cleanly (out->diag says why, nothing
  * else is set); -1 on another error, with a message in err. The caller frees
  * out with mpp_rewrite_free in every case. */
 int mpp_rewrite_file(const char *path, const char *display,
-		     const char *name_file, const char *app,
+		     const char *name_file, const char *app, const char *hdir,
 		     const char *const *args, int nargs,
 		     struct mpp_rewrite *out, char *err, size_t errlen);
 void mpp_rewrite_free(struct mpp_rewrite *r);

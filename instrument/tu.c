@@ -304,6 +304,23 @@ static int read_skipped(struct mpp_tu *t, struct mpp_source *src)
 	return 0;
 }
 
+/* Macro ranges, pragmas and skipped text of t->file. Returns 0 or -1 (out
+ * of memory). */
+static int scan_file(struct mpp_tu *t, struct mpp_source *src)
+{
+	struct collect cl = {.t = t};
+	clang_visitChildren(clang_getTranslationUnitCursor(t->tu),
+			    collect_macro, &cl);
+	free(cl.seen);
+	if (cl.oom || scan_pragmas(&cl, src) < 0 || read_skipped(t, src) < 0)
+		return -1;
+	if (t->nmacros > 1)
+		qsort(t->macros, t->nmacros, sizeof(*t->macros), cmp_macro);
+	if (t->npragmas > 1)
+		qsort(t->pragmas, t->npragmas, sizeof(*t->pragmas), cmp_range);
+	return 0;
+}
+
 int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
 		 const char *const *args, int nargs, char **diag, char *err,
 		 size_t errlen)
@@ -341,26 +358,28 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
 		snprintf(err, errlen, "%s: libclang lost the file", src_path);
 		return -1;
 	}
-	struct collect cl = {.t = t};
-	clang_visitChildren(clang_getTranslationUnitCursor(t->tu),
-			    collect_macro, &cl);
-	free(cl.seen);
-	if (cl.oom || scan_pragmas(&cl, src) < 0 || read_skipped(t, src) < 0) {
+	if (scan_file(t, src) < 0) {
 		snprintf(err, errlen, "%s: out of memory", src_path);
 		return -1;
 	}
-	if (t->nmacros > 1)
-		qsort(t->macros, t->nmacros, sizeof(*t->macros), cmp_macro);
-	if (t->npragmas > 1)
-		qsort(t->pragmas, t->npragmas, sizeof(*t->pragmas), cmp_range);
 	return 0;
+}
+
+int mpp_tu_view(const struct mpp_tu *whole, CXFile file, struct mpp_source *src,
+		struct mpp_tu *view)
+{
+	memset(view, 0, sizeof(*view));
+	view->tu = whole->tu;
+	view->file = file;
+	view->borrowed = 1;
+	return scan_file(view, src);
 }
 
 void mpp_tu_free(struct mpp_tu *t)
 {
-	if (t->tu)
+	if (t->tu && !t->borrowed)
 		clang_disposeTranslationUnit(t->tu);
-	if (t->index)
+	if (t->index && !t->borrowed)
 		clang_disposeIndex(t->index);
 	free(t->macros);
 	free(t->pragmas);

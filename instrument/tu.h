@@ -25,7 +25,8 @@ struct mpp_macro {
 struct mpp_tu {
 	CXIndex index;
 	CXTranslationUnit tu;
-	CXFile file; /* the main file */
+	CXFile file;  /* the main file (of a view: the header) */
+	int borrowed; /* a view: tu and index belong to another mpp_tu */
 	struct mpp_macro *macros;
 	size_t nmacros;
 	/* Where the main file asks for a pragma, as byte ranges sorted by
@@ -45,6 +46,14 @@ int mpp_tu_parse(struct mpp_tu *t, struct mpp_source *src, const char *src_path,
 		 const char *const *args, int nargs, char **diag, char *err,
 		 size_t errlen);
 void mpp_tu_free(struct mpp_tu *t);
+
+/* A view of `whole` in which `file` (a header it includes, read into
+ * `src`) plays the main file: its macro ranges, pragmas and skipped text
+ * (src->skipped), so that the walk of visit.h plans edits for that file.
+ * The view borrows whole's parse (free it with mpp_tu_free before whole).
+ * Returns 0 or -1 (out of memory). */
+int mpp_tu_view(const struct mpp_tu *whole, CXFile file, struct mpp_source *src,
+		struct mpp_tu *view);
 
 /* Index of the macro range r with r.begin < off < r.end, or -1. */
 long mpp_tu_macro_inside(const struct mpp_tu *t, size_t off);

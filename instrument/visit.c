@@ -448,7 +448,8 @@ static const char *kind_word(enum mpp_counter_kind k)
 {
 	return k == MPP_LOOP   ? "loop body"
 	       : k == MPP_THEN ? "then-branch"
-			       : "else-branch";
+	       : k == MPP_ELSE ? "else-branch"
+			       : "case label";
 }
 
 /* Where the counter goes in a { } body: after `{` and after the block's
@@ -548,6 +549,35 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 	add_inc_edit(x, k, open, depth, buf);
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "}");
 	return k;
+}
+
+/* A `case` or `default` label at kw whose statement is `sub`: its
+ * counter goes right before that statement, `case 2: __mpp_c[k]++; ...`
+ * (after the colon: a jump to the label and a fall-through from above
+ * both pass it; `case 1: case 2:` gives each label its own). */
+static void count_case(struct ctx *x, size_t kw, CXCursor sub, unsigned depth)
+{
+	size_t s;
+	char buf[96];
+	if (clean_start(x, sub, &s) < 0 || s <= kw ||
+	    mpp_source_directives_before(x->src, s) != s ||
+	    x->src->text[s] == '#') {
+		add_note(x, kw,
+			 "case label: its statement comes from a macro or "
+			 "follows a directive line");
+		return;
+	}
+	long k = new_counter(x, MPP_CASE, kw, "case");
+	if (k < 0)
+		return;
+	/* Between two labels the increment is a statement that falls
+	 * through: say so, or -Wimplicit-fallthrough (in -Wextra) warns. */
+	enum CXCursorKind sk = clang_getCursorKind(sub);
+	snprintf(buf, sizeof(buf), "__mpp_c_%s[%ld]++; %s", x->id, k,
+		 sk == CXCursor_CaseStmt || sk == CXCursor_DefaultStmt
+		     ? "__attribute__((__fallthrough__)); "
+		     : "");
+	add_inc_edit(x, k, s, depth, buf);
 }
 
 /* `else if (c)`: count the else-branch through the condition,
@@ -1533,6 +1563,10 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_DefaultStmt:
 		if (x->nframes && x->frames[x->nframes - 1].switches == 0)
 			unclean(x);
+		/* The labelled statement is the last child (after the value,
+		 * and a GNU range's end). */
+		if (n >= 1 && have_kw)
+			count_case(x, kw, x->stack[at + n - 1], depth);
 		break;
 	case CXCursor_AsmStmt:
 		if (x->nframes && is_asm_goto(x, c))
@@ -1632,8 +1666,13 @@ static enum CXChildVisitResult top_level(CXCursor c, CXCursor parent,
 	struct ctx *x = data;
 	enum CXCursorKind k = clang_getCursorKind(c);
 	size_t off;
+	/* Only containers written in this file hold its functions (a
+	 * header's walk need not list std's namespaces). */
 	if (x->cxx && is_container(k))
-		return CXChildVisit_Recurse;
+		return k == CXCursor_LinkageSpec ||
+			       exp_off(x, clang_getCursorLocation(c), &off) == 0
+			   ? CXChildVisit_Recurse
+			   : CXChildVisit_Continue;
 	if (!is_function(k) || !clang_isCursorDefinition(c))
 		return CXChildVisit_Continue;
 	if (exp_off(x, clang_getCursorLocation(c), &off) < 0)
@@ -1683,7 +1722,8 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	if (!x.line_name)
 		return -1;
 	CXString fname = clang_getFileName(t->file);
-	x.cxx = plan->cxx = cxx_name(clang_getCString(fname));
+	/* A header is walked in its unit's language (plan->cxx preset). */
+	x.cxx = plan->cxx = plan->cxx || cxx_name(clang_getCString(fname));
 	clang_disposeString(fname);
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu), top_level,
 			    &x);

@@ -1255,7 +1255,8 @@ int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
 		       char *err, size_t errlen)
 {
 	sqlite3_stmt *claim = NULL, *up = NULL, *prune = NULL;
-	double now = (double)time(NULL);
+	struct timespec ts;
+	double now;
 	int rc;
 
 	if (keep < 1) {
@@ -1265,6 +1266,12 @@ int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
 	rc = exec(s, "BEGIN IMMEDIATE", err, errlen);
 	if (rc)
 		return rc;
+	/* updated_at is taken inside the write lock, to the nanosecond: a
+	 * later commit has a later updated_at, which is how a running daemon
+	 * sees that a job it learnt was reported again
+	 * (mpp_store_jobs_changed). */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	rc = prepare(
 	    s,
 	    "UPDATE predictions SET job_id = ?1 WHERE id = (SELECT id FROM "
@@ -1363,6 +1370,32 @@ int mpp_store_each_job(mpp_store *s, int64_t after_id,
 	}
 	if (rc == MPP_OK && r != SQLITE_DONE)
 		rc = db_error(s, "SELECT FROM jobs", err, errlen);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int mpp_store_jobs_changed(mpp_store *s, int64_t upto_id, double since,
+			   int *changed, double *mark, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*changed = 0;
+	rc = prepare(s,
+		     "SELECT EXISTS (SELECT 1 FROM jobs WHERE id <= ?1 AND "
+		     "updated_at > ?2), coalesce((SELECT max(updated_at) FROM "
+		     "jobs), ?2)",
+		     &st, err, errlen);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, upto_id);
+	sqlite3_bind_double(st, 2, since);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*changed = sqlite3_column_int(st, 0);
+		*mark = sqlite3_column_double(st, 1);
+	} else {
+		rc = db_error(s, "SELECT FROM jobs", err, errlen);
+	}
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -84,6 +84,8 @@ int MPI_Finalize(void)
 #define SEL_REDSCAT(...)       WRAP
 #define SEL_REDSCAT_BLOCK(...) WRAP
 #define SEL_NEIGHBOR(...)      SKIP
+#define SEL_ALLTOALLW(...)     SKIP
+#define SEL_PCOLL(...)         SKIP
 #define SEL_PSEND(...)         SKIP
 #define SEL_PRECV(...)         SKIP
 #define SEL_START(...)         SKIP

@@ -15,11 +15,13 @@ fail() {
 }
 
 # The rewritten text with the per-machine parts (the unit id, a hash of the
-# file's absolute path, and the build id) replaced by fixed words.
+# file's absolute path, the build id, the directory of header copies)
+# replaced by fixed words.
 normalize() {
 	sed -E 's/__mpp_([a-z]+)_[0-9a-f]{16}/__mpp_\1_ID/g;
 		s/= \{([0-9]+), "[0-9a-f]{16}"/= {\1, "BUILDID"/;
-		s/__mpp_lib\[\] = "[^"]*"/__mpp_lib[] = "LIBPATH"/' "$1"
+		s/__mpp_lib\[\] = "[^"]*"/__mpp_lib[] = "LIBPATH"/;
+		s|#include "/[^"]*/mpp-headers/[0-9a-f]{16}/|#include "HEADERS/KEY/|' "$1"
 }
 
 # expect_same WHAT EXPECTED_FILE GOT_FILE: fail with a diff if they differ.

@@ -1,5 +1,6 @@
-/* include.c: `#include "local.h"` must still resolve after rewriting; the
- * header's own loops are not this file's to count. */
+/* include.c: `#include "local.h"` points at the header's rewritten copy
+ * (the line keeps its number); the header's loop is counted there, in a
+ * table of the header's own. */
 #include <stdio.h>
 #include "local.h"
 
