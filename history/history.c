@@ -310,7 +310,8 @@ static double tf(double t)
  * (after Gaussier et al.'s list, plus what this product knows): 1; the
  * user's last three run times (each capped at the request; the request
  * when missing); the request; the means of the last two and three; the
- * mean of all the user's runs; the time since the user's last job ended;
+ * mean of all the user's runs; the time since the user's last job ended
+ * (at most a week);
  * the size over the user's mean size; the user's running jobs' processors,
  * elapsed sum, count and longest; the time of day and of week (cos, sin);
  * the size; ours' prediction (same app, request, size first); the request
@@ -341,8 +342,11 @@ static void features(const mpp_hist *h, const mpp_hist_job *j, const keys *k,
 	x[5] = tf((l[0] + l[1]) / 2);
 	x[6] = tf((l[0] + l[1] + l[2]) / 3);
 	x[7] = tf(u && u->nrun > 0 ? u->sum_run / u->nrun : req);
+	/* At most a week: a user back after months must not be an
+	 * extrapolation of the linear model far past what it was fitted on
+	 * (the daemon's clock runs on; a trace's gaps are bounded). */
 	x[8] = tf(u && u->last_end > 0 && j->submit_s > 0
-		      ? j->submit_s - u->last_end
+		      ? fmin(j->submit_s - u->last_end, 7 * 86400.0)
 		      : 0);
 	x[9] = u && u->nrun > 0 && u->sum_procs > 0 && j->procs > 0
 		   ? j->procs / (u->sum_procs / u->nrun)

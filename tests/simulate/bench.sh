@@ -119,16 +119,16 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt) }' | tee -a table.txt
 		awk -v a="$app" -v p="$place" -v lo="$(head -1 w.txt | cut -d' ' -f1)" \
 		    -v m="$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)" \
-		    -v hi="$(tail -1 w.txt | cut -d' ' -f1)" -v mc="$mc" -v pc="$pc" -v r="$rep" -v rc="$rc" -v s="$sim" \
+		    -v hi="$(tail -1 w.txt | cut -d' ' -f1)" -v mc="$mc" -v pc="$pc" -v r="$rep" -v rc="$rc" -v s="$sim" -v w="$meas" \
 		    'BEGIN { printf "%-9s %-6s %8.4f %8.4f %8.4f %6.0f%% | %8.4f %8.4f %6.1f%% | %8.4f %8.4f %8.4f\n",
-		      a, p, lo, m, hi, 100 * (hi - lo) / m, mc, pc, 100 * (pc - mc) / mc, m - mc, r - rc, s - pc }' >>breakdown.txt
+		      a, p, lo, m, hi, 100 * (hi - lo) / m, mc, pc, 100 * (pc - mc) / mc, w - mc, r - rc, s - pc }' >>breakdown.txt
 	done
 done
 echo "MAPE over $(wc -l <table.txt) never-run configurations:"
 awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); w = $10 > w ? $10 : w; n++ }
   END { printf "  simulate %.1f %%, plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, b / n, r / n, g / n, w }' table.txt
 echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
-echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute: measured, own trace replayed, predicted):"
+echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
 printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
 cat breakdown.txt
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); files in $out"
