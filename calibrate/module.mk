@@ -31,3 +31,10 @@ $(OBJ)/calibrate/tests/t_fit.o: tests/calibrate/t_fit.c
 
 TEST_BINS += $(BUILD)/tests/calibrate/t-fit
 FORMAT_SRC += $(wildcard tests/calibrate/*.c)
+
+# The model against a communication-bound program (tests/calibrate/bench-loggps.sh).
+BENCHES += bench-loggps
+.PHONY: bench-loggps
+bench-loggps: $(BUILD)/bin/mpipredict-calibrate $(BUILD)/bin/mpipredict-report \
+		$(BUILD)/lib/libmpipredict.so
+	@MPP_BUILD=$(abspath $(BUILD)) MPP_SRC=$(CURDIR) tests/calibrate/bench-loggps.sh

@@ -239,6 +239,18 @@ int main(int argc, char **argv)
 			rc = 2;
 		} else if (rc == 0) {
 			put_line("", &out);
+			/* Outside the training range: said on stderr, so that
+			 * stdout keeps its columns. */
+			for (size_t i = 0; i < out.nextrapolated; i++)
+				fprintf(
+				    stderr, "%s%s%s",
+				    i ? ", "
+				      : "mpipredict-predict: extrapolated: ",
+				    out.extrapolated[i],
+				    i + 1 < out.nextrapolated
+					? ""
+					: " (outside the training "
+					  "range: the wider interval)\n");
 		} else {
 			fprintf(stderr, "mpipredict-predict: out of memory\n");
 			rc = 2;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "regress/comm_feature.h"
+#include "regress/placement.h"
 #include "regress/train.h"
 #include "schema/store.h"
 
@@ -297,9 +298,10 @@ static int check_builds(const mpp_runs *rs, const struct app_result *a)
 
 /* Append model:comm_s to rs from the newest machine profile in db, if
  * there is one; a store that cannot be read (missing, not migrated yet)
- * or holds no profile leaves rs as it is. Returns 0, or 1 after printing
- * why (a stored profile that does not parse, out of memory). */
-static int add_comm_model(const char *db, mpp_runs *rs)
+ * or holds no profile leaves rs as it is. *profile gets the profile's
+ * text (malloc'ed) when it was used. Returns 0, or 1 after printing why (a
+ * stored profile that does not parse, out of memory). */
+static int add_comm_model(const char *db, mpp_runs *rs, char **profile)
 {
 	mpp_store *s = NULL;
 	char err[512], *text = NULL;
@@ -315,7 +317,10 @@ static int add_comm_model(const char *db, mpp_runs *rs)
 		return 0;
 	rc = mpp_runs_add_comm_feature_json(rs, db, text, &nset, err,
 					    sizeof(err));
-	free(text);
+	if (rc)
+		free(text);
+	else
+		*profile = text;
 	if (rc)
 		fprintf(stderr, "mpipredict-train: machine profile in %s\n",
 			err);
@@ -345,7 +350,7 @@ int main(int argc, char **argv)
 	mpp_runs rs = {0};
 	struct app_result *apps = NULL;
 	size_t napps = 0;
-	char err[512];
+	char err[512], *profile = NULL;
 
 	mpp_train_opts_init(&o);
 	o.progress = progress_stderr;
@@ -425,7 +430,7 @@ int main(int argc, char **argv)
 	}
 	/* The derived feature model:comm_s when the store holds a machine
 	 * profile (mpipredict-calibrate): training may select it. */
-	if (add_comm_model(db, &rs)) {
+	if (add_comm_model(db, &rs, &profile)) {
 		rc = 2;
 		goto out;
 	}
@@ -473,6 +478,14 @@ int main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
+		/* model:comm_s kept: its placement laws (placement.h). */
+		if (mpp_placement_fit(apps[a].model, &rs, apps[a].rows,
+				      apps[a].nrows, db, profile, err,
+				      sizeof(err))) {
+			fprintf(stderr, "mpipredict-train: %s\n", err);
+			rc = 2;
+			goto out;
+		}
 	}
 
 	mpp_store *s;
@@ -513,6 +526,7 @@ out:
 		mpp_train_report_free(&apps[a].rep);
 	}
 	free(apps);
+	free(profile);
 	mpp_runs_free(&rs);
 	return rc;
 }

@@ -84,7 +84,8 @@ const unsigned long long mpp_bucket_lo[MPP_NBUCKET] = {
 /* The accounting of a call runs in every wrapper: it is inlined there. */
 #define INLINE static inline __attribute__((always_inline))
 
-static int active;   /* counting: between MPI_Init and MPI_Finalize */
+static int active; /* counting: between MPI_Init and MPI_Finalize */
+static int fast;   /* active, no trace, not threaded: the wrappers' fast path */
 static int threaded; /* MPI_THREAD_MULTIPLE: atomic updates, locked tables */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -469,6 +470,20 @@ INLINE struct __mpp_site *take_tag(enum mpp_fn fn)
 		return NULL;
 	__mpp_tags.n = n - 1;
 	return s;
+}
+
+/* call_end for the wrappers' fast path, where `threaded` is 0 (`fast`). */
+INLINE void call_end_single(const struct call *c, uint64_t ticks)
+{
+	if (c->site) {
+		c->site->calls++;
+		c->site->bytes += c->bytes;
+		c->site->ticks += ticks;
+	} else {
+		mpp_traffic.untagged_calls[c->fn]++;
+		mpp_traffic.untagged_bytes[c->fn] += c->bytes;
+		mpp_traffic.untagged_ticks[c->fn] += ticks;
+	}
 }
 
 INLINE void call_end(const struct call *c, uint64_t ticks)
@@ -1152,54 +1167,6 @@ static unsigned long long sum_w(const int *counts, const MPI_Datatype *types,
 	}                                                                      \
 	COLL_END(comm)
 
-/* Neighbourhood collectives: the neighbours of comm's topology, sources
- * in nb[0..*nin) and destinations in nb[*nin..*nin + *nout), in the order
- * the standard gives the buffer blocks (a Cartesian topology: for each
- * dimension the rank at -1 and then at +1, for sending and receiving).
- * Returns a malloc'ed array, or NULL (no topology, no memory). */
-static int *neighbors(MPI_Comm comm, int *nin, int *nout)
-{
-	int topo = MPI_UNDEFINED, k = 0, d, rank = 0, w = 0, *nb = NULL,
-	    *wt = NULL;
-
-	*nin = *nout = 0;
-	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
-		return NULL;
-	if (topo == MPI_CART) {
-		PMPI_Cartdim_get(comm, &k);
-		if (!(nb = malloc(4 * (size_t)k * sizeof *nb + 1)))
-			return NULL;
-		for (d = 0; d < k; d++)
-			PMPI_Cart_shift(comm, d, 1, &nb[2 * d], &nb[2 * d + 1]);
-		memcpy(nb + 2 * k, nb, 2 * (size_t)k * sizeof *nb);
-		*nin = *nout = 2 * k;
-	} else if (topo == MPI_GRAPH) {
-		PMPI_Comm_rank(comm, &rank);
-		PMPI_Graph_neighbors_count(comm, rank, &k);
-		if (!(nb = malloc(2 * (size_t)k * sizeof *nb + 1)))
-			return NULL;
-		PMPI_Graph_neighbors(comm, rank, k, nb);
-		memcpy(nb + k, nb, (size_t)k * sizeof *nb);
-		*nin = *nout = k;
-	} else if (topo == MPI_DIST_GRAPH) {
-		PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
-		k = *nin + *nout;
-		nb = malloc((size_t)k * sizeof *nb + 1);
-		wt = w ? malloc((size_t)k * sizeof *wt + 1) : NULL;
-		if (!nb || (w && !wt)) {
-			free(nb);
-			free(wt);
-			*nin = *nout = 0;
-			return NULL;
-		}
-		PMPI_Dist_graph_neighbors(
-		    comm, *nin, nb, w ? wt : MPI_UNWEIGHTED, *nout, nb + *nin,
-		    w ? wt + *nin : MPI_UNWEIGHTED);
-		free(wt);
-	}
-	return nb;
-}
-
 /* The blocks of a neighbourhood collective: block i to destination i has
  * scounts[i * ss] elements of stypes[i * sts] (a step of 0 repeats one
  * count or type), block i from source i rcounts[i * rs] of rtypes[i * rts];
@@ -1208,7 +1175,7 @@ static void neighbor(struct call *c, MPI_Comm comm, const int *sc, int ss,
 		     const MPI_Datatype *st, int sts, const int *rc, int rs,
 		     const MPI_Datatype *rt, int rts)
 {
-	int nin, nout, i, *nb = neighbors(comm, &nin, &nout);
+	int nin, nout, i, *nb = mpp_trace_neighbors(comm, &nin, &nout);
 
 	if (!nb)
 		return;
@@ -1383,9 +1350,18 @@ INLINE unsigned long long now_ns(void)
 	if (OK)                                                                \
 	c_.bytes = nbytes(count, type)
 
-/* The wrappers. */
+/* GCC's SLP vectoriser packs the site's adjacent counters into SSE
+ * adds, which take more instructions than the three plain adds. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-slp-vectorize")
+#endif
+
+/* The wrappers. Each comes in two: the fast one, for counting without a
+ * trace in a program that is not MPI_THREAD_MULTIPLE (one test of `fast`,
+ * no trace hooks, plain adds to the site), and slow_<name> for everything
+ * else (not counting yet or any more, tracing, threads), out of line. */
 #define MPP_MPI(name, ret, kind, params, args, acct)                           \
-	ret name params                                                        \
+	__attribute__((noinline, cold)) static ret slow_##name params          \
 	{                                                                      \
 		struct call c_;                                                \
 		ret rc_;                                                       \
@@ -1405,6 +1381,24 @@ INLINE unsigned long long now_ns(void)
 		call_end(&c_, t1_ - c_.t0);                                    \
 		if (mpp_trace_on)                                              \
 			mpp_trace_##name args;                                 \
+		return rc_;                                                    \
+	}                                                                      \
+	ret name params                                                        \
+	{                                                                      \
+		struct call c_;                                                \
+		ret rc_;                                                       \
+		uint64_t t1_;                                                  \
+		if (__builtin_expect(!fast, 0))                                \
+			return slow_##name args;                               \
+		c_.site = take_tag(MPP_FN_##name);                             \
+		c_.fn = MPP_FN_##name;                                         \
+		c_.bytes = 0;                                                  \
+		PRE_##acct;                                                    \
+		t1_ = mpp_ticks();                                             \
+		rc_ = P##name args;                                            \
+		t1_ = mpp_ticks() - t1_;                                       \
+		POST_##acct;                                                   \
+		call_end_single(&c_, t1_);                                     \
 		return rc_;                                                    \
 	}
 #include "collector/mpi_table.def"
@@ -1524,6 +1518,7 @@ int mpp_traffic_start(MPI_Comm comm, int thr, int *nnodes, char *err,
 	threaded = thr;
 	active = 1;
 	mpp_trace_start();
+	fast = !mpp_trace_on && !threaded;
 	return 0;
 fail:
 	free(node);
@@ -1535,6 +1530,7 @@ fail:
 
 void mpp_traffic_stop(void)
 {
+	fast = 0;
 	mpp_trace_stop();
 	active = 0;
 }

@@ -893,20 +893,63 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	return rc;
 }
 
-/* Rank 0: build and append the row from the reduced counters. */
+/* Per-rank time in and outside MPI (issue 16): the row keeps mean and max
+ * over ranks; each rank's three times go to a sidecar of the runs file,
+ * <runs file without .csv>.ranks.csv, one line per rank,
+ *   run_id,rank,time:in_mpi,time:outside_mpi,time:mpi_init
+ * (nanoseconds, as the row's columns), for runs of at most this many ranks
+ * (a larger run writes none: its report shows mean and max only). */
+#define RANK_TIMES_MAX 4096
+static const char *const rank_time_cols[3] = {"time:in_mpi", "time:outside_mpi",
+					      "time:mpi_init"};
+
+/* Rank 0, after the row went to `path`: the sidecar's lines from ranks
+ * (3 values per rank). */
+static void write_rank_times(const char *path, const unsigned long long *ranks)
+{
+	size_t len = strlen(path), cap = (size_t)run.nprocs * 100 + 1, at = 0;
+	char *side = malloc(len + 16), *body = malloc(cap), err[4200];
+
+	if (side && body && len > 4 && !strcmp(path + len - 4, ".csv")) {
+		memcpy(side, path, len - 4);
+		strcpy(side + len - 4, ".ranks.csv");
+		for (int r = 0; r < run.nprocs && at < cap; r++)
+			at += (size_t)snprintf(
+			    body + at, cap - at, "%s,%d,%llu,%llu,%llu\n",
+			    run.run_id, r, ranks[3 * r], ranks[3 * r + 1],
+			    ranks[3 * r + 2]);
+		if (at < cap &&
+		    mpp_runfile_append(side, run.app,
+				       "run_id,rank,time:in_mpi,"
+				       "time:outside_mpi,time:mpi_init\n",
+				       body, NULL, 0, err, sizeof err) < 0)
+			fprintf(stderr,
+				PFX "%s; the per-rank times were not "
+				    "written\n",
+				err);
+	}
+	free(side);
+	free(body);
+}
+
+/* Rank 0: build and append the row from the reduced counters, then the
+ * per-rank times when they were gathered. */
 static void write_row(const struct feats *f, const unsigned long long *sum,
-		      const unsigned long long *max, double runtime, int status)
+		      const unsigned long long *max, double runtime, int status,
+		      const unsigned long long *ranks)
 {
 	struct mpp_run_meta m;
-	char *header = NULL, *row = NULL, err[4200];
+	char *header = NULL, *row = NULL, err[4200], path[4096];
 
 	fill_meta(&m, runtime);
 	m.exit_status = status;
 	if (mpp_row_build(&m, f->n, f->names, sum, max, &header, &row, err,
 			  sizeof err) < 0 ||
 	    mpp_runfile_append(getenv("MPIPREDICT_RUNS"), run.app, header, row,
-			       NULL, 0, err, sizeof err) < 0)
+			       path, sizeof path, err, sizeof err) < 0)
 		fprintf(stderr, PFX "%s; the run row was not written\n", err);
+	else if (ranks)
+		write_rank_times(path, ranks);
 	free(header);
 	free(row);
 }
@@ -918,6 +961,7 @@ static void write_row(const struct feats *f, const unsigned long long *sum,
 static struct {
 	struct feats f;
 	unsigned long long *sum, *max;
+	unsigned long long *ranks; /* rank 0: 3 per rank, or NULL */
 	double mine, slowest;
 	int row;
 } after;
@@ -926,6 +970,7 @@ static void free_after(void)
 {
 	free(after.sum);
 	free(after.max);
+	free(after.ranks);
 	feats_free(&after.f);
 	free(run.app);
 	free(run.args);
@@ -939,11 +984,42 @@ static void write_at_exit(int status, void *arg)
 	(void)arg;
 	status &= 0xff;
 	if (after.row)
-		write_row(&after.f, after.sum, after.max, after.slowest,
-			  status);
+		write_row(&after.f, after.sum, after.max, after.slowest, status,
+			  after.ranks);
 	if (run.dump_dir && after.f.ok && status != 0)
 		write_dump(&after.f, after.mine, status);
 	free_after();
+}
+
+/* Each rank's time in MPI, outside it and in MPI_Init, gathered on rank 0
+ * (returned there, malloc'ed; NULL elsewhere, above RANK_TIMES_MAX ranks,
+ * or out of memory). Collective over run.comm; every rank holds the same
+ * columns (checked by the caller). */
+static unsigned long long *gather_rank_times(const struct feats *f)
+{
+	unsigned long long mine[3] = {0, 0, 0}, *all = NULL;
+	int have = 0, ok, all_ok;
+
+	if (run.nprocs > RANK_TIMES_MAX)
+		return NULL;
+	for (size_t i = 0; i < f->n; i++)
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(f->names[i], rank_time_cols[k])) {
+				mine[k] = f->vals[i];
+				have |= 1 << k;
+			}
+	if (run.rank == 0)
+		all = malloc((size_t)run.nprocs * 3 * sizeof *all);
+	ok = have == 7 && (run.rank != 0 || all);
+	PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, run.comm);
+	if (all_ok)
+		PMPI_Gather(mine, 3, MPI_UNSIGNED_LONG_LONG, all, 3,
+			    MPI_UNSIGNED_LONG_LONG, 0, run.comm);
+	if (!all_ok) {
+		free(all);
+		all = NULL;
+	}
+	return all;
 }
 
 /* Reduce, dump, and leave the row to exit. Collective over run.comm. */
@@ -953,6 +1029,7 @@ static void finish(void)
 	unsigned long long h[2], hmax[2], *sum = NULL, *max = NULL;
 	double mine = elapsed(), slowest = 0;
 	int ok, all_ok, row = 0;
+	unsigned long long *ranks = NULL;
 	size_t i;
 
 	run.finished = 1;
@@ -985,6 +1062,7 @@ static void finish(void)
 		PMPI_Reduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0,
 			    run.comm);
 		row = run.rank == 0;
+		ranks = gather_rank_times(&f);
 	} else if (run.rank == 0) {
 		fprintf(stderr, PFX
 			"ranks hold different counters (out of memory, or not "
@@ -997,6 +1075,7 @@ static void finish(void)
 	after.mine = mine;
 	after.slowest = slowest;
 	after.row = row;
+	after.ranks = ranks;
 	if (on_exit(write_at_exit, NULL) != 0)
 		write_at_exit(0, NULL); /* cannot wait: the row now */
 }

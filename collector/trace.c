@@ -67,7 +67,21 @@ static void write_meta(const char *dir, int nprocs)
 			strerror(errno));
 		return;
 	}
-	fprintf(f, "nprocs %d\nargs %s\n", nprocs, a);
+	/* The parameters the job declares (MPIPREDICT_PARAMS, as the run
+	 * row's args get them: runtime.c), so that a program whose sizes
+	 * come from an input deck has them in its trace too. */
+	const char *decl = getenv("MPIPREDICT_PARAMS");
+	int sep = *a != '\0';
+	fprintf(f, "nprocs %d\nargs %s", nprocs, a);
+	for (const char *p = decl; p && *p;) {
+		p += strspn(p, " \t\r\n");
+		size_t w = strcspn(p, " \t\r\n");
+		if (w)
+			fprintf(f, "%s%.*s", sep ? " " : "", (int)w, p);
+		sep |= w > 0;
+		p += w;
+	}
+	fprintf(f, "\n");
 	fclose(f);
 }
 
@@ -306,11 +320,83 @@ static unsigned long long counts_sum(const int *c, int n, MPI_Datatype t)
 		fprintf(out, " 0");                                            \
 	} while (0)
 
-/* Shapes with no SimGrid replay action (neighbourhood collectives,
- * persistent requests and collectives, Alltoallw, one-sided, I/O): the name
- * alone, so that the segment boundaries stay; mpipredict-simulate drops them
- * from replays. */
-#define TR_NEIGHBOR(...)
+/* Neighbourhood collectives: the neighbours of comm's topology, sources
+ * in nb[0..*nin) and destinations in nb[*nin..*nin + *nout), in the order
+ * the standard gives the buffer blocks (a Cartesian topology: for each
+ * dimension the rank at -1 and then at +1, for sending and receiving).
+ * Returns a malloc'ed array, or NULL (no topology, no memory). Here and
+ * not in pmpi.c so that the smpicc build of this file has it too. */
+int *mpp_trace_neighbors(MPI_Comm comm, int *nin, int *nout)
+{
+	int topo = MPI_UNDEFINED, k = 0, d, rank = 0, w = 0, *nb = NULL,
+	    *wt = NULL;
+
+	*nin = *nout = 0;
+	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+		return NULL;
+	if (topo == MPI_CART) {
+		PMPI_Cartdim_get(comm, &k);
+		if (!(nb = malloc(4 * (size_t)k * sizeof *nb + 1)))
+			return NULL;
+		for (d = 0; d < k; d++)
+			PMPI_Cart_shift(comm, d, 1, &nb[2 * d], &nb[2 * d + 1]);
+		memcpy(nb + 2 * k, nb, 2 * (size_t)k * sizeof *nb);
+		*nin = *nout = 2 * k;
+	} else if (topo == MPI_GRAPH) {
+		PMPI_Comm_rank(comm, &rank);
+		PMPI_Graph_neighbors_count(comm, rank, &k);
+		if (!(nb = malloc(2 * (size_t)k * sizeof *nb + 1)))
+			return NULL;
+		PMPI_Graph_neighbors(comm, rank, k, nb);
+		memcpy(nb + k, nb, (size_t)k * sizeof *nb);
+		*nin = *nout = k;
+	} else if (topo == MPI_DIST_GRAPH) {
+		PMPI_Dist_graph_neighbors_count(comm, nin, nout, &w);
+		k = *nin + *nout;
+		nb = malloc((size_t)k * sizeof *nb + 1);
+		wt = w ? malloc((size_t)k * sizeof *wt + 1) : NULL;
+		if (!nb || (w && !wt)) {
+			free(nb);
+			free(wt);
+			*nin = *nout = 0;
+			return NULL;
+		}
+		PMPI_Dist_graph_neighbors(
+		    comm, *nin, nb, w ? wt : MPI_UNWEIGHTED, *nout, nb + *nin,
+		    w ? wt + *nin : MPI_UNWEIGHTED);
+		free(wt);
+	}
+	return nb;
+}
+
+/* A neighbourhood collective: " <nin> <nout>", then per source
+ * " <world rank> <bytes received>" and per destination " <world rank>
+ * <bytes sent>" (-1 for MPI_PROC_NULL; " 0 0" without a topology).
+ * mpipredict-simulate replays it as irecvs, isends and a waitall. */
+static void tr_neighbor(MPI_Comm comm, const int *sc, int ss,
+			const MPI_Datatype *st, int sts, const int *rc, int rs,
+			const MPI_Datatype *rt, int rts)
+{
+	int nin, nout, *nb = mpp_trace_neighbors(comm, &nin, &nout);
+	if (!nb) {
+		fprintf(out, " 0 0");
+		return;
+	}
+	fprintf(out, " %d %d", nin, nout);
+	for (int i = 0; i < nin; i++)
+		fprintf(out, " %d %llu", world(comm, nb[i]),
+			bytes(rc[i * rs], rt[i * rts]));
+	for (int i = 0; i < nout; i++)
+		fprintf(out, " %d %llu", world(comm, nb[nin + i]),
+			bytes(sc[i * ss], st[i * sts]));
+	free(nb);
+}
+#define TR_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)                    \
+	tr_neighbor(comm, sc, ss, st, sts, rc, rs, rt, rts)
+
+/* Shapes with no SimGrid replay action (persistent requests and
+ * collectives, Alltoallw, one-sided, I/O): the name alone, so that the
+ * segment boundaries stay; mpipredict-simulate drops them from replays. */
 #define TR_ALLTOALLW(...)
 #define TR_PCOLL(...)
 #define TR_PSEND(...)

@@ -46,6 +46,13 @@ void mpp_trace_pre(void);
 #include "collector/mpi_table.def"
 #undef MPP_MPI
 
+/* The neighbours of comm's topology (Cartesian, graph, distributed
+ * graph): sources in nb[0..*nin), destinations in nb[*nin..*nin + *nout),
+ * in the order the standard gives a neighbourhood collective's blocks.
+ * Returns a malloc'ed array the caller frees, or NULL (no topology, no
+ * memory). */
+int *mpp_trace_neighbors(MPI_Comm comm, int *nin, int *nout);
+
 /* At MPI_Finalize (before any PMPI call of the runtime's own): writes the
  * last segment, "finalize" and the wall time, closes the file. */
 void mpp_trace_stop(void);

@@ -33,9 +33,11 @@ ROWS
 echo
 printf '%-44s %8s %8s %8s %9s\n' "EASY++ with" AVEbsld "MAE s" under "wait s"
 for p in "tsafrir --corrector steps" "tsafrir --corrector request" \
-	 "ours --corrector steps" "ours --corrector request"; do
+	 "ours --corrector steps" "ours --corrector request" \
+	 "learned --corrector steps" "learned --corrector request" \
+	 "learned --under 5 --corrector steps" "learned --under 5 --corrector request"; do
 	out=$("$bin" --scheduler easy++ --pred $p "$tmp/kth.swf") || exit 1
-	printf '%-44s %8s %8s %8s %9s\n' "$(echo $p | sed 's/ --corrector /, corrected by /')" \
+	printf '%-44s %8s %8s %8s %9s\n' "$(echo $p | sed 's/ --corrector /, corrected by /; s/ --under \([0-9]*\)/ (under x\1)/')" \
 		"$(printf '%s\n' "$out" | field avebsld)" "$(printf '%s\n' "$out" | field mae_s)" \
 		"$(printf '%s\n' "$out" | field under)" "$(printf '%s\n' "$out" | field wait_s)"
 done

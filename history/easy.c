@@ -185,6 +185,7 @@ typedef struct sim {
 	heap ev;
 	profile prof;
 	mpp_hist *hist;
+	mpp_hist_pred *hpred; /* per job, the prediction at submission */
 	size_t corrections;
 } sim;
 
@@ -196,10 +197,28 @@ static void hist_job(const mpp_swf_job *j, char *user, size_t ulen, char *app,
 		snprintf(app, alen, "%ld", j->app);
 	else
 		app[0] = 0;
-	hj->user = user;
-	hj->app = app;
-	hj->req_s = j->req_s;
-	hj->procs = j->procs;
+	*hj = (mpp_hist_job){.user = user,
+			     .app = app,
+			     .req_s = j->req_s,
+			     .procs = j->procs,
+			     .submit_s = j->submit_s};
+}
+
+/* The same user's running jobs at `now`, for the learned method. */
+static void running_of(const sim *s, const mpp_swf_job *j, double now,
+		       mpp_hist_job *hj)
+{
+	for (size_t i = 0; i < s->nr; i++) {
+		const mpp_swf_job *r = &s->jobs[s->running[i]];
+		double el = now - s->out[s->running[i]].start_s;
+		if (r->user != j->user)
+			continue;
+		hj->running++;
+		hj->running_procs += r->procs;
+		hj->running_elapsed_s += el;
+		if (el > hj->running_max_s)
+			hj->running_max_s = el;
+	}
 }
 
 static int start_job(sim *s, size_t k, double now)
@@ -301,10 +320,13 @@ static int on_submit(sim *s, size_t k, double now)
 	} else if (s->o->pred == MPP_EASY_HISTORY) {
 		char user[32], app[32];
 		mpp_hist_job hj;
-		mpp_hist_pred hp;
+		mpp_hist_pred hp = {0};
 		hist_job(j, user, sizeof(user), app, sizeof(app), &hj);
+		running_of(s, j, now, &hj);
 		if (mpp_hist_predict(s->hist, &hj, &hp) == MPP_OK)
 			p = hp.runtime_s;
+		if (s->hpred)
+			s->hpred[k] = hp;
 	}
 	s->pred[k] = s->initial[k] = p;
 	s->out[k].pred_s = p;
@@ -324,7 +346,9 @@ static int on_term(sim *s, size_t k, double now)
 		mpp_hist_job hj;
 		hist_job(&s->jobs[k], user, sizeof(user), app, sizeof(app),
 			 &hj);
-		int rc = mpp_hist_observe(s->hist, &hj, s->jobs[k].run_s);
+		hj.end_s = now;
+		int rc = mpp_hist_observe_at(s->hist, &hj, s->jobs[k].run_s,
+					     s->hpred ? &s->hpred[k] : NULL);
 		if (rc)
 			return rc;
 	}
@@ -339,6 +363,9 @@ static int on_predover(sim *s, size_t k)
 	s->corrections++;
 	if (s->o->corrector == MPP_EASY_CORRECT_REQUEST)
 		s->pred[k] = j->req_s;
+	else if (s->o->corrector == MPP_EASY_CORRECT_DOUBLE)
+		s->pred[k] =
+		    2 * s->pred[k] < j->req_s ? 2 * s->pred[k] : j->req_s;
 	else
 		s->pred[k] = mpp_hist_correct(s->initial[k], j->req_s, n);
 	if (s->pred[k] < j->run_s)
@@ -401,7 +428,12 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 	s.order = calloc(n ? n : 1, sizeof(*s.order));
 	if (o->pred == MPP_EASY_HISTORY) {
 		s.hist = mpp_hist_new(o->hist_method);
-		if (!s.hist)
+		if (o->hist_method == MPP_HIST_LEARNED)
+			s.hpred = calloc(n ? n : 1, sizeof(*s.hpred));
+		if (s.hist && o->hist_method == MPP_HIST_LEARNED &&
+		    o->under > 0 && mpp_hist_set_under(s.hist, o->under))
+			rc = MPP_ENOMEM;
+		if (!s.hist || (o->hist_method == MPP_HIST_LEARNED && !s.hpred))
 			rc = MPP_ENOMEM;
 	}
 	if (!s.out || !s.pred || !s.initial || !s.queue || !s.running ||
@@ -435,5 +467,6 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 	free(s.prof.t);
 	free(s.prof.f);
 	mpp_hist_free(s.hist);
+	free(s.hpred);
 	return rc;
 }

@@ -26,6 +26,9 @@ enum mpp_easy_pred {
 enum mpp_easy_corrector {
 	MPP_EASY_CORRECT_STEPS = 0,   /* mpp_hist_correct (Tsafrir's steps) */
 	MPP_EASY_CORRECT_REQUEST = 1, /* straight to the requested time */
+	MPP_EASY_CORRECT_DOUBLE = 2,  /* twice the current prediction, capped
+					 at the request (the study's
+					 "recursive doubling") */
 };
 
 typedef struct mpp_easy_opts {
@@ -34,6 +37,7 @@ typedef struct mpp_easy_opts {
 	int pred;        /* enum mpp_easy_pred */
 	int hist_method; /* history.h method when pred is MPP_EASY_HISTORY */
 	int corrector;   /* enum mpp_easy_corrector */
+	double under;    /* MPP_HIST_LEARNED: mpp_hist_set_under (0: 1) */
 	double bound_s;  /* bounded slowdown's bound (10 s) */
 } mpp_easy_opts;
 

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "history/learn.h"
 
 enum { NLAST = 16, KEYMAX = 512 };
 
@@ -29,12 +30,18 @@ typedef struct rec {
 	size_t n, pos;
 	double lerr[NLAST]; /* ring of log(actual / predicted) */
 	size_t nerr, epos;
+	/* User records, for the learned method: totals over every finished
+	 * job, the end of the last one, a ring of log(actual / request). */
+	double nrun, sum_run, sum_procs, last_end;
+	double lrat[NLAST];
+	size_t nrat, rpos;
 } rec;
 
 struct mpp_hist {
 	int method;
 	rec *slots;
 	size_t cap, n;
+	mpp_learn *learn; /* MPP_HIST_LEARNED */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -46,11 +53,23 @@ static uint64_t fnv1a(const char *s)
 	return h;
 }
 
+/* The learned method's fit (learn.h): the last 5,000 finished jobs,
+ * refitted every 100 once 200 are held; under-predictions weigh
+ * h->under times over-predictions (mpp_hist_set_under). */
+enum { LEARN_WINDOW = 5000, LEARN_EVERY = 100, LEARN_MIN = 200 };
+
+static mpp_learn *learn_new(double under)
+{
+	return mpp_learn_new(MPP_HIST_NFEAT, LEARN_WINDOW, LEARN_EVERY,
+			     LEARN_MIN, under);
+}
+
 mpp_hist *mpp_hist_new(int method)
 {
 	mpp_hist *h;
 
-	if (method != MPP_HIST_TSAFRIR && method != MPP_HIST_OURS)
+	if (method != MPP_HIST_TSAFRIR && method != MPP_HIST_OURS &&
+	    method != MPP_HIST_LEARNED)
 		return NULL;
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -58,8 +77,10 @@ mpp_hist *mpp_hist_new(int method)
 	h->method = method;
 	h->cap = 64;
 	h->slots = calloc(h->cap, sizeof(*h->slots));
-	if (!h->slots) {
-		free(h);
+	if (method == MPP_HIST_LEARNED)
+		h->learn = learn_new(1);
+	if (!h->slots || (method == MPP_HIST_LEARNED && !h->learn)) {
+		mpp_hist_free(h);
 		return NULL;
 	}
 	return h;
@@ -69,9 +90,10 @@ void mpp_hist_free(mpp_hist *h)
 {
 	if (!h)
 		return;
-	for (size_t i = 0; i < h->cap; i++)
+	for (size_t i = 0; h->slots && i < h->cap; i++)
 		free(h->slots[i].key);
 	free(h->slots);
+	mpp_learn_free(h->learn);
 	free(h);
 }
 
@@ -81,6 +103,8 @@ int mpp_hist_method_parse(const char *name, int *method)
 		*method = MPP_HIST_TSAFRIR;
 	else if (name && strcmp(name, "ours") == 0)
 		*method = MPP_HIST_OURS;
+	else if (name && strcmp(name, "learned") == 0)
+		*method = MPP_HIST_LEARNED;
 	else
 		return -1;
 	return 0;
@@ -88,7 +112,9 @@ int mpp_hist_method_parse(const char *name, int *method)
 
 const char *mpp_hist_method_name(int method)
 {
-	return method == MPP_HIST_TSAFRIR ? "tsafrir" : "ours";
+	return method == MPP_HIST_TSAFRIR   ? "tsafrir"
+	       : method == MPP_HIST_LEARNED ? "learned"
+					    : "ours";
 }
 
 size_t mpp_hist_nkeys(const mpp_hist *h)
@@ -99,6 +125,21 @@ size_t mpp_hist_nkeys(const mpp_hist *h)
 int mpp_hist_method(const mpp_hist *h)
 {
 	return h->method;
+}
+
+int mpp_hist_set_under(mpp_hist *h, double under)
+{
+	mpp_learn *l;
+
+	if (h->method != MPP_HIST_LEARNED || !(under > 0) || !isfinite(under) ||
+	    mpp_learn_nobs(h->learn))
+		return MPP_EINVAL;
+	l = learn_new(under);
+	if (!l)
+		return MPP_ENOMEM;
+	mpp_learn_free(h->learn);
+	h->learn = l;
+	return MPP_OK;
 }
 
 static rec *find(const mpp_hist *h, const char *key, uint64_t hash)
@@ -258,6 +299,97 @@ static double base(const mpp_hist *h, const keys *k)
 	return last_two(lookup(h, k->u));
 }
 
+/* A time as a feature: seconds, never negative. */
+static double tf(double t)
+{
+	return t > 0 ? t : 0;
+}
+
+/*
+ * The learned method's features of job j, from the state before it ends
+ * (after Gaussier et al.'s list, plus what this product knows): 1; the
+ * user's last three run times (each capped at the request; the request
+ * when missing); the request; the means of the last two and three; the
+ * mean of all the user's runs; the time since the user's last job ended
+ * (at most a week);
+ * the size over the user's mean size; the user's running jobs' processors,
+ * elapsed sum, count and longest; the time of day and of week (cos, sin);
+ * the size; ours' prediction (same app, request, size first); the request
+ * times the user's median actual/requested ratio.
+ */
+static void features(const mpp_hist *h, const mpp_hist_job *j, const keys *k,
+		     double *x)
+{
+	const rec *u = lookup(h, k->u);
+	double req = j->req_s > 0 ? j->req_s : 0, l[3], b, day, week;
+	size_t nl = u ? (u->n < 3 ? u->n : 3) : 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		l[i] = i < nl ? newest(u, i) : (req > 0 ? req : NAN);
+		if (req > 0 && l[i] > req)
+			l[i] = req;
+	}
+	if (nl == 0 && !(req > 0))
+		l[0] = l[1] = l[2] = 0;
+	for (size_t i = 0; i < 3; i++)
+		if (!isfinite(l[i]))
+			l[i] = nl ? newest(u, 0) : 0;
+	x[0] = 1;
+	x[1] = tf(l[0]);
+	x[2] = tf(l[1]);
+	x[3] = tf(l[2]);
+	x[4] = tf(req);
+	x[5] = tf((l[0] + l[1]) / 2);
+	x[6] = tf((l[0] + l[1] + l[2]) / 3);
+	x[7] = tf(u && u->nrun > 0 ? u->sum_run / u->nrun : req);
+	/* At most a week: a user back after months must not be an
+	 * extrapolation of the linear model far past what it was fitted on
+	 * (the daemon's clock runs on; a trace's gaps are bounded). */
+	x[8] = tf(u && u->last_end > 0 && j->submit_s > 0
+		      ? fmin(j->submit_s - u->last_end, 7 * 86400.0)
+		      : 0);
+	x[9] = u && u->nrun > 0 && u->sum_procs > 0 && j->procs > 0
+		   ? j->procs / (u->sum_procs / u->nrun)
+		   : 1;
+	x[10] = j->running_procs > 0 ? j->running_procs : 0;
+	x[11] = tf(j->running_elapsed_s);
+	x[12] = j->running > 0 ? j->running : 0;
+	x[13] = tf(j->running_max_s);
+	day = 2 * M_PI * fmod(j->submit_s > 0 ? j->submit_s : 0, 86400) / 86400;
+	week =
+	    2 * M_PI * fmod(j->submit_s > 0 ? j->submit_s : 0, 604800) / 604800;
+	x[14] = cos(day);
+	x[15] = sin(day);
+	x[16] = cos(week);
+	x[17] = sin(week);
+	x[18] = j->procs > 0 ? j->procs : 0;
+	b = ours_base(h, k);
+	if (!isfinite(b))
+		b = req;
+	if (req > 0 && b > req)
+		b = req;
+	x[19] = tf(b);
+	x[20] = tf(req);
+	if (u && u->nrat > 0 && req > 0) {
+		double v[NLAST];
+		size_t n = u->nrat < NLAST ? u->nrat : NLAST;
+		memcpy(v, u->lrat, sizeof(v));
+		qsort(v, n, sizeof(*v), cmp_double);
+		x[20] = tf(req * exp(v[(n - 1) / 2]));
+	}
+	x[21] = u ? u->nrun : 0;
+}
+
+/* The learned prediction from features x: NAN before the first fit. */
+static double learned(const mpp_hist *h, const double *x)
+{
+	double f;
+
+	if (mpp_learn_predict(h->learn, x, &f))
+		return NAN;
+	return f;
+}
+
 static int check_job(const mpp_hist_job *j)
 {
 	if (!j || !j->user || !*j->user || strlen(j->user) > KEYMAX / 4 ||
@@ -279,6 +411,10 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 	make_keys(j, &k);
 	b = base(h, &k);
 	u = lookup(h, k.u);
+	if (h->method == MPP_HIST_LEARNED) {
+		features(h, j, &k, out->feat);
+		out->nfeat = MPP_HIST_NFEAT;
+	}
 	out->known = isfinite(b);
 	if (!out->known) {
 		out->runtime_s = req;
@@ -288,8 +424,13 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 	/* Ours removes the user's own bias: the base times the median of
 	 * the user's last errors. Tsafrir's rule is kept as published. */
 	p = b;
-	if (h->method == MPP_HIST_OURS && u && u->nerr >= 4)
+	if (h->method != MPP_HIST_TSAFRIR && u && u->nerr >= 4)
 		p = floor(b * exp(err_quantile(u, 0.5)));
+	if (h->method == MPP_HIST_LEARNED) {
+		double f = learned(h, out->feat);
+		if (isfinite(f))
+			p = floor(f);
+	}
 	if (req > 0 && p > req)
 		p = req;
 	if (p < 1)
@@ -321,6 +462,25 @@ static void push(rec *r, double v)
 
 int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
 {
+	return mpp_hist_observe_at(h, j, runtime_s, NULL);
+}
+
+/* The learned method's weight of a finished job in the fit: the study's
+ * 11 + log(1 / (run x procs)), at least 1. A squared loss in seconds is
+ * ruled by the longest jobs; this gives the short and narrow ones, whose
+ * bounded slowdown a wrong prediction hurts most, up to 11 times their
+ * say. */
+static double weight(const mpp_hist_job *j, double runtime_s)
+{
+	double m = j->procs > 0 ? j->procs : 1;
+	double w = 11 - log(runtime_s * m);
+
+	return w > 1 ? w : 1;
+}
+
+int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
+			const mpp_hist_pred *at_submit)
+{
 	const char *ks[4];
 	double b;
 	keys k;
@@ -329,6 +489,18 @@ int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
 	if (check_job(j) || !(runtime_s > 0) || !isfinite(runtime_s))
 		return MPP_EINVAL;
 	make_keys(j, &k);
+	if (h->method == MPP_HIST_LEARNED) {
+		double x[MPP_HIST_NFEAT];
+		int rc;
+		if (at_submit && at_submit->nfeat == MPP_HIST_NFEAT)
+			memcpy(x, at_submit->feat, sizeof(x));
+		else
+			features(h, j, &k, x);
+		rc =
+		    mpp_learn_add(h->learn, x, runtime_s, weight(j, runtime_s));
+		if (rc == MPP_ENOMEM)
+			return rc;
+	}
 	b = base(h, &k);
 	ks[0] = k.u;
 	ks[1] = k.a;
@@ -350,6 +522,16 @@ int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s)
 		u->lerr[u->epos] = log(runtime_s / b);
 		u->epos = (u->epos + 1) % NLAST;
 		u->nerr++;
+	}
+	u->nrun++;
+	u->sum_run += runtime_s;
+	u->sum_procs += j->procs > 0 ? j->procs : 0;
+	if (j->end_s > u->last_end)
+		u->last_end = j->end_s;
+	if (j->req_s > 0) {
+		u->lrat[u->rpos] = log(runtime_s / j->req_s);
+		u->rpos = (u->rpos + 1) % NLAST;
+		u->nrat++;
 	}
 	return MPP_OK;
 }

@@ -13,6 +13,11 @@
  * - MPP_HIST_OURS: the same user's jobs that look like this one first (same
  *   app, same request, same size), see history.c for the rule and
  *   history/README.md for what it gains on the KTH-SP2 replay.
+ * - MPP_HIST_LEARNED: a linear model over the job's features (its request,
+ *   size, the user's last runs and their means, the user's running jobs,
+ *   the time of day and week, ours' prediction...) fitted online with an
+ *   asymmetric loss that penalises under-predictions (learn.h); ours until
+ *   the first fit.
  *
  * A running job that outlives its prediction is corrected upward with
  * mpp_hist_correct() (Tsafrir's fixed steps, capped at the request).
@@ -35,17 +40,28 @@ typedef struct mpp_hist mpp_hist;
 enum mpp_hist_method {
 	MPP_HIST_TSAFRIR = 0,
 	MPP_HIST_OURS = 1,
+	MPP_HIST_LEARNED = 2, /* learn.h: an online regression */
 };
 
 /* What is known of a job at submission. user is required; app may be NULL
  * or "" (unknown); req_s <= 0 means no requested limit (no cap); procs <= 0
- * unknown. Strings are borrowed for the call only. */
+ * unknown. Strings are borrowed for the call only. The fields after procs
+ * feed MPP_HIST_LEARNED only and may be left 0 (unknown): submit_s and
+ * end_s are times in seconds on one clock (Unix time in the daemon, the
+ * trace's in the replay; end_s is read by mpp_hist_observe); running_* are
+ * the same user's jobs running at submission: how many, their processors,
+ * the sum and the largest of their elapsed times. */
 typedef struct mpp_hist_job {
 	const char *user;
 	const char *app;
 	double req_s;
 	double procs;
+	double submit_s, end_s;
+	double running, running_procs, running_elapsed_s, running_max_s;
 } mpp_hist_job;
+
+/* The features of MPP_HIST_LEARNED (history.c lists them). */
+enum { MPP_HIST_NFEAT = 22 };
 
 typedef struct mpp_hist_pred {
 	double runtime_s; /* the prediction (req_s when !known) */
@@ -54,13 +70,17 @@ typedef struct mpp_hist_pred {
 	int known;        /* 0: the user has too few finished jobs */
 	size_t nerrors;   /* how many past errors made the interval (0: the
 			     interval is [0, req_s], no evidence) */
+	/* MPP_HIST_LEARNED: the job's features at submission, for
+	 * mpp_hist_observe_at when it ends (nfeat 0 for other methods). */
+	double feat[MPP_HIST_NFEAT];
+	size_t nfeat;
 } mpp_hist_pred;
 
 /* A new, empty history; NULL when out of memory or method is unknown. */
 mpp_hist *mpp_hist_new(int method);
 void mpp_hist_free(mpp_hist *h);
 
-/* Parses "tsafrir" or "ours" into *method: 0, else -1. */
+/* Parses "tsafrir", "ours" or "learned" into *method: 0, else -1. */
 int mpp_hist_method_parse(const char *name, int *method);
 const char *mpp_hist_method_name(int method);
 
@@ -77,6 +97,15 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
  * MPP_ENOMEM. */
 int mpp_hist_observe(mpp_hist *h, const mpp_hist_job *j, double runtime_s);
 
+/* mpp_hist_observe, with the prediction made for j at its submission
+ * (NULL: none kept): MPP_HIST_LEARNED learns from the features the job had
+ * then, which is what a prediction sees; without them it rebuilds them
+ * from the state at the call (the daemon learns a job only when it ends;
+ * the same user's runs that ended in between are then among its
+ * features). */
+int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
+			const mpp_hist_pred *at_submit);
+
 /* Tsafrir's correction of a running job that reached its prediction: the
  * initial prediction plus 1, 5, 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h for
  * the 1st, 2nd, ... correction (ncorrections >= 1), capped at req_s when
@@ -88,5 +117,13 @@ size_t mpp_hist_nkeys(const mpp_hist *h);
 
 /* The method h was created with. */
 int mpp_hist_method(const mpp_hist *h);
+
+/* MPP_HIST_LEARNED only, before it has observed anything: an
+ * under-prediction weighs `under` times an over-prediction in the fit
+ * (default 1, the squared loss; > 1 penalises under-predictions more, as
+ * the SC'15 study's E-Loss, see history/README.md for what it does on the
+ * KTH-SP2 replay). Returns 0 or MPP_EINVAL (another method, under <= 0,
+ * already observing), MPP_ENOMEM. */
+int mpp_hist_set_under(mpp_hist *h, double under);
 
 #endif

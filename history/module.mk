@@ -4,10 +4,13 @@
 # builds this part.
 #
 # For other parts: $(HISTORY_LIB) is the static archive of the predictor
-# (history.h), linked by the daemon; it needs -lm only.
+# (history.h), linked by the daemon; it needs $(HISTORY_LDLIBS) (GSL for
+# the learned method's fits, learn.c).
 
-HISTORY_SRC := history/history.c history/swf.c history/easy.c
+HISTORY_SRC := history/history.c history/learn.c history/swf.c history/easy.c
 # HISTORY_LIB is named in the top Makefile.
+HISTORY_LDLIBS := $(shell pkg-config --libs gsl) -lm
+$(OBJ)/history/learn.o: CPPFLAGS += $(shell pkg-config --cflags gsl)
 
 $(HISTORY_LIB): $(HISTORY_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)
@@ -16,11 +19,11 @@ $(HISTORY_LIB): $(HISTORY_SRC:%.c=$(OBJ)/%.o)
 
 $(BUILD)/bin/mpipredict-replay: $(OBJ)/history/replay_main.o $(HISTORY_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) $(HISTORY_LDLIBS)
 
 $(BUILD)/tests/history/t-history: $(OBJ)/history/tests/t_history.o $(HISTORY_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) -lm
+	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) $(HISTORY_LDLIBS)
 $(OBJ)/history/tests/t_history.o: tests/history/t_history.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@

@@ -24,9 +24,14 @@ static const char usage[] =
     "\n"
     "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
     "                            predicted first (default easy)\n"
-    "  --pred requested|clairvoyant|tsafrir|ours   (default requested)\n"
-    "  --corrector steps|request a prediction exceeded grows by Tsafrir's\n"
-    "                            steps (default) or to the request\n"
+    "  --pred requested|clairvoyant|tsafrir|ours|learned (default requested)\n"
+    "  --corrector steps|request|double\n"
+    "                            a prediction exceeded grows by Tsafrir's\n"
+    "                            steps (default), to the request, or to\n"
+    "                            twice itself (capped at the request)\n"
+    "  --under X                 learned: an under-prediction weighs X\n"
+    "                            times an over-prediction in the fit\n"
+    "                            (default 1)\n"
     "  --procs N                 machine size (default 100)\n"
     "  --bound S                 bounded slowdown's bound (default 10)\n"
     "  --jobs N                  replay the first N jobs only\n"
@@ -77,6 +82,7 @@ int main(int argc, char **argv)
 	    {"pred", required_argument, NULL, 'p'},
 	    {"corrector", required_argument, NULL, 'c'},
 	    {"procs", required_argument, NULL, 'n'},
+	    {"under", required_argument, NULL, 'u'},
 	    {"bound", required_argument, NULL, 'b'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"schedule", required_argument, NULL, 'o'},
@@ -123,10 +129,21 @@ int main(int argc, char **argv)
 				o.corrector = MPP_EASY_CORRECT_STEPS;
 			else if (strcmp(optarg, "request") == 0)
 				o.corrector = MPP_EASY_CORRECT_REQUEST;
+			else if (strcmp(optarg, "double") == 0)
+				o.corrector = MPP_EASY_CORRECT_DOUBLE;
 			else
 				return usage_error("--corrector: unknown '%s'",
 						   optarg);
 			break;
+		case 'u': {
+			char *end;
+			o.under = strtod(optarg, &end);
+			if (!*optarg || *end || !(o.under > 0) || o.under > 1e6)
+				return usage_error("--under: '%s' is not a "
+						   "positive number",
+						   optarg);
+			break;
+		}
 		case 'n':
 			if (!count_arg(optarg, &v) || v > 1000000000)
 				return usage_error("--procs: '%s' is not a "
@@ -190,14 +207,17 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
 			err);
 	} else {
-		printf("%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
-		       "under=%.3f wait_s=%.0f corrections=%zu\n",
-		       sched, pred,
-		       o.pred == MPP_EASY_HISTORY
-			   ? (o.corrector ? "/request" : "/steps")
-			   : "",
-		       st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
-		       st.mean_wait_s, st.corrections);
+		printf(
+		    "%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
+		    "under=%.3f wait_s=%.0f corrections=%zu\n",
+		    sched, pred,
+		    o.pred == MPP_EASY_HISTORY
+			? (o.corrector == MPP_EASY_CORRECT_REQUEST  ? "/request"
+			   : o.corrector == MPP_EASY_CORRECT_DOUBLE ? "/double"
+								    : "/steps")
+			: "",
+		    st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
+		    st.mean_wait_s, st.corrections);
 		if (schedule && write_schedule(schedule, jobs, out, n)) {
 			fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
 				schedule);

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regress/comm_feature.h"
+#include "regress/loggps.h"
+#include "regress/placement.h"
+
 mpp_model *mpp_model_new(void)
 {
 	mpp_model *m = calloc(1, sizeof(*m));
@@ -46,6 +50,13 @@ void mpp_model_free(mpp_model *m)
 	}
 	free(m->terms);
 	param_model_free(&m->law);
+	for (int k = 0; k < MPP_NCOMM_LAWS; k++)
+		param_model_free(&m->comm_laws[k]);
+	free(m->comm_profile_json);
+	if (m->comm_profile) {
+		mpp_loggps_profile_clear(m->comm_profile);
+		free(m->comm_profile);
+	}
 	for (size_t i = 0; i < m->nranges; i++)
 		free(m->range_names[i]);
 	free(m->range_names);
@@ -191,6 +202,15 @@ static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
 		double logx = t->pm.log_c;
 		if (coef == 0)
 			continue;
+		/* model:comm_s for the job's placement (placement.h). */
+		if (mpp_placement_active(m) &&
+		    !strcmp(t->feature, MPP_COMM_FEATURE)) {
+			double x;
+			if (mpp_placement_comm_s(m, p, &x, err, errlen))
+				return MPP_EINVAL;
+			*y += coef * x;
+			continue;
+		}
 		if (!t->pm.predictable) {
 			if (err)
 				snprintf(err, errlen,
@@ -252,6 +272,13 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 	 * parameter the job does not show is not judged. */
 	for (size_t i = 0; i < m->nranges; i++) {
 		const double *v = mpp_params_get(p, m->range_names[i]);
+		double rpn;
+		/* Ranks per node: the job's placement (placement.h). */
+		if (!v && !strcmp(m->range_names[i], MPP_RANKS_PER_NODE) &&
+		    (rpn = mpp_placement_nodes(m, p)) >= 1) {
+			rpn = ceil(*mpp_params_get(p, "nprocs") / rpn);
+			v = &rpn;
+		}
 		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
 			continue;
 		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)

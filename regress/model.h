@@ -58,6 +58,15 @@ typedef struct mpp_term {
 	mpp_param_model pm;
 } mpp_term;
 
+/* The traffic totals of comm_laws, in order. */
+enum {
+	MPP_COMM_LAW_P2P_MSGS,
+	MPP_COMM_LAW_P2P_BYTES,
+	MPP_COMM_LAW_COLL_MSGS,
+	MPP_COMM_LAW_COLL_BYTES,
+	MPP_NCOMM_LAWS
+};
+
 typedef struct mpp_model {
 	int64_t id;  /* set by the store */
 	int version; /* per app, 1, 2, ...; set by the store */
@@ -108,6 +117,20 @@ typedef struct mpp_model {
 	char **range_names;
 	double *range_lo, *range_hi;
 	double xlo, xhi;
+
+	/* Placement (issue 16, regress/placement.h): set when the model keeps
+	 * the derived term model:comm_s and was trained with a machine
+	 * profile. comm_profile_json is that profile (owned), comm_profile
+	 * the same parsed (owned; NULL: no placement re-evaluation), and
+	 * comm_laws[k] the power laws in the job's parameters of a rank's
+	 * traffic summed over the levels (MPP_COMM_LAW_*). The parameters
+	 * path then computes model:comm_s by LogGPS for the job's placement
+	 * (nprocs, nnodes) instead of by the term's own power law. A law with
+	 * predictable == 0 stands for a total that was 0 in every training
+	 * run. */
+	char *comm_profile_json;
+	struct mpp_loggps_profile *comm_profile;
+	mpp_param_model comm_laws[MPP_NCOMM_LAWS];
 } mpp_model;
 
 /* Which path gave an answer. */

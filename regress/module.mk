@@ -12,7 +12,8 @@ REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
                regress/train_fold.c regress/train_select.c regress/train_final.c \
                regress/train_power.c regress/train_cv.c regress/train_methods.c \
                regress/train_law.c regress/train_check.c \
-               regress/loggps.c regress/profile_json.c regress/comm_feature.c
+               regress/loggps.c regress/profile_json.c regress/comm_feature.c \
+               regress/placement.c regress/placement_fit.c
 # REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread
 REGRESS_JSON_LDLIBS := $(shell pkg-config --libs jansson)

@@ -131,6 +131,96 @@ static void bar(double frac, char *out, size_t width)
 	out[width] = '\0';
 }
 
+/* One rank's times from the collector's sidecar (collector/README.md):
+ * <runs file without .csv>.ranks.csv, lines
+ * run_id,rank,time:in_mpi,time:outside_mpi,time:mpi_init (nanoseconds). */
+struct rank_time {
+	long rank;
+	double in_s, out_s, init_s;
+};
+
+/* The lines of run_id in the sidecar of the runs file `path`, in file
+ * order (the collector writes them by rank), into *out (malloc'ed; *n of them).
+ * 0 (with *n == 0 when there is no sidecar or no line of the run), or -1 with
+ * err naming the file and line that is not of that shape. */
+static int read_rank_times(const char *path, const char *run_id,
+			   struct rank_time **out, size_t *n, char *err,
+			   size_t errlen)
+{
+	size_t len = strlen(path), cap = 0, lineno = 0, idlen = strlen(run_id);
+	char *side, line[512];
+	FILE *f;
+
+	*out = NULL;
+	*n = 0;
+	if (len < 4 || strcmp(path + len - 4, ".csv") ||
+	    !(side = malloc(len + 16)))
+		return 0;
+	memcpy(side, path, len - 4);
+	strcpy(side + len - 4, ".ranks.csv");
+	if (!(f = fopen(side, "r"))) {
+		free(side);
+		return 0;
+	}
+	while (fgets(line, sizeof line, f)) {
+		struct rank_time t;
+		char *p, *end;
+		double v[3];
+
+		if (++lineno == 1)
+			continue; /* the header */
+		if (strncmp(line, run_id, idlen) || line[idlen] != ',')
+			continue;
+		p = line + idlen + 1;
+		t.rank = strtol(p, &end, 10);
+		for (int k = 0; k < 3 && end != p && *end == ','; k++) {
+			p = end + 1;
+			v[k] = strtod(p, &end) * 1e-9;
+		}
+		if (end == p || (*end != '\n' && *end != '\0') || t.rank < 0) {
+			snprintf(err, errlen,
+				 "%s:%zu: expected run_id,rank,time:in_mpi,"
+				 "time:outside_mpi,time:mpi_init",
+				 side, lineno);
+			fclose(f);
+			free(side);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return -1;
+		}
+		t.in_s = v[0];
+		t.out_s = v[1];
+		t.init_s = v[2];
+		if (*n == cap) {
+			struct rank_time *g = realloc(
+			    *out, (cap = cap ? 2 * cap : 16) * sizeof(*g));
+			if (!g)
+				break;
+			*out = g;
+		}
+		(*out)[(*n)++] = t;
+	}
+	fclose(f);
+	free(side);
+	return 0;
+}
+
+/* in MPI as '#', outside as '=', the rest of the run time '.'. */
+static void bar2(double in, double outside, char *out, size_t width)
+{
+	char a[81], b[81];
+
+	bar(in, a, width);
+	bar(in + outside, b, width);
+	for (size_t i = 0; i < width; i++)
+		out[i] = a[i] == '#' ? '#' : b[i] == '#' ? '=' : '.';
+	out[width] = '\0';
+}
+
+/* At most this many ranks get a bar in the text output. */
+#define RANK_BARS 64
+
 static double pct(double part, double whole)
 {
 	return whole > 0 ? 100 * part / whole : NAN;
@@ -194,6 +284,8 @@ int main(int argc, char **argv)
 	int c, as_json = 0, explicit_db = 0, top = 5, rc = 0, have_prof;
 	double rt, in_mean, in_max, out_mean, out_max, imb, modelled = NAN;
 	double init_mean, init_max;
+	struct rank_time *ranks = NULL;
+	size_t nranks = 0;
 	double msgs[MPP_NLV], bytes[MPP_NLV], cmsgs[MPP_NLV], cbytes[MPP_NLV];
 	double tm = 0, tb = 0, tcm = 0, tcb = 0;
 	const char *model_note = "";
@@ -274,6 +366,12 @@ int main(int argc, char **argv)
 	out_mean = col(&rs, r, "time:outside_mpi.mean") * 1e-9;
 	out_max = col(&rs, r, "time:outside_mpi.max") * 1e-9;
 	imb = out_mean > 0 ? out_max / out_mean : NAN;
+	if (read_rank_times(path, rs.runs[r].run_id, &ranks, &nranks, err,
+			    sizeof err)) {
+		fprintf(stderr, "mpipredict-report: %s\n", err);
+		rc = 2;
+		goto out;
+	}
 	for (i = 0; i < MPP_NLV; i++) {
 		msgs[i] = colf(&rs, r, "comm:", mpp_lv_names[i], ":msgs.mean");
 		bytes[i] =
@@ -335,6 +433,16 @@ int main(int argc, char **argv)
 					      num(out_mean), "max",
 					      num(out_max)));
 		json_object_set_new(d, "load_imbalance", num(imb));
+		/* Per rank, from the collector's sidecar; null without. */
+		json_t *jr = nranks ? json_array() : json_null();
+		for (size_t k = 0; k < nranks; k++)
+			json_array_append_new(
+			    jr, json_pack("{s:I,s:o,s:o,s:o}", "rank",
+					  (json_int_t)ranks[k].rank, "in_mpi_s",
+					  num(ranks[k].in_s), "outside_mpi_s",
+					  num(ranks[k].out_s), "mpi_init_s",
+					  num(ranks[k].init_s)));
+		json_object_set_new(d, "ranks", jr);
 		for (i = 0; i < MPP_NLV; i++)
 			json_object_set_new(
 			    lv, mpp_lv_names[i],
@@ -400,6 +508,20 @@ int main(int argc, char **argv)
 	printf(
 	    "  load imbalance (max / mean of the time outside MPI): %.3f\n\n",
 	    imb);
+	if (nranks) {
+		char b[41];
+		printf(
+		    "each rank (# in MPI, = outside MPI, of the run time)\n");
+		for (size_t k = 0; k < nranks && k < RANK_BARS; k++) {
+			bar2(ranks[k].in_s / rt, ranks[k].out_s / rt, b, 40);
+			printf("  rank %5ld  |%s| in %10.6f  out %10.6f\n",
+			       ranks[k].rank, b, ranks[k].in_s, ranks[k].out_s);
+		}
+		if (nranks > RANK_BARS)
+			printf("  (%zu more ranks: --json lists them all)\n",
+			       nranks - RANK_BARS);
+		printf("\n");
+	}
 	printf("traffic per rank by level (mean over ranks)\n");
 	printf("  level    p2p msgs  %%msgs      p2p bytes  %%bytes   coll "
 	       "calls  %%calls     coll bytes\n");
@@ -432,6 +554,7 @@ int main(int argc, char **argv)
 		       modelled / in_mean);
 out:
 	free(sites);
+	free(ranks);
 	mpp_loggps_profile_clear(&prof);
 	mpp_runs_free(&rs);
 	return rc;

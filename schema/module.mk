@@ -7,9 +7,10 @@
 # (and $(REGRESS_LIB), whose model type it fills).
 
 # STORE_LIB is named in the top Makefile.
-STORE_LDLIBS := $(shell pkg-config --libs sqlite3)
+# jansson: a model's machine profile (models.comm_profile) is parsed on load.
+STORE_LDLIBS := $(shell pkg-config --libs sqlite3 jansson)
 
-$(OBJ)/schema/%.o: CPPFLAGS += $(shell pkg-config --cflags sqlite3)
+$(OBJ)/schema/%.o: CPPFLAGS += $(shell pkg-config --cflags sqlite3 jansson)
 
 # schema.sql as a NUL-terminated byte array, mpp_schema_sql.
 $(OBJ)/schema/schema_sql.c: schema/schema.sql

@@ -1,10 +1,11 @@
--- schema.sql: mpipredict's SQLite store, version 6 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 7 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
 -- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
 -- and model_terms.pcoef; 3 -> 4: jobs; 4 -> 5: machine_profiles;
--- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi). It holds
+-- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi;
+-- 6 -> 7: models.comm_profile). It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
 -- finished jobs, and the machine profiles of mpipredict-calibrate.
@@ -53,6 +54,10 @@ CREATE TABLE models (
 	-- training ranges (param_ranges); NULL: prel_lo, prel_hi.
 	xlo REAL,
 	xhi REAL,
+	-- The machine profile (JSON) of a model that keeps model:comm_s, for
+	-- its placement re-evaluation (regress/placement.h); its traffic laws
+	-- are param_models rows with idx -1..-4. NULL: none.
+	comm_profile TEXT,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -77,7 +82,8 @@ CREATE TABLE term_aliases (
 	PRIMARY KEY (model_id, idx, alias)
 ) WITHOUT ROWID;
 
--- Per term: log(x) = log_c + sum expo * log(param).
+-- Per term: log(x) = log_c + sum expo * log(param). idx < 0: the traffic
+-- law -1 - idx of models.comm_profile (regress/model.h comm_laws).
 CREATE TABLE param_models (
 	model_id INTEGER NOT NULL REFERENCES models(id),
 	idx INTEGER NOT NULL,
@@ -199,4 +205,4 @@ CREATE TABLE machine_profiles (
 );
 CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;

@@ -118,6 +118,16 @@ int mpp_store_each_job(mpp_store *s, int64_t after_id,
 		       int (*cb)(void *ctx, const mpp_job_rec *r), void *ctx,
 		       int64_t *last_id, char *err, size_t errlen);
 
+/* Whether a job with id <= upto_id was written again (updated_at) after
+ * `since` (a job reported twice, or first as failed then as completed):
+ * *changed 1 or 0; *mark is the latest updated_at of the table (since when
+ * it is empty), the `since` of the next call. updated_at is taken inside
+ * the ingest's write lock, so commits are ordered by it. Returns 0 or an
+ * mpp_status with err. */
+int mpp_store_jobs_changed(mpp_store *s, int64_t upto_id, double since,
+			   int *changed, double *mark, char *err,
+			   size_t errlen);
+
 /* Accuracy of the predictions made for finished jobs (each job's first
  * prediction), grouped by `by`: "app", "user" or "basis". */
 typedef struct mpp_accuracy_row {

@@ -29,7 +29,14 @@ struct mpp_histsvc {
 	 * restarts. */
 	size_t max_keys;
 	unsigned long rebuilds;
+	/* The latest updated_at of the jobs table when it was last read: a
+	 * row already learnt that is written again after it (a job reported
+	 * twice, with another run time or state) makes the next refresh
+	 * rebuild from the table, as the predictor cannot unlearn a run. */
+	double mark;
 };
+
+static double now_unix(void);
 
 /* Where learn() puts a row: the shared predictor (locked) or a new one
  * being rebuilt (not yet shared). */
@@ -50,6 +57,8 @@ static int learn(void *ctx, const mpp_job_rec *r)
 	    .app = r->app,
 	    .req_s = isfinite(r->time_limit_s) ? r->time_limit_s : 0,
 	    .procs = isfinite(r->ntasks) ? r->ntasks : 0,
+	    .submit_s = isfinite(r->submit_at) ? r->submit_at : 0,
+	    .end_s = isfinite(r->end_at) ? r->end_at : 0,
 	};
 	int rc;
 
@@ -86,6 +95,12 @@ int mpp_histsvc_open(const char *db_path, int method, size_t max_keys,
 	h->max_keys = max_keys;
 	rc = mpp_store_open(db_path, MPP_STORE_READONLY, &s, err, errlen);
 	target t = {h, h->hist};
+	int changed;
+	/* The mark first: a row written while the table is read is then
+	 * seen again by the first refresh, never missed. */
+	if (rc == MPP_OK)
+		rc = mpp_store_jobs_changed(s, 0, 0, &changed, &h->mark, err,
+					    errlen);
 	if (rc == MPP_OK)
 		rc = mpp_store_each_job(s, 0, learn, &t, &h->last_id, err,
 					errlen);
@@ -107,30 +122,18 @@ void mpp_histsvc_free(mpp_histsvc *h)
 	free(h);
 }
 
-int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
+/* A new predictor from what the table holds now, swapped in for the old
+ * one; on failure the old one keeps serving. */
+static int rebuild(mpp_histsvc *h, mpp_store *s, const char *why, char *err,
+		   size_t errlen)
 {
-	int64_t last = h->last_id;
-	target t = {h, NULL};
-	mpp_hist *fresh, *old;
-	size_t nkeys;
+	mpp_hist *fresh = mpp_hist_new(mpp_hist_method(h->hist)), *old;
+	int64_t last = 0;
+	target t = {h, fresh};
 	int rc;
 
-	/* Rows are read after last_id, in id order; learn() takes the lock
-	 * per row, so predictions go on meanwhile. */
-	rc = mpp_store_each_job(s, last > 0 ? last : 0, learn, &t, &last, err,
-				errlen);
-	h->last_id = last;
-	pthread_mutex_lock(&h->lock);
-	nkeys = mpp_hist_nkeys(h->hist);
-	pthread_mutex_unlock(&h->lock);
-	if (rc || nkeys <= h->max_keys)
-		return rc;
-	/* Too many keys: start again from what the table keeps. */
-	fresh = mpp_hist_new(mpp_hist_method(h->hist));
 	if (!fresh)
 		return MPP_OK; /* keep serving from the old one */
-	t.into = fresh;
-	last = 0;
 	rc = mpp_store_each_job(s, 0, learn, &t, &last, err, errlen);
 	if (rc) {
 		mpp_hist_free(fresh);
@@ -144,10 +147,50 @@ int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
 	mpp_hist_free(old);
 	h->rebuilds++;
 	mpp_log(MPP_LOG_INFO,
-		"history: %zu keys, over %zu: rebuilt from the jobs table (%zu "
-		"keys)",
-		nkeys, h->max_keys, mpp_hist_nkeys(fresh));
+		"history: %s: rebuilt from the jobs table (%zu keys)", why,
+		mpp_hist_nkeys(fresh));
 	return MPP_OK;
+}
+
+int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
+{
+	int64_t last = h->last_id;
+	target t = {h, NULL};
+	double mark = h->mark;
+	char why[96];
+	size_t nkeys;
+	int changed, rc;
+
+	/* A job learnt before that was written again: start again from the
+	 * table (rare: a job reported twice). The mark is read before the
+	 * rows, so a write between the two is seen by the next call. */
+	rc = mpp_store_jobs_changed(s, last, h->mark, &changed, &mark, err,
+				    errlen);
+	if (rc)
+		return rc;
+	if (changed) {
+		rc = rebuild(h, s, "a finished job was reported again", err,
+			     errlen);
+		if (rc == MPP_OK)
+			h->mark = mark;
+		return rc;
+	}
+	/* Rows are read after last_id, in id order; learn() takes the lock
+	 * per row, so predictions go on meanwhile. */
+	rc = mpp_store_each_job(s, last > 0 ? last : 0, learn, &t, &last, err,
+				errlen);
+	h->last_id = last;
+	if (rc)
+		return rc;
+	h->mark = mark;
+	pthread_mutex_lock(&h->lock);
+	nkeys = mpp_hist_nkeys(h->hist);
+	pthread_mutex_unlock(&h->lock);
+	if (nkeys <= h->max_keys)
+		return MPP_OK;
+	/* Too many keys: start again from what the table keeps. */
+	snprintf(why, sizeof(why), "%zu keys, over %zu", nkeys, h->max_keys);
+	return rebuild(h, s, why, err, errlen);
 }
 
 static void put_key(yajl_gen g, const char *s)
@@ -211,8 +254,11 @@ int mpp_histsvc_answer(mpp_histsvc *h, const mpp_request *q, const char *app,
 	}
 	if (!user || !*user)
 		return -1;
-	j = (mpp_hist_job){user, app, q->time_limit_s > 0 ? q->time_limit_s : 0,
-			   ntasks};
+	j = (mpp_hist_job){.user = user,
+			   .app = app,
+			   .req_s = q->time_limit_s > 0 ? q->time_limit_s : 0,
+			   .procs = ntasks,
+			   .submit_s = now_unix()};
 	pthread_mutex_lock(&h->lock);
 	rc = mpp_hist_predict(h->hist, &j, &p);
 	pthread_mutex_unlock(&h->lock);

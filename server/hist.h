@@ -6,7 +6,8 @@
  *
  * The state is rebuilt from the jobs table when the daemon starts (so it
  * survives a restart) and the keeper thread adds the rows that arrive
- * later (mpp_histsvc_refresh). The jobs table is pruned by the ingest
+ * later (mpp_histsvc_refresh; a job learnt before and reported again makes
+ * it rebuild from the table). The jobs table is pruned by the ingest
  * (mpipredict-jobcomp --keep), so what is read at start stays bounded; the
  * predictor keeps a fixed-size record per user and per finer key, and when
  * those pass max_keys (about 300 bytes each) it is rebuilt from the table,

@@ -58,7 +58,7 @@ static const char usage[] =
     "                         (default 0: whatever their age)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
     "  --history METHOD       answer jobs without a model from the user's\n"
-    "                         finished jobs: ours, tsafrir or off\n"
+    "                         finished jobs: ours, tsafrir, learned or off\n"
     "                         (default ours)\n"
     "  --history-max-keys N   rebuild the history from the store past N\n"
     "                         users and finer keys (default 262144)\n"
@@ -258,11 +258,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (strcmp(optarg, "off") == 0)
 				o->history = -1;
 			else if (mpp_hist_method_parse(optarg, &o->history)) {
-				fprintf(
-				    stderr,
-				    "mpipredictd: --history: expected ours, "
-				    "tsafrir or off, got '%s'\n",
-				    optarg);
+				fprintf(stderr,
+					"mpipredictd: --history: expected "
+					"ours, learned, "
+					"tsafrir or off, got '%s'\n",
+					optarg);
 				exit(1);
 			}
 			break;

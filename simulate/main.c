@@ -44,11 +44,13 @@ static void usage(FILE *f)
 	    "-o DIR\n"
 	    "       %s check-platform PLATFORM.xml\n"
 	    "       %s replay --profile F --trace DIR [--nodes K] [--rpn R] "
-	    "[--json] [--keep DIR]\n"
+	    "[--json] [--keep DIR] [--no-links]\n"
 	    "       %s predict --profile F --train DIR [--train DIR...] "
 	    "--ranks N\n"
-	    "             [--nodes K] [--rpn R] [--json] [--keep DIR] -- "
-	    "SMPI_PROGRAM [ARGS...]\n"
+	    "             [--nodes K] [--rpn R] [--json] [--keep DIR]\n"
+	    "             [--skeleton DIR] [--no-links] [--repeats "
+	    "min|median]\n"
+	    "             -- SMPI_PROGRAM [ARGS...]\n"
 	    "Predict an MPI program's run time on SimGrid SMPI, on the "
 	    "machine a\n"
 	    "calibration profile describes (see simulate/README.md).\n"
@@ -64,6 +66,22 @@ static void usage(FILE *f)
 	    "parameters)\n"
 	    "  SMPI_PROGRAM  the program built with smpicc and "
 	    "mpp-smpitrace.o\n"
+	    "  --skeleton DIR  the online SMPI run's trace: reused when DIR "
+	    "holds one\n"
+	    "                of the same ranks and arguments (any "
+	    "placement), else\n"
+	    "                written there\n"
+	    "  MPIPREDICT_PARAMS=\"N=.. M=..\"  parameters the program's "
+	    "arguments do not\n"
+	    "                show (an input deck's sizes), as its traces "
+	    "declared them\n"
+	    "  --repeats min|median  of --train traces with the same "
+	    "arguments, per\n"
+	    "                segment kind (default median; min: the least "
+	    "disturbed)\n"
+	    "  --no-links    no SimGrid link tracing (about half the "
+	    "replay's CPU time;\n"
+	    "                no link utilisation in the analyses)\n"
 	    "  --json        JSON instead of text; --keep DIR keep the "
 	    "work files\n"
 	    "  -h, --help, --version\n",
@@ -71,10 +89,10 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	const char *profile, *trace, *out, *keep;
+	const char *profile, *trace, *out, *keep, *skeleton;
 	const char *train[32];
 	size_t ntrain;
-	int ranks, nodes, rpn, json;
+	int ranks, nodes, rpn, json, no_links, use_min;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -87,7 +105,10 @@ static int parse(int argc, char **argv, struct opts *o)
 		O_NODES,
 		O_RPN,
 		O_JSON,
-		O_KEEP
+		O_KEEP,
+		O_SKELETON,
+		O_NO_LINKS,
+		O_REPEATS
 	};
 	static const struct option lo[] = {
 	    {"profile", required_argument, NULL, O_PROFILE},
@@ -98,6 +119,9 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"rpn", required_argument, NULL, O_RPN},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"keep", required_argument, NULL, O_KEEP},
+	    {"skeleton", required_argument, NULL, O_SKELETON},
+	    {"no-links", no_argument, NULL, O_NO_LINKS},
+	    {"repeats", required_argument, NULL, O_REPEATS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	int c;
@@ -146,6 +170,22 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_KEEP:
 			o->keep = optarg;
+			break;
+		case O_SKELETON:
+			o->skeleton = optarg;
+			break;
+		case O_NO_LINKS:
+			o->no_links = 1;
+			break;
+		case O_REPEATS:
+			if (strcmp(optarg, "min") && strcmp(optarg, "median")) {
+				fprintf(stderr,
+					"%s: --repeats: expected min or "
+					"median, got '%s'\n",
+					prog, optarg);
+				return 1;
+			}
+			o->use_min = !strcmp(optarg, "min");
 			break;
 		case 'o':
 			o->out = optarg;
@@ -312,7 +352,8 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 2;
 	}
-	if (mpp_replay_run(dir, t->nranks, &tl, err, sizeof err) < 0) {
+	if (mpp_replay_run(dir, t->nranks, !o->no_links, &tl, err, sizeof err) <
+	    0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		return 3;
 	}
@@ -327,6 +368,8 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		json_object_set_new(j, "nodes", json_integer(pl.nodes));
 		json_object_set_new(j, "rpn", json_integer(pl.rpn));
 		json_object_set_new(j, "replay_wall_s", json_real(tl.wall));
+		json_object_set_new(j, "link_trace",
+				    json_boolean(tl.nlinks > 0));
 		json_object_set_new(j, "approximated_actions",
 				    json_integer((json_int_t)approx));
 		if (t->wall > 0)
@@ -341,6 +384,9 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		if (text_extra)
 			fputs(text_extra, stdout);
 		mpp_analysis_print(&a, stdout);
+		if (!tl.nlinks)
+			printf("(no SimGrid link trace: links, link_bytes and "
+			       "utilisation not measured)\n");
 		printf("placement            %d ranks, %d nodes, %d per node\n",
 		       t->nranks, pl.nodes, pl.rpn);
 		printf("replay wall time     %.3f s (%zu actions "
@@ -389,9 +435,9 @@ static int cmd_predict(int argc, char **argv)
 	struct mpp_placement pl;
 	struct mpp_trace skel = {0}, train[32];
 	char err[1024], dir[4096], sdir[4200], args[4096] = "", rep[8192];
-	char text[9000];
+	char text[13000];
 	double t0 = now(), smpi_wall = 0;
-	int rc = 2;
+	int rc = 2, reused = 0;
 	size_t nt = 0;
 	if (parse(argc, argv, &o) || need(o.profile, "--profile") ||
 	    (!o.ntrain && need(NULL, "--train")) ||
@@ -413,6 +459,16 @@ static int cmd_predict(int argc, char **argv)
 		snprintf(args + l, sizeof args - l, "%s%s", l ? " " : "",
 			 argv[i]);
 	}
+	/* The target's declared parameters, as the traces got theirs
+	 * (collector/trace.c): an input deck's sizes. */
+	for (const char *d = getenv("MPIPREDICT_PARAMS"); d && *d;) {
+		d += strspn(d, " \t\r\n");
+		size_t w = strcspn(d, " \t\r\n"), l = strlen(args);
+		if (w)
+			snprintf(args + l, sizeof args - l, "%s%.*s",
+				 l ? " " : "", (int)w, d);
+		d += w;
+	}
 	for (; nt < o.ntrain; nt++)
 		if (mpp_trace_read(o.train[nt], &train[nt], err, sizeof err) <
 		    0) {
@@ -428,9 +484,35 @@ static int cmd_predict(int argc, char **argv)
 		goto clean;
 	}
 	snprintf(sdir, sizeof sdir, "%s/skeleton", dir);
-	if (mpp_smpi_run(dir, o.ranks, argv[optind], argv + optind + 1, sdir,
-			 &smpi_wall, err, sizeof err) < 0) {
+	if (o.skeleton)
+		snprintf(sdir, sizeof sdir, "%s", o.skeleton);
+	/* The communication of a rank count and input does not depend on
+	 * the placement: a skeleton kept with --skeleton serves every
+	 * placement. Its `target` file (ours: under SMPI the trace's own
+	 * meta holds SimGrid's arguments too) says which. */
+	snprintf(text, sizeof text, "%s/target", sdir);
+	if (o.skeleton && access(text, F_OK) == 0) {
+		char want[4200], got[4200] = "";
+		FILE *f = fopen(text, "r");
+		snprintf(want, sizeof want, "ranks %d args %s\n", o.ranks,
+			 args);
+		if (!f || !fgets(got, sizeof got, f) || strcmp(got, want)) {
+			got[strcspn(got, "\n")] = '\0';
+			fprintf(stderr,
+				"%s: --skeleton %s: a run of '%s', not of "
+				"'ranks %d args %s'\n",
+				prog, sdir, got, o.ranks, args);
+			if (f)
+				fclose(f);
+			goto clean;
+		}
+		fclose(f);
+		reused = 1;
+	} else if (mpp_smpi_run(dir, o.ranks, argv[optind], argv + optind + 1,
+				sdir, &smpi_wall, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
+		if (o.skeleton)
+			rmtree(sdir); /* nothing half-written is reused */
 		rc = 3;
 		goto clean;
 	}
@@ -442,19 +524,40 @@ static int cmd_predict(int argc, char **argv)
 		rc = 3;
 		goto clean;
 	}
+	if (o.skeleton && !reused) {
+		FILE *f = fopen(text, "w");
+		if (!f || fprintf(f, "ranks %d args %s\n", o.ranks, args) < 0 ||
+		    fclose(f) != 0) {
+			fprintf(stderr, "%s: %s: %s\n", prog, text,
+				strerror(errno));
+			goto clean;
+		}
+	}
 	double plain = skel.wall;
-	if (mpp_trace_scale(&skel, train, nt, args, rep, sizeof rep, err,
-			    sizeof err) < 0) {
+	if (mpp_trace_scale(&skel, train, nt, args, o.use_min, rep, sizeof rep,
+			    err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto clean;
 	}
 	skel.wall = 0;
-	json_t *extra = json_pack("{s:f,s:f,s:s}", "plain_smpi_s", plain,
-				  "smpi_run_wall_s", smpi_wall, "args", args);
-	snprintf(text, sizeof text,
-		 "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
-		 "computation scaled from %zu single-rank trace(s):\n%s",
-		 plain, smpi_wall, nt, rep);
+	/* A reused skeleton's own time is of the placement it was run on:
+	 * no plain SMPI figure for this one (replay the skeleton for it). */
+	json_t *extra = json_pack("{s:o,s:f,s:s,s:b}", "plain_smpi_s",
+				  reused ? json_null() : json_real(plain),
+				  "smpi_run_wall_s", smpi_wall, "args", args,
+				  "skeleton_reused", reused);
+	if (reused)
+		snprintf(
+		    text, sizeof text,
+		    "skeleton reused from %s (no SMPI run)\n"
+		    "computation scaled from %zu single-rank trace(s):\n%s",
+		    sdir, nt, rep);
+	else
+		snprintf(
+		    text, sizeof text,
+		    "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
+		    "computation scaled from %zu single-rank trace(s):\n%s",
+		    plain, smpi_wall, nt, rep);
 	rc = replay_and_report(&o, &p, &skel, dir, extra, text);
 	json_decref(extra);
 	if (!o.json && rc == 0)

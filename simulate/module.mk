@@ -10,6 +10,12 @@ SIMULATE_OBJS := $(SIMULATE_SRC:%.c=$(OBJ)/%.o)
 SIMULATE_LDLIBS := $(shell pkg-config --libs simgrid jansson gsl) -lm
 
 $(OBJ)/simulate/%.o: CPPFLAGS += $(shell pkg-config --cflags simgrid jansson gsl)
+# SimGrid's loaders, run directly instead of through the smpirun script
+# (replay.c; it falls back to smpirun when they are not there)
+SIMGRID_LIBDIR := $(shell pkg-config --variable=libdir simgrid)
+$(OBJ)/simulate/replay.o: CPPFLAGS += \
+	-DMPP_SMPIMAIN='"$(SIMGRID_LIBDIR)/simgrid/smpimain"' \
+	-DMPP_SMPIREPLAYMAIN='"$(SIMGRID_LIBDIR)/simgrid/smpireplaymain"'
 
 $(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(REGRESS_LIB)
 	@mkdir -p $(@D)

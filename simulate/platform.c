@@ -20,6 +20,12 @@
  *     other cores sending); each flow is also capped at one flow's rate by
  *     its own port link. Without C[m] the NIC carries one flow's rate.
  *
+ * A real profile (mpipredict-calibrate) may carry a fitted G <= 0 (the fit
+ * gave the per-byte time to Os/Or, which it measures below 2 KiB only) and
+ * null h[m]/C[m] (not measured): the level's whole per-byte time
+ * Os + Or + G then goes to its link (the message time is kept; refused if
+ * it is not > 0), and null entries count as absent.
+ *
  * Not for: reading traces or running SimGrid.
  */
 #include <errno.h>
@@ -65,9 +71,14 @@ static int arr(json_t *o, const char *k, double *v, size_t *n, const char *path,
 	}
 	json_array_foreach(x, i, e)
 	{
+		if (json_is_null(e)) { /* not measured (calibrate's README) */
+			v[i] = NAN;
+			continue;
+		}
 		if (!json_is_number(e)) {
 			snprintf(err, errlen,
-				 "%s: levels.%s.%s[%zu]: expected a number",
+				 "%s: levels.%s.%s[%zu]: expected a number or "
+				 "null",
 				 path, lv, k, i);
 			return -1;
 		}
@@ -135,15 +146,27 @@ int mpp_profile_read(const char *path, struct mpp_profile *p, char *err,
 		    num(o, "Or", &v->Or, path, n, err, errlen) ||
 		    num(o, "g", &v->g, path, n, err, errlen) ||
 		    num(o, "L", &v->L, path, n, err, errlen) ||
-		    num(o, "G", &v->G, path, n, err, errlen) ||
 		    arr(o, "h", v->h, &v->nh, path, n, err, errlen) ||
 		    arr(o, "C", v->C, &v->nC, path, n, err, errlen))
 			goto out;
-		if (v->G <= 0) {
+		x = json_object_get(o, "G");
+		v->G = json_is_number(x) ? json_number_value(x) : NAN;
+		if (!isfinite(v->G) || v->Os + v->Or + v->G <= 0) {
 			snprintf(err, errlen,
-				 "%s: levels.%s.G: expected a number > 0", path,
-				 n);
+				 "%s: levels.%s.G: expected a number with "
+				 "Os + Or + G > 0",
+				 path, n);
 			goto out;
+		}
+		/* A fitted G at or below 0 (the fit gave the per-byte time to
+		 * the CPU terms Os/Or, measured only below 2 KiB): the level's
+		 * whole per-byte time Os + Or + G goes to its link, so the
+		 * message time of the profile is kept and SimGrid gets a
+		 * finite bandwidth. */
+		if (v->G <= 0) {
+			v->G += v->Os + v->Or;
+			v->Os = v->Or = 0;
+			v->folded = 1;
 		}
 		v->present = 1;
 		any = 1;
@@ -170,8 +193,9 @@ void mpp_level_link(const struct mpp_profile *p, int lv, double *lat,
 		    double *bw)
 {
 	const struct mpp_level *b = &p->lv[base_level(p)], *v = &p->lv[lv];
-	double h0 = v->nh ? v->h[0] : 0, hb = b->nh ? b->h[0] : 0;
-	double c0 = v->nC ? v->C[0] : 0;
+	double h0 = v->nh && isfinite(v->h[0]) ? v->h[0] : 0;
+	double hb = b->nh && isfinite(b->h[0]) ? b->h[0] : 0;
+	double c0 = v->nC && isfinite(v->C[0]) ? v->C[0] : 0;
 	double l = v->L + 2 * (v->o - b->o) + 2 * (h0 - hb);
 	double g = v->G + c0 + (v->Os + v->Or) - (b->Os + b->Or);
 	*lat = l > 0 ? l : 0;
@@ -186,7 +210,7 @@ static double nic_capacity(const struct mpp_profile *p)
 	size_t m, k = 0;
 	mpp_level_link(p, MPP_LV_NET, &lat, &bw);
 	for (m = 1; m < v->nC; m++)
-		if (v->G + v->C[m] > 0) {
+		if (isfinite(v->C[m]) && v->G + v->C[m] > 0) {
 			s += (double)(m + 1) / (v->G + v->C[m]);
 			k++;
 		}
@@ -467,7 +491,7 @@ int mpp_platform_write(const struct mpp_profile *p,
 	fclose(f);
 
 	const struct mpp_level *b = &p->lv[base_level(p)];
-	double h0 = b->nh ? b->h[0] : 0;
+	double h0 = b->nh && isfinite(b->h[0]) ? b->h[0] : 0;
 	snprintf(path, sizeof path, "%s/smpi.cfg", dir);
 	f = fopen(path, "w");
 	if (!f) {

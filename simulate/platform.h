@@ -21,6 +21,8 @@ extern const char *const mpp_level_names[MPP_NLV];
 
 struct mpp_level {
 	int present;
+	int folded; /* G <= 0 in the profile: Os + Or moved into G (platform.c)
+		     */
 	double o, Os, Or, g, L, G;
 	double h[64], C[64];
 	size_t nh, nC;

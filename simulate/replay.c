@@ -68,14 +68,34 @@ static int run(char *const *argv, const char *log, const char *k, const char *v,
 	return 0;
 }
 
-/* argv for smpirun: the fixed part plus one --cfg= per line of smpi.cfg
- * (when cfg). */
+/* SimGrid's loader, which the smpirun script ends by running (smpirun
+ * itself is a bash script of about 0.2 s of wall per run here; with two
+ * SimGrid runs per prediction, that was a tenth of the 2 s goal). When it
+ * is not where pkg-config's libdir says, smpirun is used. */
+#ifndef MPP_SMPIMAIN
+#define MPP_SMPIMAIN "/usr/lib/x86_64-linux-gnu/simgrid/smpimain"
+#endif
+#ifndef MPP_SMPIREPLAYMAIN
+#define MPP_SMPIREPLAYMAIN "/usr/lib/x86_64-linux-gnu/simgrid/smpireplaymain"
+#endif
+
+/* argv for a SimGrid run, as smpirun builds it (smpimain EXEC
+ * --cfg=smpi/privatization:1 [--cfg=smpi/replay:LIST] --cfg=smpi/np:N
+ * --cfg=smpi/hostfile:H --cfg=surf/precision:1e-9 --cfg=network/model:SMPI
+ * OPTIONS --cfg=smpi/tmpdir:T PLATFORM ARGS), or smpirun's own argv when
+ * the loader is missing: one --cfg= per line of smpi.cfg (when cfg), then
+ * `opts` (--cfg/--log), then the program `prog` (NULL: replay `list`) and
+ * its `args`. */
 static char **smpirun_argv(const char *dir, int nranks, int cfg,
-			   const char *platform, char *const *tail, char *err,
-			   size_t errlen)
+			   const char *platform, const char *list,
+			   char *const *opts, const char *prog,
+			   char *const *args, char *err, size_t errlen)
 {
 	size_t n = 0, cap = 64;
 	char **av = calloc(cap, sizeof *av), path[4200], line[512];
+	int direct = access(MPP_SMPIMAIN, X_OK) == 0 &&
+		     (prog || access(MPP_SMPIREPLAYMAIN, R_OK) == 0);
+	const char *tmp = getenv("TMPDIR");
 	if (!av)
 		goto oom;
 #define ADD(s)                                                                 \
@@ -91,16 +111,34 @@ static char **smpirun_argv(const char *dir, int nranks, int cfg,
 			goto oom;                                              \
 		av[n] = NULL;                                                  \
 	} while (0)
-	ADD("smpirun");
-	ADD("-np");
-	snprintf(line, sizeof line, "%d", nranks);
-	ADD(line);
-	ADD("-platform");
-	snprintf(path, sizeof path, "%s/%s", dir, platform);
-	ADD(path);
-	ADD("-hostfile");
-	snprintf(path, sizeof path, "%s/hostfile", dir);
-	ADD(path);
+	if (direct) {
+		ADD(MPP_SMPIMAIN);
+		ADD(prog ? prog : MPP_SMPIREPLAYMAIN);
+		ADD("--cfg=smpi/privatization:1");
+		if (!prog) {
+			snprintf(path, sizeof path, "--cfg=smpi/replay:%s",
+				 list);
+			ADD(path);
+		}
+		snprintf(line, sizeof line, "--cfg=smpi/np:%d", nranks);
+		ADD(line);
+		snprintf(path, sizeof path, "--cfg=smpi/hostfile:%s/hostfile",
+			 dir);
+		ADD(path);
+		ADD("--cfg=surf/precision:1e-9");
+		ADD("--cfg=network/model:SMPI");
+	} else {
+		ADD("smpirun");
+		ADD("-np");
+		snprintf(line, sizeof line, "%d", nranks);
+		ADD(line);
+		ADD("-platform");
+		snprintf(path, sizeof path, "%s/%s", dir, platform);
+		ADD(path);
+		ADD("-hostfile");
+		snprintf(path, sizeof path, "%s/hostfile", dir);
+		ADD(path);
+	}
 	if (cfg) {
 		snprintf(path, sizeof path, "%s/smpi.cfg", dir);
 		FILE *f = fopen(path, "r");
@@ -121,8 +159,21 @@ static char **smpirun_argv(const char *dir, int nranks, int cfg,
 	}
 	ADD("--log=xbt_cfg.thresh:warning");
 	ADD("--log=smpi_config.thresh:warning");
-	for (size_t i = 0; tail && tail[i]; i++)
-		ADD(tail[i]);
+	for (size_t i = 0; opts && opts[i]; i++)
+		ADD(opts[i]);
+	if (direct) {
+		snprintf(path, sizeof path, "--cfg=smpi/tmpdir:%s",
+			 tmp && *tmp ? tmp : "/tmp");
+		ADD(path);
+		snprintf(path, sizeof path, "%s/%s", dir, platform);
+		ADD(path);
+	} else if (!prog) {
+		ADD("-replay");
+		ADD(list);
+	} else
+		ADD(prog);
+	for (size_t i = 0; args && args[i]; i++)
+		ADD(args[i]);
 #undef ADD
 	return av;
 oom:
@@ -225,17 +276,15 @@ static int parse_log(const char *log, struct mpp_timeline *tl, char *err,
 	return 0;
 }
 
-int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
-		   char *err, size_t errlen)
+int mpp_replay_run(const char *dir, int nranks, int links,
+		   struct mpp_timeline *tl, char *err, size_t errlen)
 {
 	char list[4200], log[4200], paje[4200], pcfg[4300];
 	snprintf(list, sizeof list, "%s/list", dir);
 	snprintf(log, sizeof log, "%s/replay.log", dir);
 	snprintf(paje, sizeof paje, "%s/replay.paje", dir);
 	snprintf(pcfg, sizeof pcfg, "--cfg=tracing/filename:%s", paje);
-	char *tail[] = {"--log=smpi_replay.thresh:verbose",
-			"-replay",
-			list,
+	char *opts[] = {"--log=smpi_replay.thresh:verbose",
 			"--cfg=tracing:yes",
 			"--cfg=tracing/uncategorized:yes",
 			"--cfg=tracing/precision:12",
@@ -243,12 +292,12 @@ int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
 			NULL};
 	char flat[4200];
 	snprintf(flat, sizeof flat, "%s/platform-flat.xml", dir);
-	int traced = access(flat, R_OK) == 0;
+	int traced = links && access(flat, R_OK) == 0;
 	if (!traced)
-		tail[3] = NULL; /* no link trace on nested zones (platform.c) */
+		opts[1] = NULL; /* no link trace on nested zones (platform.c) */
 	char **av = smpirun_argv(dir, nranks, 1,
 				 traced ? "platform-flat.xml" : "platform.xml",
-				 tail, err, errlen);
+				 list, opts, NULL, NULL, err, errlen);
 	double t0 = now();
 	memset(tl, 0, sizeof *tl);
 	if (!av)
@@ -268,20 +317,8 @@ int mpp_smpi_run(const char *dir, int nranks, const char *prog,
 		 char *err, size_t errlen)
 {
 	char log[4200];
-	size_t na = 0;
-	while (args && args[na])
-		na++;
-	char **tail = calloc(na + 2, sizeof *tail);
-	if (!tail) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	tail[0] = (char *)prog;
-	for (size_t i = 0; i < na; i++)
-		tail[i + 1] = args[i];
-	char **av =
-	    smpirun_argv(dir, nranks, 0, "platform.xml", tail, err, errlen);
-	free(tail);
+	char **av = smpirun_argv(dir, nranks, 0, "platform.xml", NULL, NULL,
+				 prog, args, err, errlen);
 	if (!av)
 		return -1;
 	snprintf(log, sizeof log, "%s/smpi.log", dir);

@@ -34,10 +34,11 @@ struct mpp_timeline {
 /* Replay DIR/list on DIR/platform.xml + DIR/hostfile with the options of
  * DIR/smpi.cfg; SimGrid's log goes to DIR/replay.log and its per-action
  * timing becomes the timeline, its Paje trace (DIR/replay.paje) the links'
- * usage. Returns 0, or -1 with err (the log's last
- * line when smpirun failed). */
-int mpp_replay_run(const char *dir, int nranks, struct mpp_timeline *tl,
-		   char *err, size_t errlen);
+ * usage when `links` (SimGrid's link tracing about doubles the replay's
+ * CPU time; without it tl->nlinks is 0). Returns 0, or -1 with err (the
+ * log's last line when smpirun failed). */
+int mpp_replay_run(const char *dir, int nranks, int links,
+		   struct mpp_timeline *tl, char *err, size_t errlen);
 
 /* Run an SMPI program (built with smpicc and libmpp-smpitrace) online on
  * DIR/platform.xml + DIR/hostfile, SimGrid's defaults but for a 1 Gf/s host

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 struct mpp_act {
-	char name[16];
+	char name[32];
 	char *args;   /* the tokens after the name, or "" */
 	double flops; /* compute: flops at 1e9 flop/s; else 0 */
 };
@@ -37,11 +37,14 @@ void mpp_trace_free(struct mpp_trace *t);
  * total matches what the single-rank traces `train[0..ntrain)` give for
  * the target input (per-segment power law in the parameters that vary
  * among them), spread over the ranks and occurrences as SMPI measured
- * them. `target_args` are the target's program arguments. Writes one line
- * per segment kind to `report` when not NULL. Returns 0, or -1 with err. */
+ * them. Traces of the same arguments are repeats: their median per
+ * segment kind, or their minimum when `use_min` (the least disturbed run
+ * on a shared machine). `target_args` are the target's program
+ * arguments. Writes one line per segment kind to `report` when not NULL.
+ * Returns 0, or -1 with err. */
 int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
-		    size_t ntrain, const char *target_args, char *report,
-		    size_t replen, char *err, size_t errlen);
+		    size_t ntrain, const char *target_args, int use_min,
+		    char *report, size_t replen, char *err, size_t errlen);
 
 /* Write DIR/r<r>.ti (replayable actions) and DIR/list. Returns the number
  * of actions dropped or approximated in *approx. */

@@ -63,9 +63,44 @@ start_daemon --history tsafrir
 st=$(req POST /v1/predict "$lbm")
 [ "$st:$(jq_body .runtime_s)" = 200:400 ] || fail "--history tsafrir: expected 400 s, got $st $(cat body)"
 stop_daemon
+# The learned method answers as ours until it has 200 finished jobs to fit.
+start_daemon --history learned
+st=$(req POST /v1/predict "$lbm")
+[ "$st:$(jq_body .runtime_s):$(jq_body .basis)" = 200:400:history ] ||
+	fail "--history learned, 3 jobs: expected ours' 400 s, got $st $(cat body)"
+stop_daemon
 start_daemon --history off
 st=$(req POST /v1/predict "$lbm")
 expect_status 404 "$st" "--history off"
+stop_daemon
+# A job reported again while the daemon runs (another run time: Slurm's
+# jobcomp ran twice, or a site re-ingests a spool) is relearnt without a
+# restart: job 3 now ran 1000 s, (200 + 1000) / 2 = 600 s.
+start_daemon --log-level info
+st=$(req POST /v1/predict "$lbm")
+[ "$st:$(jq_body .runtime_s)" = 200:400 ] || fail "before the update: expected 400 s, got $st $(cat body)"
+rec 3 3400 1000 | mpipredict-jobcomp --db "$DB" --from - >/dev/null
+got=
+for _ in $(seq 100); do
+	req POST /v1/predict "$lbm" >/dev/null
+	got=$(jq_body .runtime_s)
+	[ "$got" = 600 ] && break
+	sleep 0.05
+done
+[ "$got" = 600 ] || fail "after job 3 was reported again (1000 s): expected (200 + 1000) / 2 = 600 s without a restart, got $got"
+grep -q 'history: a finished job was reported again: rebuilt' daemon.log ||
+	fail "expected the rebuild after an update in the log, got $(grep history: daemon.log)"
+[ "$(sqlite3 "$DB" "SELECT count(*), max(runtime_s) FROM jobs WHERE job_id = '3'")" = "1|1000.0" ] ||
+	fail "expected job 3 stored once, with 1000 s"
+# And a new job after the update is still learnt (the mark moved on).
+rec 9 5000 1400 | mpipredict-jobcomp --db "$DB" --from - >/dev/null
+for _ in $(seq 100); do
+	req POST /v1/predict "$lbm" >/dev/null
+	got=$(jq_body .runtime_s)
+	[ "$got" = 1200 ] && break
+	sleep 0.05
+done
+[ "$got" = 1200 ] || fail "after job 9 (1400 s): expected (1000 + 1400) / 2 = 1200 s, got $got"
 stop_daemon
 # Bounded: ours keeps a key per user, app, request and size, under both
 # identities (8 keys for alice's jobs so far); with --history-max-keys 12,

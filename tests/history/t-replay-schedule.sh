@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The trace replay's schedules are valid: on the first 3000 jobs of
-# KTH-SP2, for EASY and EASY++ with each kind of prediction, no job starts
+# KTH-SP2, for EASY and EASY++ with each kind of prediction (the learned
+# one also with corrections by doubling), no job starts
 # before its submission, at most 100 processors are ever busy (by actual
 # run times), and, where predictions never fall short (requested times,
 # actual times), no job starts after the reservation EASY made for it when
@@ -12,10 +13,13 @@ command -v xz >/dev/null || { echo "xz not installed"; exit 77; }
 xz -dc "$trace" > kth.swf || { echo "cannot read $trace"; exit 1; }
 fail=0
 for sched in easy easy++; do
-	for pred in requested clairvoyant tsafrir ours; do
-		name="$sched-$pred"
+	for predcor in requested clairvoyant tsafrir ours learned:steps \
+		learned:double; do
+		pred=${predcor%%:*} cor=steps
+		[ "$pred" = "$predcor" ] || cor=${predcor#*:}
+		name="$sched-$pred-$cor"
 		mpipredict-replay --jobs 3000 --scheduler "$sched" --pred "$pred" \
-			--schedule "$name.txt" kth.swf > "$name.out" ||
+			--corrector "$cor" --schedule "$name.txt" kth.swf > "$name.out" ||
 			{ echo "$name: replay failed"; fail=1; continue; }
 		n=$(wc -l < "$name.txt")
 		[ "$n" -eq 3000 ] || { echo "$name: expected 3000 jobs, got $n"; fail=1; }
@@ -38,8 +42,8 @@ for sched in easy easy++; do
 		fi
 	done
 done
-w_easy=$(sed -n 's/.*wait_s=\([0-9]*\).*/\1/p' easy-requested.out)
-w_pp=$(sed -n 's/.*wait_s=\([0-9]*\).*/\1/p' easy++-clairvoyant.out)
+w_easy=$(sed -n 's/.*wait_s=\([0-9]*\).*/\1/p' easy-requested-steps.out)
+w_pp=$(sed -n 's/.*wait_s=\([0-9]*\).*/\1/p' easy++-clairvoyant-steps.out)
 [ -n "$w_easy" ] && [ -n "$w_pp" ] && [ "$w_pp" -lt "$w_easy" ] ||
 	{ echo "expected EASY++ clairvoyant to wait less than EASY requested, got $w_pp vs $w_easy s"; fail=1; }
 # Bad input: a line with a missing field names the file, line and field.

@@ -91,15 +91,17 @@ static mpp_model *sample_model(double intercept)
 }
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
+/* Version 7 (issue 16): the model's machine profile. */
+#define DROP_V7 "ALTER TABLE models DROP COLUMN comm_profile; "
 #define DROP_V6                                                                \
-	"ALTER TABLE models DROP COLUMN params_law; "                          \
-	"ALTER TABLE models DROP COLUMN law_a; "                               \
-	"ALTER TABLE models DROP COLUMN law_b; "                               \
-	"ALTER TABLE models DROP COLUMN law_log_c; "                           \
-	"ALTER TABLE models DROP COLUMN law_cv_mape; "                         \
-	"ALTER TABLE models DROP COLUMN xlo; "                                 \
-	"ALTER TABLE models DROP COLUMN xhi; "                                 \
-	"DROP TABLE law_vars; DROP TABLE param_ranges; "
+	DROP_V7 "ALTER TABLE models DROP COLUMN params_law; "                  \
+		"ALTER TABLE models DROP COLUMN law_a; "                       \
+		"ALTER TABLE models DROP COLUMN law_b; "                       \
+		"ALTER TABLE models DROP COLUMN law_log_c; "                   \
+		"ALTER TABLE models DROP COLUMN law_cv_mape; "                 \
+		"ALTER TABLE models DROP COLUMN xlo; "                         \
+		"ALTER TABLE models DROP COLUMN xhi; "                         \
+		"DROP TABLE law_vars; DROP TABLE param_ranges; "
 /* ... and a version 3 one (before the jobs table). */
 #define DROP_V5 "DROP TABLE machine_profiles; "
 #define DROP_V4                                                                \

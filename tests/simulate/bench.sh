@@ -34,6 +34,12 @@ if [ -n "${MPP_PROFILE:-}" ]; then cp "$MPP_PROFILE" profile.json; pname=$MPP_PR
 else write_profile profile.json; pname="test profile (tests/simulate/lib.sh)"; fi
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 REPS=${REPS:-5}
+# STAT=min: the least disturbed of the repeats on both sides (predict
+# --repeats min on the training traces, the fastest of the REPS target
+# runs as the truth); default median
+STAT=${STAT:-median}
+pick=$(((REPS + 1) / 2))
+[ "$STAT" = min ] && pick=1
 
 declare -A TRAIN TARGET
 TRAIN[prime]="-n 1500000 -i 1|-n 2500000 -i 1|-n 3500000 -i 1"; TARGET[prime]="-n 5000000 -i 1"
@@ -41,7 +47,7 @@ TRAIN[jacobi3d]="-n 40 -i 10|-n 52 -i 10|-n 64 -i 10"; TARGET[jacobi3d]="-n 80 -
 TRAIN[is]="-n 400000 -i 5|-n 800000 -i 5|-n 1200000 -i 5"; TARGET[is]="-n 2000000 -i 5"
 TRAIN[cg]="-n 24 -i 40|-n 32 -i 40|-n 40 -i 40"; TARGET[cg]="-n 52 -i 40"
 
-echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname"
+echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT"
 printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err
 for app in ${APPS:-prime jacobi3d is cg}; do
 	build_real "$app" && build_smpi "$app" || { echo "$app: build failed"; continue; }
@@ -65,10 +71,20 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		[ $place = 2nodes ] && nodes=2 mca=(--mca btl tcp,self)
 		t0=$(date +%s.%N)
 		# shellcheck disable=SC2086
+		# the first placement runs SMPI online and keeps the skeleton,
+		# the second reuses it (same ranks and input)
 		mpipredict-simulate predict --profile profile.json "${trains[@]}" \
-		  --ranks 2 --nodes $nodes --json -- "./$app.smpi" ${TARGET[$app]} \
+		  --ranks 2 --nodes $nodes --json --repeats "$STAT" --skeleton "$PWD/sk-$app" -- "./$app.smpi" ${TARGET[$app]} \
 		  >pred-$app-$place.json 2>pred.err || echo "$app $place: predict failed: $(cat pred.err)"
 		pw=$(echo "$(date +%s.%N) - $t0" | bc)
+		# plain SMPI on a placement whose prediction reused the skeleton:
+		# the unscaled skeleton (SMPI's own benchmark) replayed there
+		if [ "$(jq -r .skeleton_reused pred-$app-$place.json)" = true ]; then
+			mpipredict-simulate replay --profile profile.json --trace sk-$app \
+			  --nodes $nodes --json >plain-$app-$place.json 2>/dev/null
+			jq --argjson p "$(jq .simulated_s plain-$app-$place.json)" '.plain_smpi_s = $p' \
+			  pred-$app-$place.json >p.tmp && mv p.tmp pred-$app-$place.json
+		fi
 		rm -f rt.txt
 		for i in $(seq "$REPS"); do
 			# shellcheck disable=SC2086
@@ -76,12 +92,21 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 			  mpirun -np 2 "${mca[@]}" "./$app.real" ${TARGET[$app]} >/dev/null 2>&1
 			echo "$(wall_of m-$app-$place-$i) m-$app-$place-$i"
 		done | sort -g >w.txt
-		meas=$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)
-		mdir=$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f2)
-		rt=$(tail -n "$REPS" "meas/$app.real"*.csv | cut -d, -f8 | median)
+		meas=$(sed -n "${pick}p" w.txt | cut -d' ' -f1)
+		mdir=$(sed -n "${pick}p" w.txt | cut -d' ' -f2)
+		rt=$(tail -n "$REPS" "meas/$app.real"*.csv | cut -d, -f8 | sort -g | sed -n "${pick}p")
+		# where the error comes from: the truths' spread over the REPS
+		# runs (noise), computation per rank measured in the median run
+		# against predicted, and the rest (wall - mean compute: MPI and
+		# waiting) measured, replayed and predicted
+		mc=$(for f in "$mdir"/rank-*.ti; do awk '$2 == "compute" { c += $3 } END { print c / 1e9 }' "$f"; done |
+		  awk '{ s += $1; n++ } END { print s / n }')
+		pc=$(jq '[.ranks[].compute_s] | add / length' pred-$app-$place.json)
+
 		rm -f meas/*.csv
 		mpipredict-simulate replay --profile profile.json --trace "$mdir" \
 		  --nodes $nodes --json >rep-$app-$place.json 2>/dev/null
+		rc=$(jq '[.ranks[].compute_s] | add / length' rep-$app-$place.json 2>/dev/null || echo 0)
 		sim=$(jq -r '.simulated_s // "nan"' pred-$app-$place.json)
 		plain=$(jq -r '.plain_smpi_s // "nan"' pred-$app-$place.json)
 		rep=$(jq -r '.simulated_s // "nan"' rep-$app-$place.json)
@@ -92,9 +117,18 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
 		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%%\n",
 		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt) }' | tee -a table.txt
+		awk -v a="$app" -v p="$place" -v lo="$(head -1 w.txt | cut -d' ' -f1)" \
+		    -v m="$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)" \
+		    -v hi="$(tail -1 w.txt | cut -d' ' -f1)" -v mc="$mc" -v pc="$pc" -v r="$rep" -v rc="$rc" -v s="$sim" -v w="$meas" \
+		    'BEGIN { printf "%-9s %-6s %8.4f %8.4f %8.4f %6.0f%% | %8.4f %8.4f %6.1f%% | %8.4f %8.4f %8.4f\n",
+		      a, p, lo, m, hi, 100 * (hi - lo) / m, mc, pc, 100 * (pc - mc) / mc, w - mc, r - rc, s - pc }' >>breakdown.txt
 	done
 done
 echo "MAPE over $(wc -l <table.txt) never-run configurations:"
 awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); w = $10 > w ? $10 : w; n++ }
   END { printf "  simulate %.1f %%, plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, b / n, r / n, g / n, w }' table.txt
+echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
+echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
+printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
+cat breakdown.txt
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); files in $out"

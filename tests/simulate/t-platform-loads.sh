@@ -49,4 +49,24 @@ mpipredict-simulate platform --profile bad.json --ranks 2 -o p3 2>err.txt
 rc=$?
 [ $rc = 2 ] && grep -q "bad.json: levels.cmp.o" err.txt ||
 	{ echo "expected exit 2 naming levels.cmp.o, got $rc: $(cat err.txt)"; fail=1; }
+# a calibrated profile as this machine gives it: G fitted below 0 and null
+# h/C (not measured): the per-byte time Os + Or + G goes to the link, so
+# its bandwidth is 1 / (1e-10 + 2e-10 - 1e-10) = 5e9 B/s and smpi/os has
+# no per-byte part; a per-byte total <= 0 is refused naming G
+cat >neg.json <<'JSON'
+{"packages_per_node": 1, "cores_per_node": 2, "levels": {"cmp": {"o": 1e-7,
+ "Os": 1e-10, "Or": 2e-10, "g": 1e-7, "L": 4e-7, "G": -1e-10,
+ "h": [null, null], "C": [null, null], "residual": {}, "samples": 8}}}
+JSON
+mpipredict-simulate platform --profile neg.json --ranks 2 -o p4 2>err.txt ||
+	{ echo "expected a negative fitted G to be accepted: $(cat err.txt)"; fail=1; }
+grep -q 'id="n0p0_cmp" bandwidth="5e+09Bps"' p4/platform.xml ||
+	{ echo "expected the cmp link at 5e+09Bps, got: $(grep n0p0_cmp p4/platform.xml)"; fail=1; }
+grep -qx "smpi/os:0:1e-07:0" p4/smpi.cfg ||
+	{ echo "expected smpi/os:0:1e-07:0, got $(cat p4/smpi.cfg)"; fail=1; }
+sed 's/"G": -1e-10/"G": -3e-10/' neg.json >neg2.json
+mpipredict-simulate platform --profile neg2.json --ranks 2 -o p5 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -q "neg2.json: levels.cmp.G" err.txt ||
+	{ echo "expected exit 2 naming levels.cmp.G, got $rc: $(cat err.txt)"; fail=1; }
 exit $fail

@@ -4,8 +4,11 @@
 # peers and roots as MPI_COMM_WORLD ranks (the Bcast root is rank 0 of a
 # reversed communicator: world rank 1), MPI_PROC_NULL as -1, a compute
 # line between calls, init first, finalize and "# wall" last, and meta.
+# A neighbourhood collective on a Cartesian ring lists its sources and
+# destinations as world ranks with their bytes.
 # mpipredict-simulate converts and replays it (2 sendrecv with a rank
-# peer, 2 with MPI_PROC_NULL: 4 approximated actions).
+# peer, 2 with MPI_PROC_NULL, the neighbourhood collective: 5 approximated
+# actions per rank).
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
@@ -30,16 +33,22 @@ $r allreduce 32 0
 $p2p
 $r bcast 16 1
 $r alltoallv 32 16 16 32 16 16
+$r neighbor_alltoall 2 2 $o 16 $o 16 $o 16 $o 16
 $r finalize"
 	got=$(grep -v -e ' compute ' -e '^#' "tr/rank-$r.ti")
 	[ "$got" = "$want" ] || { printf 'rank %s: expected\n%s\ngot\n%s\n' $r "$want" "$got"; fail=1; }
 	c=$(grep -c " compute " "tr/rank-$r.ti")
-	[ "$c" = 10 ] || { echo "rank $r: expected 10 compute lines, got $c"; fail=1; }
+	[ "$c" = 11 ] || { echo "rank $r: expected 11 compute lines, got $c"; fail=1; }
 	tail -1 "tr/rank-$r.ti" | grep -q '^# wall [0-9.]*$' ||
 		{ echo "rank $r: expected '# wall' last"; fail=1; }
 done
 mpipredict-simulate replay --profile profile.json --trace tr --json >sim.json 2>err.txt ||
 	{ echo "replay failed: $(cat err.txt)"; exit 1; }
 a=$(jq .approximated_actions sim.json)
-[ "$a" = 8 ] || { echo "expected 8 approximated actions (4 sendrecv per rank), got $a"; fail=1; }
+[ "$a" = 10 ] || { echo "expected 10 approximated actions (4 sendrecv and a neighbor_alltoall per rank), got $a"; fail=1; }
+# the neighbourhood collective replays as 2 irecv + 2 isend + waitall
+mpipredict-simulate replay --profile profile.json --trace tr --keep "$PWD/k" >/dev/null 2>err.txt ||
+	{ echo "replay --keep failed: $(cat err.txt)"; exit 1; }
+nb=$(grep -c ' 32766 16$' k/r0.ti)
+[ "$nb" = 4 ] || { echo "expected 2 irecv and 2 isend of 16 bytes (tag 32766) in rank 0's replay, got $nb: $(grep 32766 k/r0.ti)"; fail=1; }
 exit $fail

@@ -3,7 +3,8 @@
  * sequence of MPI calls whose trace lines t-trace-actions.sh checks
  * exactly (sizes, peers as MPI_COMM_WORLD ranks, MPI_PROC_NULL as -1).
  * Run at 2 ranks. Written like real codes write halo exchanges: a
- * reversed communicator, sizes from the arguments, a loop of timesteps.
+ * reversed communicator, sizes from the arguments, a loop of timesteps,
+ * a neighbourhood collective on a Cartesian ring.
  */
 #include <mpi.h>
 #include <stdlib.h>
@@ -38,6 +39,13 @@ int main(int argc, char **argv)
 	MPI_Bcast(a, 2, MPI_DOUBLE, 0, rev); /* root: world rank 1 */
 	MPI_Alltoallv(a, sc, sd, MPI_DOUBLE, b, rc, rd, MPI_DOUBLE,
 		      MPI_COMM_WORLD);
+	/* a periodic ring as a Cartesian topology: both neighbours of each
+	 * rank are the other rank; 2 doubles to and from each */
+	int dims[1] = {size}, periods[1] = {1};
+	MPI_Comm ring;
+	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+	MPI_Neighbor_alltoall(a, 2, MPI_DOUBLE, b, 2, MPI_DOUBLE, ring);
+	MPI_Comm_free(&ring);
 	MPI_Comm_free(&rev);
 	free(a);
 	free(b);
