@@ -188,11 +188,21 @@ static json_t *to_json(const struct app_result *a)
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",
 			    json_pack("[f, f]", m->xlo, m->xhi));
 	json_object_set_new(out, "cv_nested", json_boolean(r->nested));
+	json_object_set_new(out, "cv_nested_folds",
+			    json_integer((json_int_t)r->nested_folds));
 	json_object_set_new(out, "cv_mape_inner_pct", jnum(r->cv_mape_inner));
 	json_object_set_new(out, "cv_mape_params_inner_pct",
 			    jnum(r->cv_mape_params_inner));
 	json_object_set_new(out, "extrapolation_checked_runs",
 			    json_integer((json_int_t)r->nextrap_checked));
+	/* The stable choice of terms (regress/train_stable.c). */
+	json_object_set_new(
+	    out, "stable_choice",
+	    json_pack("{s:I, s:I, s:I, s:o}", "candidates",
+		      (json_int_t)r->stable_candidates, "kept_candidate",
+		      (json_int_t)r->stable_pick, "one_se_target",
+		      (json_int_t)r->target_one_se, "extrap_mape_pct",
+		      jnum(r->extrap_mape)));
 	return out;
 }
 
@@ -259,7 +269,10 @@ static void print_summary(const struct app_result *a)
 		printf(" s  (CV error %.1f %%)\n", m->law.cv_mape);
 	}
 	printf("%s MAPE: %.2f %% from features, ",
-	       r->nested ? "nested CV" : "CV", m->cv_mape);
+	       !r->nested             ? "CV"
+	       : r->nested_folds == 1 ? "hold-out (1 outer fold)"
+				      : "nested CV",
+	       m->cv_mape);
 	if (isfinite(m->cv_mape_params))
 		printf("%.2f %% from parameters (%s)\n", m->cv_mape_params,
 		       m->params_law ? "run-time law" : "counters");

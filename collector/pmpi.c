@@ -1004,7 +1004,11 @@ static struct coll coll(MPI_Comm comm, int root)
 	}                                                                      \
 	COLL_END(comm)
 
-#define PRE_ALLREDUCE(count, type, comm)
+/* The empty asm keeps type and comm in the wrapper's stack frame across
+ * the PMPI call instead of two more callee-saved registers: 2 instructions
+ * fewer per call (callgrind, docs/benchmarks.md). */
+#define PRE_ALLREDUCE(count, type, comm)                                       \
+	__asm__ volatile("" : "+m"(type), "+m"(comm))
 #define POST_ALLREDUCE(count, type, comm)                                      \
 	if (OK)                                                                \
 		c_.bytes = 2 * nbytes(count, type);                            \

@@ -894,8 +894,8 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 }
 
 /* Per-rank time in and outside MPI (issue 16): the row keeps mean and max
- * over ranks; each rank's three times go to a sidecar of the runs file,
- * <runs file without .csv>.ranks.csv, one line per rank,
+ * over ranks; each rank's three times go to a sidecar of the runs file
+ * <dir>/<stem>.csv, <dir>/ranks/<stem>.csv, one line per rank,
  *   run_id,rank,time:in_mpi,time:outside_mpi,time:mpi_init
  * (nanoseconds, as the row's columns), for runs of at most this many ranks
  * (a larger run writes none: its report shows mean and max only). */
@@ -903,23 +903,29 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 static const char *const rank_time_cols[3] = {"time:in_mpi", "time:outside_mpi",
 					      "time:mpi_init"};
 
-/* Rank 0, after the row went to `path`: the sidecar's lines from ranks
- * (3 values per rank). */
+/* Rank 0, after the row went to `path` (<dir>/<stem>.csv): the sidecar
+ * <dir>/ranks/<stem>.csv from ranks (3 values per rank). A subfolder, so
+ * that a glob of the .csv files in <dir> still names only runs files. */
 static void write_rank_times(const char *path, const unsigned long long *ranks)
 {
 	size_t len = strlen(path), cap = (size_t)run.nprocs * 100 + 1, at = 0;
-	char *side = malloc(len + 16), *body = malloc(cap), err[4200];
+	const char *slash = strrchr(path, '/');
+	char *dir = malloc(len + 16), *stem = malloc(len + 1),
+	     *body = malloc(cap), err[4200];
 
-	if (side && body && len > 4 && !strcmp(path + len - 4, ".csv")) {
-		memcpy(side, path, len - 4);
-		strcpy(side + len - 4, ".ranks.csv");
+	if (dir && stem && body && len > 4 && !strcmp(path + len - 4, ".csv")) {
+		size_t d = slash ? (size_t)(slash - path) + 1 : 0;
+		memcpy(dir, path, d);
+		strcpy(dir + d, "ranks/");
+		memcpy(stem, path + d, len - 4 - d);
+		stem[len - 4 - d] = '\0';
 		for (int r = 0; r < run.nprocs && at < cap; r++)
 			at += (size_t)snprintf(
 			    body + at, cap - at, "%s,%d,%llu,%llu,%llu\n",
 			    run.run_id, r, ranks[3 * r], ranks[3 * r + 1],
 			    ranks[3 * r + 2]);
 		if (at < cap &&
-		    mpp_runfile_append(side, run.app,
+		    mpp_runfile_append(dir, stem,
 				       "run_id,rank,time:in_mpi,"
 				       "time:outside_mpi,time:mpi_init\n",
 				       body, NULL, 0, err, sizeof err) < 0)
@@ -928,7 +934,8 @@ static void write_rank_times(const char *path, const unsigned long long *ranks)
 				    "written\n",
 				err);
 	}
-	free(side);
+	free(dir);
+	free(stem);
 	free(body);
 }
 

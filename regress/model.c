@@ -109,6 +109,24 @@ static int finish(const mpp_model *m, const char *basis, double runtime,
 		  double lo, double hi, mpp_prediction *out, char *err,
 		  size_t errlen)
 {
+	/* An interval wider than MPP_MAX_SPREAD (upper / lower) bounds
+	 * nothing a scheduler can use: the held-out runs it comes from were
+	 * predicted at a small fraction of their time (a kept counter that the
+	 * job's parameters do not predict, a regime seen in a few runs, or a
+	 * method whose fit errs wildly). Refused, saying so, rather than
+	 * answered with, e.g., [1.41, 1180] s (issue 15). */
+	if (!(hi <= lo * MPP_MAX_SPREAD)) {
+		if (err)
+			snprintf(err, errlen,
+				 "%s: the model's (method %s) interval from "
+				 "cross-validation spans x[%.3g, %.3g], over "
+				 "%gx: some held-out training runs took far "
+				 "longer or shorter than predicted, so no sane "
+				 "bound can be given",
+				 basis, m->method ? m->method : "?", lo, hi,
+				 (double)MPP_MAX_SPREAD);
+		return MPP_EINVAL;
+	}
 	if (!(runtime > 0) && !isnan(runtime)) {
 		if (err)
 			snprintf(err, errlen,

@@ -176,7 +176,10 @@ long mpp_model_find_term(const mpp_model *m, const char *name);
  * MPP_EINVAL naming the missing feature); other names are ignored; values
  * must be finite and >= 0. Both predict functions refuse (MPP_EINVAL, the
  * value and the method named) inputs for which the model gives a run time
- * <= 0: an answer is always a positive time. */
+ * <= 0: an answer is always a positive time. They also refuse, naming the
+ * factors, when the answer's interval (upper / lower) would span more than
+ * MPP_MAX_SPREAD: such an interval bounds nothing. */
+#define MPP_MAX_SPREAD 100
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 			       mpp_prediction *out, char *err, size_t errlen);
 

@@ -11,7 +11,7 @@ REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
                regress/pool.c regress/train.c regress/train_load.c \
                regress/train_fold.c regress/train_select.c regress/train_final.c \
                regress/train_power.c regress/train_cv.c regress/train_methods.c \
-               regress/train_law.c regress/train_check.c \
+               regress/train_law.c regress/train_check.c regress/train_stable.c \
                regress/loggps.c regress/profile_json.c regress/comm_feature.c \
                regress/placement.c regress/placement_fit.c
 # REGRESS_LIB is named in the top Makefile.
@@ -32,6 +32,12 @@ $(BUILD)/tests/regress/gen-runs: $(OBJ)/regress/tests/gen_runs.o
 $(OBJ)/regress/tests/gen_runs.o: tests/regress/gen_runs.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/tests/regress/gen-md: $(OBJ)/regress/tests/gen_md.o
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
+$(OBJ)/regress/tests/gen_md.o: tests/regress/gen_md.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/tests/regress/t-params: $(OBJ)/regress/tests/t_params.o $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(REGRESS_LDLIBS)
@@ -39,7 +45,8 @@ $(OBJ)/regress/tests/t_params.o: tests/regress/t_params.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-REGRESS_TESTS := $(BUILD)/tests/regress/gen-runs $(BUILD)/tests/regress/t-params
+REGRESS_TESTS := $(BUILD)/tests/regress/gen-runs $(BUILD)/tests/regress/gen-md \
+                 $(BUILD)/tests/regress/t-params
 
 # The model, params and runs headers are internal (libregress.a is not
 # installed): the daemon and the trainer are the programs that use them.

@@ -314,10 +314,16 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 				      &rep->cv_coverage, &nused);
 	/* The model: the same steps on every run (the path ran with the
 	 * folds). */
-	size_t t, *F = malloc(cv.targets[ti] * sizeof(*F));
+	size_t t, *F = malloc(cv.tmax * sizeof(*F));
 	double *c = NULL;
-	rc = F ? mpp_tr_path_keep(d, d->K, &p, cv.targets[ti], F, &t)
-	       : MPP_ENOMEM;
+	/* The terms: the 1-SE target's, or a near-equal set whose terms
+	 * extrapolate better (train_stable.c), for the methods that ask. */
+	if (!F)
+		rc = MPP_ENOMEM;
+	else if (d->method->stable && !o->target)
+		rc = mpp_tr_stable_choice(d, &cv, &p, fit, &ti, F, &t, rep);
+	else
+		rc = mpp_tr_path_keep(d, d->K, &p, cv.targets[ti], F, &t);
 	if (rc == MPP_OK) {
 		c = calloc(t + 1, sizeof(*c));
 		rep->share = calloc(t + 1, sizeof(double));
@@ -418,6 +424,7 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	memset(rep, 0, sizeof(*rep));
 	rep->cv_mape_inner = rep->cv_mape_params_inner = NAN;
 	rep->law_cv_mape = NAN;
+	rep->extrap_mape = NAN;
 	*out = NULL;
 	if (nrows < 5) {
 		snprintf(err, errlen, "app %s: %zu runs, at least 5 needed",

@@ -63,13 +63,23 @@ typedef struct mpp_train_report {
 	size_t nparams_left_out; /* kept terms not predictable from the
 				    parameters: the parameters path is
 				    refitted without them (model pcoef) */
-	double *share; /* per term: share of the predicted run time over
-			  the training runs, percent                   */
-	int nested;    /* 1: the model's cv errors are nested estimates */
+	double *share;       /* per term: share of the predicted run time over
+				the training runs, percent                   */
+	int nested;          /* 1: the model's cv errors are nested estimates */
+	size_t nested_folds; /* outer folds they used: K, or 1 (a hold-out
+				on large data, regress/train_check.c) */
 	double cv_mape_inner;        /* the (optimistic) inner CV errors, */
 	double cv_mape_params_inner; /* before the nested check           */
 	double law_cv_mape;     /* CV error of the run-time law, NAN if none */
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
+	/* The stable choice of terms (train_stable.c): targets inside the
+	 * one-SE band compared on the longest fifth of the runs, the target
+	 * the 1-SE rule alone would keep, and the kept target's error on that
+	 * fifth (NAN: not compared). */
+	size_t stable_candidates;
+	size_t stable_pick; /* index of the kept one: 0 is the 1-SE set */
+	size_t target_one_se;
+	double extrap_mape;
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

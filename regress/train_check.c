@@ -14,17 +14,21 @@
  *   parameters path's interval into the one an extrapolated answer gets
  *   (model xlo, xhi).
  *
- * They cost K + 1 trainings, so they run when the runs times the feature
- * columns are at most CHECK_MAX_CELLS; otherwise the inner errors stand
- * and the extrapolation factors widen the interval by the parameters
- * path's CV error. Not for the steps of a training (train.c).
+ * They cost K + 1 trainings, so they run in full when the runs times the
+ * feature columns are at most CHECK_MAX_CELLS. Up to HOLDOUT_MAX_CELLS the
+ * nested part is one outer fold (a training on the other K - 1 folds
+ * predicts fold 0: an honest hold-out estimate, noisier, for 2 trainings
+ * instead of K + 1); above, the inner errors stand and the extrapolation
+ * factors widen the interval by the parameters path's CV error. Not for
+ * the steps of a training (train.c).
  */
 #include "regress/train_data.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK_MAX_CELLS 2000000.0
+#define CHECK_MAX_CELLS   2000000.0
+#define HOLDOUT_MAX_CELLS 50000000.0
 
 struct sub {
 	size_t *rows;
@@ -70,14 +74,17 @@ static int predict_features(const mpp_model *m, const mpp_runs *rs, size_t row,
 	return rc;
 }
 
+/* Outer folds 0..nf-1 (nf = K: nested CV; nf = 1: one hold-out). */
 static int nested(const struct data *d, const mpp_runs *rs,
-		  const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep)
+		  const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep,
+		  size_t nf)
 {
 	struct sub s = {malloc(d->m * sizeof(size_t)), 0};
 	double ef = 0, ep = 0;
+	size_t nheld = 0;
 	int rc = s.rows ? MPP_OK : MPP_ENOMEM;
 
-	for (size_t f = 0; rc == MPP_OK && f < d->K; f++) {
+	for (size_t f = 0; rc == MPP_OK && f < nf; f++) {
 		mpp_model *sm = NULL;
 		s.n = 0;
 		for (size_t r = 0; r < d->m; r++)
@@ -95,6 +102,7 @@ static int nested(const struct data *d, const mpp_runs *rs,
 				return prc;
 			}
 			ef += err_of(prc, &p, d->y[r]);
+			nheld++;
 			if (rc == MPP_OK)
 				prc = mpp_model_predict_params(
 				    sm, &d->params[r], &p, NULL, 0);
@@ -108,11 +116,14 @@ static int nested(const struct data *d, const mpp_runs *rs,
 	free(s.rows);
 	if (rc)
 		return rc;
+	if (nheld == 0)
+		return MPP_OK;
 	rep->cv_mape_inner = m->cv_mape;
 	rep->cv_mape_params_inner = m->cv_mape_params;
-	m->cv_mape = ef / (double)d->m;
-	m->cv_mape_params = ep / (double)d->m;
+	m->cv_mape = ef / (double)nheld;
+	m->cv_mape_params = ep / (double)nheld;
 	rep->nested = 1;
+	rep->nested_folds = nf;
 	return MPP_OK;
 }
 
@@ -166,8 +177,10 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 
 	rep->cv_mape_inner = m->cv_mape;
 	rep->cv_mape_params_inner = m->cv_mape_params;
-	if ((double)d->m * (double)d->k <= CHECK_MAX_CELLS) {
-		rc = nested(d, rs, o, m, rep);
+	double cells = (double)d->m * (double)d->k;
+	if (cells <= HOLDOUT_MAX_CELLS) {
+		rc = nested(d, rs, o, m, rep,
+			    cells <= CHECK_MAX_CELLS ? d->K : 1);
 		if (rc == MPP_OK)
 			rc = extrapolation(d, rs, o, m, rep);
 	}

@@ -163,7 +163,7 @@ static void mean_se(const double *x, size_t K, double *mean, double *se)
 }
 
 /* Mean over folds and its standard error, of the MAPE of (fit, ti). */
-static void fold_mape(const struct data *d, const struct cv *cv, int fit,
+void mpp_tr_fold_mape(const struct data *d, const struct cv *cv, int fit,
 		      size_t ti, double *mean, double *se)
 {
 	double e[d->K];
@@ -209,7 +209,7 @@ size_t mpp_tr_one_se(const struct data *d, const struct cv *cv, int fit)
 	double bm = INFINITY, bse = 0, m, se;
 
 	for (size_t ti = 0; ti < cv->nt; ti++) {
-		fold_mape(d, cv, fit, ti, &m, &se);
+		mpp_tr_fold_mape(d, cv, fit, ti, &m, &se);
 		if (m < bm) {
 			bm = m;
 			bse = se;
@@ -217,7 +217,7 @@ size_t mpp_tr_one_se(const struct data *d, const struct cv *cv, int fit)
 		}
 	}
 	for (size_t ti = 0; ti < best; ti++) {
-		fold_mape(d, cv, fit, ti, &m, &se);
+		mpp_tr_fold_mape(d, cv, fit, ti, &m, &se);
 		if (m <= bm + bse)
 			return ti;
 	}
@@ -242,7 +242,7 @@ double mpp_tr_conformal(const struct data *d, const double *pred,
 			int skip_missing, double coverage, double *lo,
 			double *hi, double *inside, size_t *nused)
 {
-	size_t n = 0, in = 0;
+	size_t n = 0, in = 0, nm = 0;
 	double *ratio = malloc(d->m * sizeof(*ratio)), mape = 0,
 	       ymin = INFINITY;
 
@@ -256,19 +256,24 @@ double mpp_tr_conformal(const struct data *d, const double *pred,
 	for (size_t r = 0; r < d->m; r++) {
 		if (skip_missing && !isfinite(pred[r]))
 			continue;
-		/* A prediction below a tenth of the shortest run (or none)
+		mape += rel_err(pred[r], d->y[r]);
+		nm++;
+		/* A prediction <= 0 s is an answer the model refuses
+		 * (model.c), not a ratio: counted in the MAPE (>= 100 %), left
+		 * out of the interval. One below a tenth of the shortest run
 		 * counts as that: it bounds the ratios. */
+		if (!(pred[r] > 0) && !skip_missing)
+			continue;
 		double p = isfinite(pred[r]) && pred[r] > ymin / 10 ? pred[r]
 								    : ymin / 10;
 		ratio[n++] = d->y[r] / p;
-		mape += rel_err(pred[r], d->y[r]);
 	}
 	*nused = n;
 	if (n == 0) {
 		free(ratio);
 		return NAN;
 	}
-	mape /= (double)n;
+	mape /= (double)nm;
 	qsort(ratio, n, sizeof(*ratio), cmp_double);
 	double a = 1 - coverage;
 	long ilo = (long)floor((double)(n + 1) * a / 2),

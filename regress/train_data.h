@@ -55,15 +55,26 @@ struct data {
 	mpp_params *params; /* per position                                  */
 	size_t nvars;       /* parameters usable in power laws               */
 	char **vars;
+	/* Fold FOLD_HELD means "the runs r with held[r] == 0" (train_stable.c
+	 * holds out the longest runs); nheld_train counts those runs. */
+	unsigned char *held;
+	size_t nheld_train;
 };
+
+/* A pseudo-fold: every run but those d->held marks. */
+#define FOLD_HELD ((size_t)-2)
 
 static inline int in_train(const struct data *d, size_t f, size_t r)
 {
+	if (f == FOLD_HELD)
+		return !d->held[r];
 	return f >= d->K || r < d->bstart[f] || r >= d->bstart[f + 1];
 }
 
 static inline size_t ntrain(const struct data *d, size_t f)
 {
+	if (f == FOLD_HELD)
+		return d->nheld_train;
 	return f >= d->K ? d->m : d->m - (d->bstart[f + 1] - d->bstart[f]);
 }
 
@@ -127,6 +138,9 @@ struct mpp_tr_method {
 		    gsl_vector *beta);
 	/* 1: the kept columns are refined by swaps (train_select.c). */
 	int refine;
+	/* 1: among the targets near-equal in CV, the one whose terms
+	 * extrapolate best is kept (train_stable.c); 0: the 1-SE target. */
+	int stable;
 	/* 1: --target may exceed what the folds allow, up to every column
 	 * (the seed's loop had no such bound). */
 	int target_up_to_k;
@@ -203,6 +217,19 @@ int mpp_tr_law_store(const struct data *d, const double *coef, mpp_model *m);
 /* The training range of every parameter all runs show, into m. */
 int mpp_tr_ranges(const struct data *d, mpp_model *m);
 
+/* train_stable.c: the terms kept, into F (room for cv->tmax), *t of
+ * them. Candidates: the 1-SE target's set (*ti comes in as that), its
+ * single swaps with columns of the path's pool that cross-validate within
+ * its standard error, and the other targets inside the one-SE band. Each
+ * is refitted without the longest fifth of the runs, and without the
+ * fifth with the largest value of each varying parameter, and predicts
+ * that fifth; the first candidate (in that order) whose mean error there
+ * is within 10 % of the best is kept, and *ti becomes its target. Fewer
+ * than 20 runs: the 1-SE set. rep->stable_* say what was compared. */
+int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
+			 const struct path *all, int fit, size_t *ti, size_t *F,
+			 size_t *t, mpp_train_report *rep);
+
 /* train_check.c: nested cross-validation (m's cv errors) and the
  * extrapolation factors (m->xlo, xhi), by trainings on parts of the runs
  * of rs; report fields nested, cv_mape*_inner, nextrap_checked. */
@@ -224,6 +251,10 @@ size_t mpp_tr_one_se(const struct data *d, const struct cv *cv, int fit);
  * standard error of the per-fold difference. */
 int mpp_tr_prefer_ridge(const struct data *d, const struct cv *cv, size_t tn,
 			size_t tr);
+/* Mean over folds of the held-out MAPE (percent) of (fit, ti), and its
+ * standard error. */
+void mpp_tr_fold_mape(const struct data *d, const struct cv *cv, int fit,
+		      size_t ti, double *mean, double *se);
 /* Pooled held-out MAPE (percent) of (fit, ti). */
 double mpp_tr_pooled_mape(const struct data *d, const struct cv *cv, int fit,
 			  size_t ti);

@@ -132,7 +132,7 @@ static void bar(double frac, char *out, size_t width)
 }
 
 /* One rank's times from the collector's sidecar (collector/README.md):
- * <runs file without .csv>.ranks.csv, lines
+ * <dir>/ranks/<stem>.csv beside the runs file <dir>/<stem>.csv, lines
  * run_id,rank,time:in_mpi,time:outside_mpi,time:mpi_init (nanoseconds). */
 struct rank_time {
 	long rank;
@@ -156,8 +156,13 @@ static int read_rank_times(const char *path, const char *run_id,
 	if (len < 4 || strcmp(path + len - 4, ".csv") ||
 	    !(side = malloc(len + 16)))
 		return 0;
-	memcpy(side, path, len - 4);
-	strcpy(side + len - 4, ".ranks.csv");
+	{
+		const char *slash = strrchr(path, '/');
+		size_t d = slash ? (size_t)(slash - path) + 1 : 0;
+		memcpy(side, path, d);
+		strcpy(side + d, "ranks/");
+		strcat(side, path + d);
+	}
 	if (!(f = fopen(side, "r"))) {
 		free(side);
 		return 0;

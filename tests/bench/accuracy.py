@@ -10,6 +10,12 @@ the rest) and, for each split, trains and predicts with:
 
   default/features  mpipredict-train; mpipredict-predict --features
   default/params    the same model; mpipredict-predict --args ... --ntasks N
+                    (a refused request counts in "answered", not in the
+                    errors)
+  params/session1,  the same, trained on one run per training setting:
+  params/session2   the first repeat (session 1) or the second (session
+                    2), two independent sets of runs of one design; their
+                    ratio of MAPEs is the stability of issue 15 (goal 1.5)
   seed/features     mpipredict-train --method seed; --features
   loglog/params     tests/bench/loglog (GSL): log runtime on log parameters,
                     no counters
@@ -18,6 +24,9 @@ the rest) and, for each split, trains and predicts with:
                     predictor; no interval)
   noise floor       how far the repeats of a test setting sit from their
                     median: mean and largest |run - median| / median
+
+"answered" is the share of the test settings a method gave an answer for
+(issue 15's goal for the parameters path: 100 %).
 
 Errors are |predicted - truth| / truth per test setting (the prediction of a
 setting is the median over its repeats' predictions where there is one per
@@ -31,6 +40,7 @@ actual, if gnuplot is there) and prints the table and the goals.
 """
 import argparse
 import csv
+import json
 import os
 import random
 import shutil
@@ -41,6 +51,7 @@ import sys
 FIXED = ["run_id", "app", "build_id", "started_at", "job_id", "nprocs",
          "nnodes", "runtime_s", "args"]
 SEED = 20261122
+REPORTED = {}  # (app, work folder) -> training's reported errors
 
 
 def params_of(args, nprocs):
@@ -164,13 +175,24 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
     def trained(db, extra):
         if os.path.exists(db):
             os.remove(db)
-        rc, _ = run([opt.bin + "/mpipredict-train", "--db", db, "--app", app]
-                    + extra + [tr_csv], log)
+        rc, out = run([opt.bin + "/mpipredict-train", "--db", db, "--app",
+                       app, "--json"] + extra + [tr_csv], log)
+        if rc == 0 and not extra:
+            # What training reports (nested CV), to set against the
+            # held-out errors (issue 15, requirement 5).
+            try:
+                m = json.loads(out)["models"][0]
+                REPORTED[(app, work)] = (m.get("cv_mape_pct"),
+                                         m.get("cv_mape_params_pct"),
+                                         m.get("params_basis"),
+                                         m.get("cv_nested"))
+            except (ValueError, KeyError, IndexError):
+                pass
         return rc == 0
 
-    db = os.path.join(work, "default.db")
-    if trained(db, []):
-        res["default/features"] = from_features(db)
+    def from_params(db):
+        """One request per test setting; a refused one is an entry with
+        prediction None (counted in "answered")."""
         lst = []
         for s in test:
             rc, out = run([opt.bin + "/mpipredict-predict", "--db", db,
@@ -178,13 +200,32 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
                            str(s.nprocs)], log)
             p = predict_lines(out)
             if rc or len(p) != 1:
-                lst = "mpipredict-predict --args %s: exit %d" % (s.args, rc)
-                break
+                lst.append((s, None, []))
+                continue
             lst.append((s, p[0][1], [(t, p[0][3]) for t in s.times]))
-        res["default/params"] = lst
+        return lst
+
+    db = os.path.join(work, "default.db")
+    if trained(db, []):
+        res["default/features"] = from_features(db)
+        res["default/params"] = from_params(db)
     else:
         res["default/features"] = res["default/params"] = \
             "mpipredict-train failed (see %s)" % log
+
+    # Two sessions of the same design: run k of every training setting.
+    for k in (1, 2):
+        name = "params/session%d" % k
+        srows = [rows[s.rows[k - 1]] for s in train if len(s.rows) >= k]
+        s_csv = os.path.join(work, "session%d.csv" % k)
+        write_rows(s_csv, header, srows)
+        sdbk = os.path.join(work, "session%d.db" % k)
+        if os.path.exists(sdbk):
+            os.remove(sdbk)
+        rc, _ = run([opt.bin + "/mpipredict-train", "--db", sdbk, "--app",
+                     app, s_csv], log)
+        res[name] = from_params(sdbk) if rc == 0 else \
+            "mpipredict-train on session %d failed (see %s)" % (k, log)
 
     sdb = os.path.join(work, "seed.db")
     if not seed_ok:
@@ -235,15 +276,20 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
 
 
 def metrics(entries):
-    """(MAPE, max error, exceed rate) in percent; exceed None without
-    bounds."""
-    errs = [abs(p - s.truth) / s.truth * 100 for s, p, _ in entries]
-    runs = [(t, u) for _, _, rr in entries for t, u in rr]
+    """(MAPE, max error, exceed rate, answered) in percent, over the
+    answered entries; exceed None without bounds, MAPE None when none was
+    answered."""
+    ans = [e for e in entries if e[1] is not None]
+    answered = 100.0 * len(ans) / len(entries) if entries else None
+    if not ans:
+        return None, None, None, answered
+    errs = [abs(p - s.truth) / s.truth * 100 for s, p, _ in ans]
+    runs = [(t, u) for _, _, rr in ans for t, u in rr]
     if runs and all(u is not None for _, u in runs):
         exc = 100.0 * sum(t > u for t, u in runs) / len(runs)
     else:
         exc = None
-    return statistics.mean(errs), max(errs), exc
+    return statistics.mean(errs), max(errs), exc, answered
 
 
 def noise(sets):
@@ -348,12 +394,12 @@ def main():
                 nm, nx = noise(sel)
                 nruns = sum(len(s.times) for s in sel)
                 results.append((app, split, "noise floor", scope, len(sel),
-                                nruns, nm, nx, None))
+                                nruns, nm, nx, None, None))
                 pooled_noise.setdefault((split, scope), []).extend(sel)
                 for m, lst in res.items():
                     if isinstance(lst, str):
                         results.append((app, split, m, scope, len(sel),
-                                        nruns, None, None, None, lst))
+                                        nruns, None, None, None, None, lst))
                         continue
                     ent = [e for e in lst if e[0] in sel]
                     results.append((app, split, m, scope, len(sel), nruns)
@@ -362,8 +408,11 @@ def main():
             for m, lst in res.items():
                 if isinstance(lst, str):
                     continue
-                preds[(split, m)] = [(s, p) for s, p, _ in lst]
+                preds[(split, m)] = [(s, p) for s, p, _ in lst
+                                     if p is not None]
                 for s, p, rr in lst:
+                    if p is None:
+                        continue
                     ub = rr[0][1] if rr else None
                     pred_rows.append((app, split, m, s.nprocs, s.args,
                                       s.truth, p, ub))
@@ -372,7 +421,7 @@ def main():
     for (split, scope), sel in pooled_noise.items():
         nm, nx = noise(sel)
         results.append(("all apps", split, "noise floor", scope, len(sel),
-                        sum(len(s.times) for s in sel), nm, nx, None))
+                        sum(len(s.times) for s in sel), nm, nx, None, None))
     for (split, m, scope), ent in pooled.items():
         results.append(("all apps", split, m, scope, len(ent),
                         sum(len(rr) for _, _, rr in ent)) + metrics(ent))
@@ -381,10 +430,10 @@ def main():
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["app", "split", "method", "scope", "test_settings",
                     "test_runs", "mape_pct", "max_err_pct", "exceed_pct",
-                    "note"])
+                    "answered_pct", "note"])
         for r in results:
-            w.writerow(list(r[:6]) + [fmt(x) for x in r[6:9]]
-                       + [r[9] if len(r) > 9 else ""])
+            w.writerow(list(r[:6]) + [fmt(x) for x in r[6:10]]
+                       + [r[10] if len(r) > 10 else ""])
     with open(os.path.join(opt.out, "predictions.csv"), "w",
               newline="") as f:
         w = csv.writer(f, lineterminator="\n")
@@ -393,18 +442,61 @@ def main():
         w.writerows(pred_rows)
 
     order = ["noise floor", "default/features", "default/params",
-             "seed/features", "loglog/params", "last-two"]
-    print("\n%-9s %-13s %-17s %-6s %4s %8s %8s %8s" % (
+             "params/session1", "params/session2", "seed/features",
+             "loglog/params", "last-two"]
+    print("\n%-9s %-13s %-17s %-6s %4s %8s %8s %8s %9s" % (
         "app", "split", "method", "scope", "sets", "MAPE%", "max%",
-        "exceed%"))
+        "exceed%", "answered%"))
     key = lambda r: (r[0] == "all apps", r[0], r[1], r[3] != "1 rank",
                      order.index(r[2]))
     for r in sorted(results, key=key):
-        note = ("  " + r[9]) if len(r) > 9 else ""
-        print("%-9s %-13s %-17s %-6s %4d %8s %8s %8s%s" % (
+        note = ("  " + r[10]) if len(r) > 10 else ""
+        print("%-9s %-13s %-17s %-6s %4d %8s %8s %8s %9s%s" % (
             r[0], r[1], r[2], r[3], r[4], fmt(r[6]), fmt(r[7]), fmt(r[8]),
-            note))
+            fmt(r[9]), note))
     goals(results)
+    reported(results)
+    stability(results)
+
+
+def reported(results):
+    """Issue 15, requirement 5: the error training reports (nested CV)
+    against the held-out error on the test settings (all of them)."""
+    get = {(r[0], r[1], r[2]): r for r in results if r[3] == "all"}
+    print("\nReported (training, nested CV) vs held-out MAPE, all test "
+          "settings: features, parameters (basis)")
+    for (app, work), (cf, cp, basis, nested) in sorted(REPORTED.items()):
+        split = os.path.basename(work)
+        f = get.get((app, split, "default/features"))
+        p = get.get((app, split, "default/params"))
+        print("  %-9s %-13s features %s%% -> %s%%, parameters %s%% -> %s%% "
+              "(%s%s)" % (app, split, fmt(cf), fmt(f[6]) if f else "n/a",
+                          fmt(cp), fmt(p[6]) if p else "n/a", basis,
+                          "" if nested else ", inner CV"))
+
+
+def stability(results):
+    """Issue 15: per app and split, the parameters path trained on two
+    sessions of runs of the same design (all test settings)."""
+    get = {(r[0], r[1], r[2]): r for r in results if r[3] == "all"}
+    print("\nStability (issue 15), parameters path, all test settings: "
+          "MAPE trained on session 1 / session 2, ratio (goal <= 1.5), "
+          "answered")
+    for (app, split, m), r in sorted(get.items()):
+        if m != "params/session1":
+            continue
+        r2 = get.get((app, split, "params/session2"))
+        d = get.get((app, split, "default/params"))
+        if r[6] is None or not r2 or r2[6] is None:
+            print("  %-9s %-13s did not run" % (app, split))
+            continue
+        lo, hi = sorted((r[6], r2[6]))
+        ratio = hi / lo if lo > 0 else float("inf")
+        print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-7s answered %s%% / "
+              "%s%%; default/params answered %s%%" % (
+                  app, split, r[6], r2[6], ratio,
+                  "met" if ratio <= 1.5 else "NOT met", fmt(r[9]),
+                  fmt(r2[9]), fmt(d[9]) if d else "n/a"))
 
 
 def goals(results):
@@ -435,6 +527,9 @@ def goals(results):
                  d[6] <= 10)
         line("%s: default largest error <= 25%%" % split, "%.1f%%" % d[7],
              d[7] <= 25)
+        if p and p[9] is not None:
+            line("%s: parameters answered every request" % split,
+                 "%.1f%%" % p[9], p[9] >= 100)
         if p and p[6] is not None:
             # Where the parameter path failed for an app, its figures
             # cover fewer settings: say so rather than compare silently.

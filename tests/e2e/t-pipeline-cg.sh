@@ -99,7 +99,8 @@ held=(-n 42 -i 120)
 for attempt in 1 2 3; do
 	MPIPREDICT_RUNS=$PWD/run$attempt.csv mpirun -np 1 "$exe" "${held[@]}" \
 		>out.txt || bad "held-out run failed"
-	best=$(for f in run*.csv; do
+	# run?.csv: not the per-rank sidecars run?.ranks.csv (issue 16).
+	best=$(for f in run?.csv; do
 		echo "$(e2e_field "$f" runtime_s 1) $f"; done | sort -g | head -n 1)
 	cp "${best#* }" held.csv
 	measured=${best%% *}

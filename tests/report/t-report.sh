@@ -7,7 +7,7 @@
 # profile table must say socket 26.67 % of messages, 2.08 % of bytes. Then a
 # run where the last rank sleeps 1 s before a tagged barrier: load
 # imbalance >= 1.6 and the barrier on top of the sites by time. The
-# per-rank times (the collector's runs/traffic.ranks.csv) must show the
+# per-rank times (the collector's runs/ranks/traffic.csv) must show the
 # sleeping rank outside MPI and the other waiting in it. The
 # modelled MPI time must be the LogGPS formula (regress/loggps.h) worked out
 # here in awk from the reported traffic and a profile stored by hand (with
@@ -63,12 +63,12 @@ awk -v i="$(jq .load_imbalance r2.json)" 'BEGIN { exit !(i >= 1.6) }' ||
 	fail "expected load imbalance >= 1.6 (one rank sleeps 1 s outside MPI), got $(jq .load_imbalance r2.json)"
 [ "$(jq -r '.top_by_time[0].site' r2.json)" = t.c:S_WT_BARRIER:1:MPI_Barrier ] ||
 	fail "expected the barrier on top by time, got $(jq -c '.top_by_time[0]' r2.json)"
-# Per rank (the collector's sidecar runs/traffic.ranks.csv): rank 1 slept
+# Per rank (the collector's sidecar runs/ranks/traffic.csv): rank 1 slept
 # 1 s outside MPI while rank 0 waited in the barrier; their mean is the
 # row's mean; the text shows one bar per rank.
 id2=$(jq -r .run_id r2.json)
-[ "$(grep -c "^$id2," runs/traffic.ranks.csv)" = 2 ] ||
-	fail "expected 2 lines of run $id2 in runs/traffic.ranks.csv, got: $(cat runs/traffic.ranks.csv)"
+[ "$(grep -c "^$id2," runs/ranks/traffic.csv)" = 2 ] ||
+	fail "expected 2 lines of run $id2 in runs/ranks/traffic.csv, got: $(cat runs/ranks/traffic.csv)"
 jq -e '(.ranks | length) == 2 and ([.ranks[].rank] == [0, 1]) and .ranks[0].in_mpi_s >= 0.9 and
 	.ranks[1].outside_mpi_s >= 0.9 and .ranks[1].in_mpi_s < 0.5 and
 	(((.ranks[0].in_mpi_s + .ranks[1].in_mpi_s) / 2 - .mpi_s.mean) | fabs) <= 1e-6 * .mpi_s.mean and
@@ -93,14 +93,15 @@ rc=$?
 	fail "expected exit 2 and 'no run nosuchrun', got $rc: $(cat err.txt)"
 printf 'run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args,x.mean\nr,a,b,s,,1,1,1.0,,3\n' >old.csv
 printf 'run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args,time:in_mpi.mean,time:in_mpi.max,time:outside_mpi.mean,time:outside_mpi.max\nr,a,b,s,,1,1,1.0,,5,5,6,6\n' >bad.csv
-printf 'run_id,rank,time:in_mpi,time:outside_mpi,time:mpi_init\nr,0,12,x,1\n' >bad.ranks.csv
+mkdir -p ranks
+printf 'run_id,rank,time:in_mpi,time:outside_mpi,time:mpi_init\nr,0,12,x,1\n' >ranks/bad.csv
 mpipredict-report bad.csv 2>err.txt
 rc=$?
-[ $rc = 2 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q 'bad.ranks.csv:2:' err.txt ||
-	fail "expected exit 2 and one line naming bad.ranks.csv:2 for a bad per-rank line, got $rc: $(cat err.txt)"
+[ $rc = 2 ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q 'ranks/bad.csv:2:' err.txt ||
+	fail "expected exit 2 and one line naming ranks/bad.csv:2 for a bad per-rank line, got $rc: $(cat err.txt)"
 mpipredict-report bad.csv --json >r4.json 2>err.txt
 [ $? = 2 ] || fail "expected exit 2 with --json too"
-rm bad.ranks.csv
+rm -r ranks
 mpipredict-report bad.csv --json >r4.json 2>err.txt || fail "expected a report without a sidecar, got: $(cat err.txt)"
 jq -e '.ranks == null' r4.json >/dev/null || fail "expected ranks null without a sidecar, got $(jq -c .ranks r4.json)"
 mpipredict-report old.csv 2>err.txt
