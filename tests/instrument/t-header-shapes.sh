@@ -93,8 +93,10 @@ grep -q '^#include "body.inc"' out/a.c || fail "expected body.inc's directive un
 rows=$(grep -c '^loop:stencil\.h:6:' out/features.tsv)
 [ "$rows" = 1 ] || fail "expected one features.tsv row for stencil.h's loop, got $rows"
 rt=$(testrt_obj gcc) || exit 1
-gcc -O1 src/a.c src/b.c -o orig || fail "the original does not build"
-gcc -O1 -Wall -Wextra -Werror -iquote src out/a.c out/b.c "$rt" -o inst ||
+# shellcheck disable=SC2086
+gcc $CFLAGS_T -O1 src/a.c src/b.c -o orig || fail "the original does not build"
+# shellcheck disable=SC2086
+gcc $CFLAGS_T -O1 -Wall -Wextra -Werror -iquote src out/a.c out/b.c "$rt" -o inst ||
 	fail "the rewrite does not build with -Wall -Wextra -Werror"
 [ "$(./orig)" = "$(./inst)" ] || fail "expected output '$(./orig)', got '$(./inst)'"
 # smooth: 2 in main, 4 from b_part, and from grid(n) for odd n below 6 and 4:
@@ -113,6 +115,7 @@ grep -q 'named\.h\|body\.inc\|colors\.def' counts.txt && fail "expected no count
 printf 'namespace q {\n#include "named.h"\n}\nint main() { return q::named(2) - 2; }\n' >src/ns.cpp
 "$INS" -o out2 src/ns.cpp 2>notes || fail "mpipredict-instrument on ns.cpp exited $?"
 [ -d out2/mpp-headers ] && fail "expected no header copy for a namespace include"
-g++ -Wall -Wextra -Werror -iquote src out2/ns.cpp "$rt" -o ns || fail "ns.cpp's rewrite does not build"
+# shellcheck disable=SC2086
+g++ $CFLAGS_T -Wall -Wextra -Werror -iquote src out2/ns.cpp "$rt" -o ns || fail "ns.cpp's rewrite does not build"
 ./ns || fail "ns.cpp's rewrite exits $?"
 echo "ok"
