@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 		rd[j] = j * (rank + 1) * (int)sizeof(int);
 		rt[j] = MPI_INT;
 	}
-	MPI_Alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, MPI_COMM_WORLD); /* ALLTOALLW */
+	MPI_Alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt,
+		      MPI_COMM_WORLD); /* ALLTOALLW */
 	for (j = 0; j < n * (rank + 1); j++)
 		sum += rbuf[j];
 
@@ -47,7 +48,8 @@ int main(int argc, char **argv)
 		st[j] = rt[j] = MPI_DOUBLE;
 		ds[j] = rank + 0.5 * j;
 	}
-	MPI_Ialltoallw(ds, sc, sd, st, dr, rc, rd, rt, MPI_COMM_WORLD, &req); /* IALLTOALLW */
+	MPI_Ialltoallw(ds, sc, sd, st, dr, rc, rd, rt, MPI_COMM_WORLD,
+		       &req); /* IALLTOALLW */
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	for (j = 0; j < n; j++)
 		sum += (long)(2 * dr[j]);
@@ -59,35 +61,38 @@ int main(int argc, char **argv)
 	double wd[4] = {1, 2, 3, 4}, rdd[4];
 	for (j = 0; j < 16; j++)
 		w[j] = rank * 16 + j;
-	MPI_File_open(MPI_COMM_WORLD, "more.dat", MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
-	MPI_File_write_at_all_begin(fh, (MPI_Offset)rank * 64, w, 16, MPI_INT); /* WAA_BEGIN */
+	MPI_File_open(MPI_COMM_WORLD, "more.dat",
+		      MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+	MPI_File_write_at_all_begin(fh, (MPI_Offset)rank * 64, w, 16,
+				    MPI_INT);      /* WAA_BEGIN */
 	MPI_File_write_at_all_end(fh, w, &status); /* WAA_END */
 	/* Aggregators may write another rank's data: the standard's sync,
 	 * barrier, sync makes it visible to the reads (OMPIO needs it). */
 	MPI_File_sync(fh);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_File_sync(fh);
-	MPI_File_read_at_all_begin(fh, (MPI_Offset)rank * 64, r, 16, MPI_INT); /* RAA_BEGIN */
+	MPI_File_read_at_all_begin(fh, (MPI_Offset)rank * 64, r, 16,
+				   MPI_INT);      /* RAA_BEGIN */
 	MPI_File_read_at_all_end(fh, r, &status); /* RAA_END */
 	for (j = 0; j < 16; j++)
 		sum += r[j];
 	/* Past every rank's 64 bytes, so that no rank overwrites what
 	 * another has yet to read. */
 	MPI_File_seek(fh, (MPI_Offset)n * 64 + rank * 32, MPI_SEEK_SET);
-	MPI_File_write_all_begin(fh, wd, 4, MPI_DOUBLE); /* WA_BEGIN */
+	MPI_File_write_all_begin(fh, wd, 4, MPI_DOUBLE);   /* WA_BEGIN */
 	MPI_File_write_all_end(fh, wd, MPI_STATUS_IGNORE); /* WA_END */
 	MPI_File_seek(fh, (MPI_Offset)n * 64 + rank * 32, MPI_SEEK_SET);
-	MPI_File_read_all_begin(fh, rdd, 4, MPI_DOUBLE); /* RA_BEGIN */
+	MPI_File_read_all_begin(fh, rdd, 4, MPI_DOUBLE);   /* RA_BEGIN */
 	MPI_File_read_all_end(fh, rdd, MPI_STATUS_IGNORE); /* RA_END */
 	MPI_File_seek_shared(fh, (MPI_Offset)n * 96, MPI_SEEK_SET);
 	MPI_File_write_ordered_begin(fh, w, 2, MPI_INT); /* WO_BEGIN */
-	MPI_File_write_ordered_end(fh, w, &status); /* WO_END */
+	MPI_File_write_ordered_end(fh, w, &status);      /* WO_END */
 	MPI_File_sync(fh);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_File_sync(fh);
 	MPI_File_seek_shared(fh, (MPI_Offset)n * 96, MPI_SEEK_SET);
 	MPI_File_read_ordered_begin(fh, r, 2, MPI_INT); /* RO_BEGIN */
-	MPI_File_read_ordered_end(fh, r, &status); /* RO_END */
+	MPI_File_read_ordered_end(fh, r, &status);      /* RO_END */
 	MPI_File_close(&fh);
 
 #if MPI_VERSION >= 4
@@ -98,14 +103,17 @@ int main(int argc, char **argv)
 	if (rank == 0)
 		for (j = 0; j < 5; j++)
 			b[j] = j + 7;
-	MPI_Allreduce_init(x, y, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &pr); /* ALLREDUCE_INIT */
+	MPI_Allreduce_init(x, y, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+			   MPI_INFO_NULL, &pr); /* ALLREDUCE_INIT */
 	for (j = 0; j < 4; j++) {
 		MPI_Start(&pr);
 		MPI_Wait(&pr, MPI_STATUS_IGNORE);
 		sum += (long)y[0];
 	}
-	MPI_Bcast_init(b, 5, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &pq[0]); /* BCAST_INIT */
-	MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &pq[1]); /* BARRIER_INIT */
+	MPI_Bcast_init(b, 5, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+		       &pq[0]); /* BCAST_INIT */
+	MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL,
+			 &pq[1]); /* BARRIER_INIT */
 	for (j = 0; j < 2; j++) {
 		MPI_Startall(2, pq);
 		MPI_Waitall(2, pq, MPI_STATUSES_IGNORE);
@@ -120,15 +128,20 @@ int main(int argc, char **argv)
 	double three[3] = {1, 2, 3}, got3[3], one = rank, all1 = 0;
 	for (j = 0; j < 64; j++)
 		ring[j] = rank;
-	MPI_Isend_c(ring, rank + 2, MPI_INT, right, 1, MPI_COMM_WORLD, &req); /* ISEND_C */
-	MPI_Recv_c(r, 16, MPI_INT, left, 1, MPI_COMM_WORLD, &status); /* RECV_C */
+	MPI_Isend_c(ring, rank + 2, MPI_INT, right, 1, MPI_COMM_WORLD,
+		    &req); /* ISEND_C */
+	MPI_Recv_c(r, 16, MPI_INT, left, 1, MPI_COMM_WORLD,
+		   &status); /* RECV_C */
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
-	MPI_Irecv_c(got3, 3, MPI_DOUBLE, left, 2, MPI_COMM_WORLD, &req); /* IRECV_C */
+	MPI_Irecv_c(got3, 3, MPI_DOUBLE, left, 2, MPI_COMM_WORLD,
+		    &req); /* IRECV_C */
 	MPI_Send_c(three, 3, MPI_DOUBLE, right, 2, MPI_COMM_WORLD); /* SEND_C */
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
-	MPI_Allreduce_c(three, got3, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD); /* ALLREDUCE_C */
+	MPI_Allreduce_c(three, got3, 2, MPI_DOUBLE, MPI_SUM,
+			MPI_COMM_WORLD);               /* ALLREDUCE_C */
 	MPI_Bcast_c(b, 3, MPI_INT, 0, MPI_COMM_WORLD); /* BCAST_C */
-	MPI_Reduce_c(&one, &all1, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); /* REDUCE_C */
+	MPI_Reduce_c(&one, &all1, 1, MPI_DOUBLE, MPI_SUM, 0,
+		     MPI_COMM_WORLD); /* REDUCE_C */
 	sum += r[0] + (long)got3[1] + (long)all1;
 	if (rank == 0)
 		printf("mpi4\n");
