@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # When the run row cannot be written the program behaves as without
-# mpipredict: its own exit status (7 here) is unchanged, MPI_Finalize
+# mpipredict: its own exit status (7 here, from rank 0) is unchanged, MPI_Finalize
 # returns, and exactly one line on stderr names the target. OpenMPI, MPICH.
 . "$MPP_SRC/tests/collector/lib.sh"
 
