@@ -356,6 +356,36 @@ static char *text_of(const struct mpp_tu *t, const struct mpp_source *src,
 	return strndup(src->text + b, e - b);
 }
 
+/* A for loop's init, `v = A` or `T v = A` (one declarator of an automatic
+ * integer with an initializer): 0 with the loop variable in *var and the
+ * cursor where the init ends in *endc, or 1 for any other shape. */
+static int loop_init(const struct mpp_tu *t, CXCursor init, CXCursor *var,
+		     CXCursor *endc)
+{
+	struct kids k;
+	char op[8];
+	if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
+		if (kids_of(init, &k) != 1 ||
+		    clang_getCursorKind(k.c[0]) != CXCursor_VarDecl)
+			return 1;
+		*var = *endc = k.c[0];
+		enum CX_StorageClass sc = clang_Cursor_getStorageClass(*var);
+		if ((sc != CX_SC_None && sc != CX_SC_Auto &&
+		     sc != CX_SC_Register) ||
+		    !int_type(clang_getCursorType(*var)) ||
+		    kids_of(*var, &k) == 0)
+			return 1; /* no initializer */
+		return 0;
+	}
+	if (clang_getCursorKind(init) != CXCursor_BinaryOperator ||
+	    kids_of(init, &k) != 2 ||
+	    binary_op(t, init, &k, op, sizeof(op)) < 0 || strcmp(op, "="))
+		return 1;
+	*var = local_int(bare(k.c[0]));
+	*endc = init;
+	return clang_Cursor_isNull(*var);
+}
+
 int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text)
@@ -371,31 +401,8 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 	CXCursor init = parts.c[0], cond = parts.c[1], inc = parts.c[2];
 	CXCursor var, endc; /* the loop variable; where the init ends */
 	int decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
-
-	/* init: `v = A` or `T v = A` (one declarator). */
-	if (decl) {
-		if (kids_of(init, &k) != 1 ||
-		    clang_getCursorKind(k.c[0]) != CXCursor_VarDecl)
-			return 1;
-		var = k.c[0];
-		endc = var;
-		enum CX_StorageClass sc = clang_Cursor_getStorageClass(var);
-		if ((sc != CX_SC_None && sc != CX_SC_Auto &&
-		     sc != CX_SC_Register) ||
-		    !int_type(clang_getCursorType(var)) ||
-		    kids_of(var, &k) == 0)
-			return 1; /* no initializer */
-	} else {
-		if (clang_getCursorKind(init) != CXCursor_BinaryOperator ||
-		    kids_of(init, &k) != 2 ||
-		    binary_op(t, init, &k, op, sizeof(op)) < 0 ||
-		    strcmp(op, "="))
-			return 1;
-		var = local_int(bare(k.c[0]));
-		endc = init;
-		if (clang_Cursor_isNull(var))
-			return 1;
-	}
+	if (loop_init(t, init, &var, &endc))
+		return 1;
 	w.v[w.n++] = var;
 
 	/* cond: `v OP B`. */
@@ -524,29 +531,8 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	CXCursor init = parts.c[0], cond = parts.c[1], inc = parts.c[2];
 	CXCursor var, endc;
 	int decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
-	if (decl) {
-		if (kids_of(init, &k) != 1 ||
-		    clang_getCursorKind(k.c[0]) != CXCursor_VarDecl)
-			return 1;
-		var = k.c[0];
-		endc = var;
-		enum CX_StorageClass sc = clang_Cursor_getStorageClass(var);
-		if ((sc != CX_SC_None && sc != CX_SC_Auto &&
-		     sc != CX_SC_Register) ||
-		    !int_type(clang_getCursorType(var)) ||
-		    kids_of(var, &k) == 0)
-			return 1;
-	} else {
-		if (clang_getCursorKind(init) != CXCursor_BinaryOperator ||
-		    kids_of(init, &k) != 2 ||
-		    binary_op(t, init, &k, op, sizeof(op)) < 0 ||
-		    strcmp(op, "="))
-			return 1;
-		var = local_int(bare(k.c[0]));
-		endc = init;
-		if (clang_Cursor_isNull(var))
-			return 1;
-	}
+	if (loop_init(t, init, &var, &endc))
+		return 1;
 	/* Exactness: a signed v cannot wrap (undefined behaviour), and an
 	 * unsigned one of 64 bits runs fewer than 2^64 steps; a narrower
 	 * unsigned one might wrap in a loop left by break. */
