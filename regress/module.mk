@@ -51,7 +51,7 @@ REGRESS_TESTS := $(BUILD)/tests/regress/gen-runs $(BUILD)/tests/regress/gen-md \
 # The model, params and runs headers are internal (libregress.a is not
 # installed): the daemon and the trainer are the programs that use them.
 TEST_BINS += $(REGRESS_TESTS)
-FORMAT_SRC += $(wildcard regress/*.c regress/*.h tests/regress/*.c)
+FORMAT_SRC += $(wildcard regress/*.c regress/*.h tests/regress/*.c tests/regress/*.h)
 
 .PHONY: regress
 regress: $(REGRESS_LIB) $(CLI_PROGS) $(REGRESS_TESTS)
