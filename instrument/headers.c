@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "instrument/codegen.h"
 #include "instrument/rewrite.h"
 #include "instrument/visit.h"
@@ -62,15 +63,10 @@ static size_t file_index(struct ctx *x, CXFile f)
 	for (size_t i = 0; i < x->nfiles; i++)
 		if (clang_File_isEqual(f, x->files[i].f))
 			return i;
-	if (x->nfiles == x->capfiles) {
-		size_t cap = x->capfiles ? x->capfiles * 2 : 64;
-		struct hfile *v = realloc(x->files, cap * sizeof(*v));
-		if (!v) {
-			x->oom = 1;
-			return MAIN;
-		}
-		x->files = v;
-		x->capfiles = cap;
+	if (mpp_grow((void **)&x->files, &x->capfiles, x->nfiles,
+		     sizeof(*x->files), 64)) {
+		x->oom = 1;
+		return MAIN;
 	}
 	struct hfile *h = &x->files[x->nfiles];
 	memset(h, 0, sizeof(*h));
@@ -112,15 +108,10 @@ static enum CXChildVisitResult find_dirs(CXCursor c, CXCursor parent,
 	clang_getFileLocation(clang_getRangeEnd(r), NULL, NULL, NULL, &e);
 	if (!to || !from)
 		return CXChildVisit_Continue;
-	if (x->ndirs == x->capdirs) {
-		size_t cap = x->capdirs ? x->capdirs * 2 : 64;
-		struct dir *v = realloc(x->dirs, cap * sizeof(*v));
-		if (!v) {
-			x->oom = 1;
-			return CXChildVisit_Break;
-		}
-		x->dirs = v;
-		x->capdirs = cap;
+	if (mpp_grow((void **)&x->dirs, &x->capdirs, x->ndirs, sizeof(*x->dirs),
+		     64)) {
+		x->oom = 1;
+		return CXChildVisit_Break;
 	}
 	struct dir d = {.b = b, .e = e};
 	d.from = file_index(x, from);

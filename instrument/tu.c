@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
+
 /* Macro definitions already tokenized: (file, offset) -> their MACRO_
  * flags (open addressing). */
 struct defseen {
@@ -28,14 +30,9 @@ struct collect {
 static int add_pragma(struct collect *cl, size_t b, size_t e)
 {
 	struct mpp_tu *t = cl->t;
-	if (t->npragmas == cl->pcap) {
-		size_t cap = cl->pcap ? cl->pcap * 2 : 16;
-		struct mpp_range *v = realloc(t->pragmas, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		t->pragmas = v;
-		cl->pcap = cap;
-	}
+	if (mpp_grow((void **)&t->pragmas, &cl->pcap, t->npragmas,
+		     sizeof(*t->pragmas), 16))
+		return -1;
 	t->pragmas[t->npragmas++] = (struct mpp_range){b, e};
 	return 0;
 }
@@ -206,15 +203,10 @@ static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 	    !clang_File_isEqual(fe, cl->t->file) || e <= b)
 		return CXChildVisit_Continue;
 	struct mpp_tu *t = cl->t;
-	if (t->nmacros == cl->cap) {
-		size_t cap = cl->cap ? cl->cap * 2 : 256;
-		struct mpp_macro *v = realloc(t->macros, cap * sizeof(*v));
-		if (!v) {
-			cl->oom = 1;
-			return CXChildVisit_Break;
-		}
-		t->macros = v;
-		cl->cap = cap;
+	if (mpp_grow((void **)&t->macros, &cl->cap, t->nmacros,
+		     sizeof(*t->macros), 256)) {
+		cl->oom = 1;
+		return CXChildVisit_Break;
 	}
 	t->macros[t->nmacros++] =
 	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition, 0};

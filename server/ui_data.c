@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/grow.h"
 #include "server/log.h"
 
 struct mpp_ui_store {
@@ -77,19 +78,6 @@ static void data_free(mpp_ui_data *d)
 }
 
 /* Grows *arr (of elements of size sz) to hold n + 1. */
-static int grow(void **arr, size_t *cap, size_t n, size_t sz)
-{
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? *cap * 2 : 16;
-	void *a = realloc(*arr, c * sz);
-	if (a == NULL)
-		return -1;
-	*arr = a;
-	*cap = c;
-	return 0;
-}
-
 static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, char *err,
 		   size_t errlen)
 {
@@ -115,8 +103,8 @@ static int read_models(sqlite3 *db, mpp_ui_data *d, char *err, size_t errlen)
 	if (prepare(db, sql, &st, err, errlen))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&d->models, &cap, d->nmodels,
-			 sizeof *d->models)) {
+		if (mpp_grow((void **)&d->models, &cap, d->nmodels,
+			     sizeof *d->models, 16)) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -155,7 +143,7 @@ static int read_preds(sqlite3 *db, const char *sql, mpp_ui_pred **out,
 	if (prepare(db, sql, &st, err, errlen))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)out, &cap, *n, sizeof **out)) {
+		if (mpp_grow((void **)out, &cap, *n, sizeof **out, 16)) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -215,8 +203,8 @@ static int read_users(sqlite3 *db, mpp_ui_data *d, char *err, size_t errlen)
 	if (prepare(db, sql, &st, err, errlen))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow((void **)&d->users, &cap, d->nusers,
-			 sizeof *d->users)) {
+		if (mpp_grow((void **)&d->users, &cap, d->nusers,
+			     sizeof *d->users, 16)) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
