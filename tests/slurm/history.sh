@@ -41,6 +41,7 @@ history_checks() {
 		"root|0|debug|1|1|300.0|COMPLETED|1|1|1" "$got"
 	expect "history: jobcomp logged nothing wrong" "" "$(cat "$work/log/jobcomp.log" 2>/dev/null)"
 	# The third job: no model for hsleep, predicted from the first two.
+	n=$(sqlite3 "$work/models.db" "SELECT count(*) FROM predictions WHERE basis = 'history'")
 	submit "$hist" -t 5
 	c=$jid
 	got=$(comment "$c")
@@ -49,6 +50,9 @@ history_checks() {
 	*) bad "history: the plugin annotates a job without a model" "expected 'mpipredict: Ns [L,U] hsleep', got '$got'" ;;
 	esac
 	rt=$(sqlite3 "$work/models.db" "SELECT (SELECT runtime_s FROM jobs WHERE job_id = '$a1') + (SELECT runtime_s FROM jobs WHERE job_id = '$a2')")
+	# The daemon audits in batches (--audit-interval, 100 ms): the answer
+	# reaches the plugin before its audit record reaches the store.
+	wait_for 10 sh -c "[ \$(sqlite3 '$work/models.db' \"SELECT count(*) FROM predictions WHERE basis = 'history'\") -gt $n ]"
 	expect "history: Tsafrir's mean of the two, audited with basis history" \
 		"history|uid:0|hsleep|$(awk -v s="$rt" 'BEGIN { printf "%.1f", int(s / 2) }')" \
 		"$(sqlite3 "$work/models.db" "SELECT basis, user, app, runtime_s FROM predictions WHERE basis = 'history' ORDER BY id DESC LIMIT 1")"
