@@ -6,12 +6,14 @@
  * ("<rank> <action> <args>"), the computation between two MPI calls as
  * "<rank> compute <flops>" at a reference speed of 1e9 flop/s (so flops are
  * nanoseconds of wall time), sizes in bytes, peers and roots as ranks of
- * MPI_COMM_WORLD (-1 for MPI_PROC_NULL, -2 for MPI_ANY_SOURCE when the
- * status was ignored). The names follow SimGrid's replay (send, isend,
- * recv, irecv, wait, waitall, barrier, bcast, reduce, allreduce, alltoall,
- * alltoallv, gather, allgather, ...) plus a few it does not replay
- * (sendrecv, scan, exscan, test, i<collective>): mpipredict-simulate
- * converts those; its README lists how. The file ends with
+ * MPI_COMM_WORLD (-1 for MPI_PROC_NULL), a receive's source and tag as
+ * its status names them when it was posted with MPI_ANY_SOURCE or
+ * MPI_ANY_TAG (an MPI_Irecv's wildcards as posted: -2 for MPI_ANY_SOURCE,
+ * the MPI's MPI_ANY_TAG; its line is written before it matches). The names
+ * follow SimGrid's replay (send, isend, recv, irecv, wait, waitall, barrier,
+ * bcast, reduce, allreduce, alltoall, alltoallv, gather, allgather, ...) plus a
+ * few it does not replay (sendrecv, scan, exscan, test, i<collective>):
+ * mpipredict-simulate converts those; its README lists how. The file ends with
  * "# wall <seconds>" (this rank, MPI_Init to MPI_Finalize) and rank 0 also
  * writes DIR/meta (nprocs, the program's arguments).
  *
