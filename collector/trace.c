@@ -126,6 +126,24 @@ void mpp_trace_pre(void)
 	fprintf(out, "%d compute %.0f\n", me, (t - t_seg) * 1e9);
 }
 
+/* A blocking probe waits for a message; that wait is not computation,
+ * yet the probe writes no action (SimGrid's replay has none), so its time
+ * would stay in the segment: a task farm's master, which waits in
+ * MPI_Probe for the next result, was traced as computing all along, and
+ * predict scaled that wait as work (t-task-farm.sh). The segment skips
+ * the probe's time; the receive that follows carries the wait in the
+ * replay, as it would without the probe. MPI_Iprobe is left alone: a
+ * polling loop's wait is the loop's own code. */
+double mpp_trace_probe_begin(void)
+{
+	return now();
+}
+
+void mpp_trace_probe_end(double t0)
+{
+	t_seg += now() - t0;
+}
+
 void mpp_trace_stop(void)
 {
 	if (!mpp_trace_on)
