@@ -6,12 +6,14 @@
  * ("<rank> <action> <args>"), the computation between two MPI calls as
  * "<rank> compute <flops>" at a reference speed of 1e9 flop/s (so flops are
  * nanoseconds of wall time), sizes in bytes, peers and roots as ranks of
- * MPI_COMM_WORLD (-1 for MPI_PROC_NULL, -2 for MPI_ANY_SOURCE when the
- * status was ignored). The names follow SimGrid's replay (send, isend,
- * recv, irecv, wait, waitall, barrier, bcast, reduce, allreduce, alltoall,
- * alltoallv, gather, allgather, ...) plus a few it does not replay
- * (sendrecv, scan, exscan, test, i<collective>): mpipredict-simulate
- * converts those; its README lists how. The file ends with
+ * MPI_COMM_WORLD (-1 for MPI_PROC_NULL), a receive's source and tag as
+ * its status names them when it was posted with MPI_ANY_SOURCE or
+ * MPI_ANY_TAG (an MPI_Irecv's wildcards as posted: -2 for MPI_ANY_SOURCE,
+ * the MPI's MPI_ANY_TAG; its line is written before it matches). The names
+ * follow SimGrid's replay (send, isend, recv, irecv, wait, waitall, barrier,
+ * bcast, reduce, allreduce, alltoall, alltoallv, gather, allgather, ...) plus a
+ * few it does not replay (sendrecv, scan, exscan, test, i<collective>):
+ * mpipredict-simulate converts those; its README lists how. The file ends with
  * "# wall <seconds>" (this rank, MPI_Init to MPI_Finalize) and rank 0 also
  * writes DIR/meta (nprocs, the program's arguments).
  *
@@ -45,6 +47,13 @@ void mpp_trace_pre(void);
 	void mpp_trace_##name params;
 #include "collector/mpi_table.def"
 #undef MPP_MPI
+
+/* MPI_Probe, intercepted by hand in trace mode (it is no row of
+ * mpi_table.def: it moves no bytes): mpp_trace_probe_begin before the
+ * PMPI call returns the clock, mpp_trace_probe_end(that) after it takes
+ * the probe's time out of the running segment. */
+double mpp_trace_probe_begin(void);
+void mpp_trace_probe_end(double t0);
 
 /* The neighbours of comm's topology (Cartesian, graph, distributed
  * graph): sources in nb[0..*nin), destinations in nb[*nin..*nin + *nout),
