@@ -243,6 +243,127 @@ static int kinds(const struct mpp_trace *t, struct kind **ks, size_t *nk)
 	return 0;
 }
 
+/* The inputs of a per-segment law and how it is fitted (mpp_trace_scale):
+ * the training traces grouped by arguments (repeats of one input share a
+ * group), the parameters of each and of the target, the law's variables. */
+struct law {
+	size_t ntrain, ngrp;
+	const size_t *grp;
+	const mpp_params *tp, *target;
+	const char *const *vars;
+	size_t nv;
+	int use_min;
+	double *vals; /* scratch, ntrain */
+};
+
+/* Seconds per occurrence of one kind in training trace j (<= 0: absent),
+ * or the whole run's computation seconds when k is NULL. */
+struct per_kind {
+	struct kind *const *tk;
+	const size_t *ntk;
+	const char *k;
+};
+
+static double per_occurrence(size_t j, const void *ctx)
+{
+	const struct per_kind *p = ctx;
+	for (size_t q = 0; q < p->ntk[j]; q++) {
+		const struct kind *tx = &p->tk[j][q];
+		if (!strcmp(tx->k, p->k))
+			return tx->occ > 0 && tx->flops > 0
+				   ? tx->flops / tx->occ * 1e-9
+				   : 0;
+	}
+	return 0;
+}
+
+static double whole_run(size_t j, const void *ctx)
+{
+	const struct per_kind *p = ctx;
+	double f = 0;
+	for (size_t q = 0; q < p->ntk[j]; q++)
+		f += p->tk[j][q].flops;
+	return f * 1e-9;
+}
+
+/* The law value(params) = exp(c0 + sum c_v log param_v), fitted by
+ * weighted least squares on the logs (one row per input: the median, or
+ * the minimum, of its repeats), evaluated at the target into *out.
+ * 1: done; 0: an input lacks the value or the fit failed; -1: no memory. */
+static int law_at_target(const struct law *l,
+			 double (*value)(size_t, const void *), const void *ctx,
+			 double *out)
+{
+	size_t nv = l->nv, m = 0;
+	int rc = 0;
+	gsl_matrix *X = gsl_matrix_alloc(l->ngrp, nv + 1);
+	gsl_vector *y = gsl_vector_alloc(l->ngrp);
+	gsl_vector *wt = gsl_vector_alloc(l->ngrp);
+	gsl_vector *c = gsl_vector_alloc(nv + 1);
+	gsl_matrix *cov = gsl_matrix_alloc(nv + 1, nv + 1);
+	if (!X || !y || !wt || !c || !cov) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t G = 0; G < l->ngrp; G++) {
+		size_t nval = 0, first = l->ntrain;
+		for (size_t j = 0; j < l->ntrain; j++) {
+			if (l->grp[j] != G)
+				continue;
+			first = first < l->ntrain ? first : j;
+			double v = value(j, ctx);
+			if (v > 0)
+				l->vals[nval++] = v;
+		}
+		if (nval == 0)
+			continue;
+		gsl_sort(l->vals, 1, nval);
+		gsl_matrix_set(X, m, 0, 1.0);
+		double d2 = 0;
+		for (size_t v = 0; v < nv; v++) {
+			double lx =
+			    log(*mpp_params_get(&l->tp[first], l->vars[v]));
+			double d =
+			    log(*mpp_params_get(l->target, l->vars[v])) - lx;
+			gsl_matrix_set(X, m, v + 1, lx);
+			d2 += d * d;
+		}
+		/* Inputs nearer the target (in the law's log space) weigh
+		 * more: a small input can sit in another cache regime (cg's
+		 * set-up at -n 24 ran 13x faster than at 32 for 2.4x the
+		 * points; an even fit extrapolated it 3x too high at 52). */
+		gsl_vector_set(wt, m, 1.0 / (d2 > 0.0025 ? d2 : 0.0025));
+		gsl_vector_set(y, m,
+			       log(l->use_min
+				       ? l->vals[0]
+				       : gsl_stats_median_from_sorted_data(
+					     l->vals, 1, nval)));
+		m++;
+	}
+	if (m == l->ngrp) {
+		double chi;
+		gsl_multifit_linear_workspace *w =
+		    gsl_multifit_linear_alloc(m, nv + 1);
+		if (w && gsl_multifit_wlinear(X, wt, y, c, cov, &chi, w) == 0) {
+			double lv = gsl_vector_get(c, 0);
+			for (size_t v = 0; v < nv; v++)
+				lv +=
+				    gsl_vector_get(c, v + 1) *
+				    log(*mpp_params_get(l->target, l->vars[v]));
+			*out = exp(lv);
+			rc = 1;
+		}
+		gsl_multifit_linear_free(w);
+	}
+out:
+	gsl_matrix_free(X);
+	gsl_vector_free(y);
+	gsl_vector_free(wt);
+	gsl_vector_free(c);
+	gsl_matrix_free(cov);
+	return rc;
+}
+
 int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    size_t ntrain, const char *target_args, int use_min,
 		    char *report, size_t replen, char *err, size_t errlen)
@@ -300,85 +421,16 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		if (ok && varies)
 			vars[nv++] = nm;
 	}
+	struct law lw = {ntrain, ngrp, grp,     tp,  &target,
+			 vars,   nv,   use_min, vals};
 	double matched_t = 0, matched_b = 0;
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
-		size_t m = 0;
-		gsl_matrix *X = gsl_matrix_alloc(ngrp, nv + 1);
-		gsl_vector *y = gsl_vector_alloc(ngrp);
-		gsl_vector *wt = gsl_vector_alloc(ngrp);
-		gsl_vector *c = gsl_vector_alloc(nv + 1);
-		gsl_matrix *cov = gsl_matrix_alloc(nv + 1, nv + 1);
-		if (!X || !y || !wt || !c || !cov) {
-			gsl_matrix_free(X);
-			gsl_vector_free(y);
-			gsl_vector_free(wt);
-			gsl_vector_free(c);
-			gsl_matrix_free(cov);
+		struct per_kind pk = {tk, ntk, x->k};
+		int h = law_at_target(&lw, per_occurrence, &pk, &x->target);
+		if (h < 0)
 			goto oom;
-		}
-		for (size_t G = 0; G < ngrp; G++) {
-			size_t nval = 0, first = ntrain;
-			for (size_t j = 0; j < ntrain; j++) {
-				struct kind *tx = NULL;
-				if (grp[j] != G)
-					continue;
-				first = first < ntrain ? first : j;
-				for (size_t q = 0; q < ntk[j]; q++)
-					if (!strcmp(tk[j][q].k, x->k))
-						tx = &tk[j][q];
-				if (tx && tx->occ > 0 && tx->flops > 0)
-					vals[nval++] =
-					    tx->flops / tx->occ * 1e-9;
-			}
-			if (nval == 0)
-				continue;
-			gsl_sort(vals, 1, nval);
-			gsl_matrix_set(X, m, 0, 1.0);
-			double d2 = 0;
-			for (size_t v = 0; v < nv; v++) {
-				double lx =
-				    log(*mpp_params_get(&tp[first], vars[v]));
-				double d =
-				    log(*mpp_params_get(&target, vars[v])) - lx;
-				gsl_matrix_set(X, m, v + 1, lx);
-				d2 += d * d;
-			}
-			/* Inputs nearer the target (in the law's log space)
-			 * weigh more: a small input can sit in another cache
-			 * regime (cg's set-up at -n 24 ran 13x faster than at
-			 * 32 for 2.4x the points; an even fit extrapolated it
-			 * 3x too high at 52). */
-			gsl_vector_set(wt, m,
-				       1.0 / (d2 > 0.0025 ? d2 : 0.0025));
-			gsl_vector_set(
-			    y, m,
-			    log(use_min ? vals[0]
-					: gsl_stats_median_from_sorted_data(
-					      vals, 1, nval)));
-			m++;
-		}
-		if (m == ngrp) {
-			double chi;
-			gsl_multifit_linear_workspace *w =
-			    gsl_multifit_linear_alloc(m, nv + 1);
-			if (w && gsl_multifit_wlinear(X, wt, y, c, cov, &chi,
-						      w) == 0) {
-				double l = gsl_vector_get(c, 0);
-				for (size_t v = 0; v < nv; v++)
-					l += gsl_vector_get(c, v + 1) *
-					     log(*mpp_params_get(&target,
-								 vars[v]));
-				x->target = exp(l);
-				x->have = 1;
-			}
-			gsl_multifit_linear_free(w);
-		}
-		gsl_matrix_free(X);
-		gsl_vector_free(y);
-		gsl_vector_free(wt);
-		gsl_vector_free(c);
-		gsl_matrix_free(cov);
+		x->have = h;
 		if (x->have && x->flops > 0) {
 			/* Single-rank occurrences = occurrences per rank. */
 			double occ1 = x->occ / skel->nranks;
@@ -386,20 +438,38 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 			matched_b += x->flops * 1e-9;
 		}
 	}
+	/* No kind in common: the target's ranks do other things than the
+	 * single rank did (a task farm's workers; at 1 rank the master does
+	 * the tasks itself). Work is still conserved: the whole run's
+	 * single-rank computation follows a law of its own, and every segment
+	 * of the skeleton takes the one factor that law gives. */
+	int whole = 0;
+	if (matched_b <= 0) {
+		struct per_kind pk = {tk, ntk, NULL};
+		int h = law_at_target(&lw, whole_run, &pk, &matched_t);
+		if (h < 0)
+			goto oom;
+		for (size_t s = 0; h && s < nsk; s++)
+			matched_b += sk[s].flops * 1e-9;
+		whole = h && matched_b > 0;
+	}
 	if (matched_b <= 0) {
 		snprintf(err, errlen,
-			 "no segment kind of the target run is in every "
-			 "training trace (different programs?)");
+			 "no computation to scale: the target run has none "
+			 "SMPI measured, or a training trace has none");
 		goto out;
 	}
 	double glob = matched_t / matched_b;
 	if (report)
 		rep += (size_t)snprintf(
 		    report + rep, replen - rep,
-		    "law variables:%s%s%s%s; global factor %.4g\n",
+		    "law variables:%s%s%s%s; global factor %.4g%s\n",
 		    nv ? "" : " none (one training input: no scaling)",
 		    nv > 0 ? " " : "", nv > 0 ? vars[0] : "",
-		    nv > 1 ? " ..." : "", glob);
+		    nv > 1 ? " ..." : "", glob,
+		    whole ? " (no segment kind of the target run is in every "
+			    "training trace: the whole run's law)"
+			  : "");
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
 		double f = glob;
