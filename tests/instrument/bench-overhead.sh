@@ -76,7 +76,11 @@ wall() { # name args...: "median_orig median_inst" over interleaved pairs
 	: >"$n.inst.t"
 	for r in $(seq 1 "$rounds"); do
 		for v in $([ $((r % 2)) = 1 ] && echo "orig inst" || echo "inst orig"); do
-			/usr/bin/time -f "%e" -a -o "$n.$v.t" "./$n.$v" "$@" >/dev/null
+			# bash's clock (microseconds): /usr/bin/time's %e has
+			# 10 ms steps, a tenth of the shorter kernels' runs
+			local t0=$EPOCHREALTIME
+			"./$n.$v" "$@" >/dev/null
+			echo "$EPOCHREALTIME - $t0" | bc >>"$n.$v.t"
 		done
 	done
 	for v in orig inst; do
@@ -100,7 +104,7 @@ row() { # label "ir args" "wall args": one line
 	kept=$(grep -Ec '^(loop|then|else|case):' "$n.used" 2>/dev/null) || kept=0
 	awk -v l="$label" -v o="$o" -v i="$i" -v w="$w" -v le="$le" -v k="$kept" 'BEGIN {
 		split(w, t, " ")
-		printf "%-30s %14d %14d %7.4f   %8.2f %8.2f %6.3f   %7.4f (%s)\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0), le / o, k }'
+		printf "%-30s %14d %14d %7.4f   %8.3f %8.3f %6.3f   %7.4f (%s)\n", l, o, i, i / o, t[1], t[2], (t[1] > 0 ? t[2] / t[1] : 0), le / o, k }'
 	awk -v o="$o" -v i="$i" 'BEGIN { printf "%.6f\n", i / o }' >>ratios.txt
 	awk -v o="$o" -v i="$le" 'BEGIN { printf "%.6f\n", i / o }' >>lean.txt
 }
