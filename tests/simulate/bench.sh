@@ -42,12 +42,17 @@ pick=$(((REPS + 1) / 2))
 [ "$STAT" = min ] && pick=1
 
 declare -A TRAIN TARGET
+# Iterations make each target run last 0.3-0.6 s on a quiet machine: at
+# 10 / 5 / 40 iterations (the first design, for a loaded machine) the
+# jacobi3d, is and cg targets ran 13-100 ms, where start-up and timer
+# noise were 10-40 % of a single-rank segment. ITERS=short restores them.
+if [ "${ITERS:-long}" = short ]; then ij=10 ii=5 ic=40; else ij=200 ii=20 ic=400; fi
 TRAIN[prime]="-n 1500000 -i 1|-n 2500000 -i 1|-n 3500000 -i 1"; TARGET[prime]="-n 5000000 -i 1"
-TRAIN[jacobi3d]="-n 40 -i 10|-n 52 -i 10|-n 64 -i 10"; TARGET[jacobi3d]="-n 80 -i 10"
-TRAIN[is]="-n 400000 -i 5|-n 800000 -i 5|-n 1200000 -i 5"; TARGET[is]="-n 2000000 -i 5"
-TRAIN[cg]="-n 24 -i 40|-n 32 -i 40|-n 40 -i 40"; TARGET[cg]="-n 52 -i 40"
+TRAIN[jacobi3d]="-n 40 -i $ij|-n 52 -i $ij|-n 64 -i $ij"; TARGET[jacobi3d]="-n 80 -i $ij"
+TRAIN[is]="-n 400000 -i $ii|-n 800000 -i $ii|-n 1200000 -i $ii"; TARGET[is]="-n 2000000 -i $ii"
+TRAIN[cg]="-n 24 -i $ic|-n 32 -i $ic|-n 40 -i $ic"; TARGET[cg]="-n 52 -i $ic"
 
-echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT"
+echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT, iterations: ${ITERS:-long}"
 printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err
 for app in ${APPS:-prime jacobi3d is cg}; do
 	build_real "$app" && build_smpi "$app" || { echo "$app: build failed"; continue; }
