@@ -1427,21 +1427,6 @@ int MPI_Request_free(MPI_Request *request)
 	return PMPI_Request_free(request);
 }
 
-/* Trace mode only: MPI_Probe's wait is not computation (trace.c). Not a
- * call site (no row of mpi_table.def: no bytes to count). */
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-	double t0;
-	int rc;
-
-	if (!mpp_trace_on)
-		return PMPI_Probe(source, tag, comm, status);
-	t0 = mpp_trace_probe_begin();
-	rc = PMPI_Probe(source, tag, comm, status);
-	mpp_trace_probe_end(t0);
-	return rc;
-}
-
 /* Dense node indices from one key per rank (equal keys: same node). */
 static int number_nodes(int *key, int n)
 {

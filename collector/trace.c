@@ -133,15 +133,21 @@ void mpp_trace_pre(void)
  * predict scaled that wait as work (t-task-farm.sh). The segment skips
  * the probe's time; the receive that follows carries the wait in the
  * replay, as it would without the probe. MPI_Iprobe is left alone: a
- * polling loop's wait is the loop's own code. */
-double mpp_trace_probe_begin(void)
+ * polling loop's wait is the loop's own code. Defined here because both
+ * builds that trace link this file: libmpipredict and the smpicc wrapper
+ * (simulate/smpi_wrap.c). Not a call site: no row of mpi_table.def, no
+ * bytes to count. */
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-	return now();
-}
+	double t0;
+	int rc;
 
-void mpp_trace_probe_end(double t0)
-{
+	if (!mpp_trace_on)
+		return PMPI_Probe(source, tag, comm, status);
+	t0 = now();
+	rc = PMPI_Probe(source, tag, comm, status);
 	t_seg += now() - t0;
+	return rc;
 }
 
 void mpp_trace_stop(void)

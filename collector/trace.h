@@ -48,13 +48,6 @@ void mpp_trace_pre(void);
 #include "collector/mpi_table.def"
 #undef MPP_MPI
 
-/* MPI_Probe, intercepted by hand in trace mode (it is no row of
- * mpi_table.def: it moves no bytes): mpp_trace_probe_begin before the
- * PMPI call returns the clock, mpp_trace_probe_end(that) after it takes
- * the probe's time out of the running segment. */
-double mpp_trace_probe_begin(void);
-void mpp_trace_probe_end(double t0);
-
 /* The neighbours of comm's topology (Cartesian, graph, distributed
  * graph): sources in nb[0..*nin), destinations in nb[*nin..*nin + *nout),
  * in the order the standard gives a neighbourhood collective's blocks.

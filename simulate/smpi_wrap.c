@@ -45,10 +45,11 @@ int MPI_Finalize(void)
  * takes the row). The others (one-sided, I/O, neighbourhood, persistent)
  * are left to SMPI alone; some differ from the table's prototypes in
  * SMPI's mpi.h. */
-#define WRAP(name, ret, params, args)                                          \
+#define WRAP_WITH(before, name, ret, params, args)                             \
 	ret name params                                                        \
 	{                                                                      \
 		ret rc_;                                                       \
+		before;                                                        \
 		if (mpp_trace_on)                                              \
 			mpp_trace_pre();                                       \
 		rc_ = P##name args;                                            \
@@ -56,37 +57,16 @@ int MPI_Finalize(void)
 			mpp_trace_##name args;                                 \
 		return rc_;                                                    \
 	}
-/* MPI_Probe's wait is not computation (collector/trace.c). */
-int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-	double t0;
-	int rc;
-	if (!mpp_trace_on)
-		return PMPI_Probe(source, tag, comm, status);
-	t0 = mpp_trace_probe_begin();
-	rc = PMPI_Probe(source, tag, comm, status);
-	mpp_trace_probe_end(t0);
-	return rc;
-}
-
+#define WRAP(...) WRAP_WITH((void)0, __VA_ARGS__)
 /* A receive's trace line names the source and tag its status says
  * (collector/trace.c, for MPI_ANY_SOURCE and MPI_ANY_TAG): a status of
  * our own when the program passes MPI_STATUS_IGNORE, as pmpi.c does.
  * The rows of these shapes call their status parameter `status`. */
-#define WRAP_STATUS(name, ret, params, args)                                   \
-	ret name params                                                        \
-	{                                                                      \
-		ret rc_;                                                       \
-		MPI_Status st_;                                                \
-		if (mpp_trace_on && status == MPI_STATUS_IGNORE)               \
-			status = &st_;                                         \
-		if (mpp_trace_on)                                              \
-			mpp_trace_pre();                                       \
-		rc_ = P##name args;                                            \
-		if (mpp_trace_on)                                              \
-			mpp_trace_##name args;                                 \
-		return rc_;                                                    \
-	}
+#define OWN_STATUS                                                             \
+	MPI_Status st_;                                                        \
+	if (mpp_trace_on && status == MPI_STATUS_IGNORE)                       \
+	status = &st_
+#define WRAP_STATUS(...) WRAP_WITH(OWN_STATUS, __VA_ARGS__)
 #define SKIP(name, ret, params, args)
 #define SEL_SEND(...)          WRAP
 #define SEL_RECV(...)          WRAP_STATUS
