@@ -21,11 +21,7 @@ set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 export OMPI_MCA_mpi_yield_when_idle=1
 write_profile profile.json
-src=$MPP_SRC/tests/simulate/progs/heat.c
-# shellcheck disable=SC2086
-mpicc -O2 ${MPP_TEST_CFLAGS:-} -o heat.real "$src" -lm -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict &&
-	smpicc -O2 -o heat.smpi "$src" "$MPP_BUILD/lib/mpp-smpitrace.o" -lm 2>smpicc.err ||
-	{ echo "build failed: $(tail -3 smpicc.err)"; exit 1; }
+build_prog heat
 deck() { printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = 0.02\ncheck_every = 5\nmax_iter = 5000\n' "$1" "$1" >"d$1.in"; }
 fail=0
 train=() counts=()

@@ -22,11 +22,7 @@ set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 export OMPI_MCA_mpi_yield_when_idle=1
 write_profile profile.json
-src=$MPP_SRC/tests/simulate/progs/lu.c
-# shellcheck disable=SC2086
-mpicc -O2 ${MPP_TEST_CFLAGS:-} -o lu.real "$src" -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict &&
-	smpicc -O2 -o lu.smpi "$src" "$MPP_BUILD/lib/mpp-smpitrace.o" 2>smpicc.err ||
-	{ echo "build failed: $(tail -3 smpicc.err)"; exit 1; }
+build_prog lu
 deck() { # N NB -> dN-NB.in, in HPL.dat's manner: a title, comments, keys
 	printf 'HPL-like input deck for lu.c\n# problem size and block size\nN  = %s\nNB = %s    # columns per block\n' \
 		"$1" "$2" >"d$1-$2.in"

@@ -29,11 +29,7 @@ set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 export OMPI_MCA_mpi_yield_when_idle=1
 write_profile profile.json
-src=$MPP_SRC/tests/simulate/progs/farm.c
-# shellcheck disable=SC2086
-mpicc -O2 ${MPP_TEST_CFLAGS:-} -o farm.real "$src" -lm -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict &&
-	smpicc -O2 -o farm.smpi "$src" "$MPP_BUILD/lib/mpp-smpitrace.o" -lm 2>smpicc.err ||
-	{ echo "build failed: $(tail -3 smpicc.err)"; exit 1; }
+build_prog farm
 fail=0
 # check_p2p DIR NPROCS MESSAGES: the receives name real peers and tags and
 # match the sends one for one; the master computes little
