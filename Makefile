@@ -167,8 +167,10 @@ $(BENCHES): deps deps-bench
 # Tests: every tests/**/t-*.sh and every compiled $(BUILD)/tests/**/t-*.
 # `make check T=tests/regress/t-x.sh` runs one folder or file;
 # `make check PART=server` builds only that part (its phony target, which
-# includes its test programs) and runs tests/server.
-CHECK_PREREQS := $(if $(PART),$(PART),all $(TEST_BINS))
+# includes its test programs) and runs tests/server. A part whose tests
+# drive other parts' commands names them in TEST_USES_<part> (its
+# module.mk), so that the part's own target keeps its own dependencies.
+CHECK_PREREQS := $(if $(PART),$(PART) $(TEST_USES_$(PART)),all $(TEST_BINS))
 T ?= $(if $(PART),tests/$(PART),tests)
 .PHONY: check check-long
 check: deps $(CHECK_PREREQS)

@@ -45,6 +45,10 @@ BENCHES += bench-collector
 bench-collector: $(BUILD)/lib/libmpipredict.so $(COLLECTOR_INCS)
 	@MPP_BUILD=$(abspath $(BUILD)) tests/collector/bench.sh
 
+# tests/collector builds through mpipredict-cc and trains on the rows
+# (t-exit-status, t-lean-build).
+TEST_USES_collector := instrument cli
+
 .PHONY: collector
 collector: $(BUILD)/lib/libmpipredict.so $(BUILD)/lib/libmpipredict.a \
 	$(BUILD)/bin/mpipredict-collect $(COLLECTOR_INCS)
