@@ -60,10 +60,11 @@ static void usage(FILE *f)
 	    "ranks per node\n"
 	    "                (default ceil(N/K))\n"
 	    "  --trace DIR   a trace written with MPIPREDICT_TRACE=DIR\n"
-	    "  --train DIR   a single-rank trace at an input that was run "
-	    "(two or more:\n"
-	    "                per-segment power laws in the varying "
-	    "parameters)\n"
+	    "  --train DIR   a trace at an input and rank count that was "
+	    "run (two or more:\n"
+	    "                per-segment power laws in the parameters and "
+	    "rank counts\n"
+	    "                that vary among them)\n"
 	    "  SMPI_PROGRAM  the program built with smpicc and "
 	    "mpp-smpitrace.o\n"
 	    "  --skeleton DIR  the online SMPI run's trace: reused when DIR "
@@ -547,17 +548,15 @@ static int cmd_predict(int argc, char **argv)
 				  "smpi_run_wall_s", smpi_wall, "args", args,
 				  "skeleton_reused", reused);
 	if (reused)
-		snprintf(
-		    text, sizeof text,
-		    "skeleton reused from %s (no SMPI run)\n"
-		    "computation scaled from %zu single-rank trace(s):\n%s",
-		    sdir, nt, rep);
+		snprintf(text, sizeof text,
+			 "skeleton reused from %s (no SMPI run)\n"
+			 "computation scaled from %zu training trace(s):\n%s",
+			 sdir, nt, rep);
 	else
-		snprintf(
-		    text, sizeof text,
-		    "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
-		    "computation scaled from %zu single-rank trace(s):\n%s",
-		    plain, smpi_wall, nt, rep);
+		snprintf(text, sizeof text,
+			 "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
+			 "computation scaled from %zu training trace(s):\n%s",
+			 plain, smpi_wall, nt, rep);
 	rc = replay_and_report(&o, &p, &skel, dir, extra, text);
 	json_decref(extra);
 	if (!o.json && rc == 0)

@@ -16,9 +16,14 @@
  * The number of approximated actions is reported.
  *
  * Scaling (mpp_trace_scale): a segment is the computation between two
- * actions; its kind is "<action before>><action after>". Work is conserved
- * over ranks (SPMD: P ranks share the single-rank work), SMPI's benchmark
- * of the target run says how it is shared.
+ * actions; its kind is "<action before>><action after>". A kind's work is
+ * its computation summed over the ranks, per occurrence on one rank (SPMD:
+ * every rank passes the same segments). Training traces at one rank count
+ * conserve work over ranks (P ranks share the work one rank did); traces
+ * at several rank counts give the work a power law in the rank count too
+ * (a decomposition that changes the per-rank working set, halo work that
+ * grows with P). SMPI's benchmark of the target run says how the work is
+ * shared among ranks and occurrences.
  */
 #include <errno.h>
 #include <gsl/gsl_multifit.h>
@@ -207,7 +212,7 @@ struct kind {
 	char k[72];
 	double flops;  /* total over ranks */
 	double occ;    /* occurrences over ranks */
-	double target; /* single-rank seconds per occurrence at the target */
+	double target; /* work (s, all ranks) per occurrence on one rank */
 	double even;   /* flops per occurrence when SMPI measured none */
 	int have;
 };
@@ -256,11 +261,13 @@ struct law {
 	double *vals; /* scratch, ntrain */
 };
 
-/* Seconds per occurrence of one kind in training trace j (<= 0: absent),
- * or the whole run's computation seconds when k is NULL. */
+/* Work (seconds summed over the ranks) per occurrence on one rank of one
+ * kind in training trace j (<= 0: absent), or the whole run's computation
+ * seconds when k is NULL. */
 struct per_kind {
 	struct kind *const *tk;
 	const size_t *ntk;
+	const struct mpp_trace *train;
 	const char *k;
 };
 
@@ -271,7 +278,8 @@ static double per_occurrence(size_t j, const void *ctx)
 		const struct kind *tx = &p->tk[j][q];
 		if (!strcmp(tx->k, p->k))
 			return tx->occ > 0 && tx->flops > 0
-				   ? tx->flops / tx->occ * 1e-9
+				   ? tx->flops /
+					 (tx->occ / p->train[j].nranks) * 1e-9
 				   : 0;
 	}
 	return 0;
@@ -388,21 +396,26 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		goto oom;
 	for (size_t j = 0; j < ntrain; j++) {
 		if (kinds(&train[j], &tk[j], &ntk[j]) < 0 ||
-		    mpp_params_from_string(train[j].args, -1, -1, &tp[j]) != 0)
+		    mpp_params_from_string(train[j].args, train[j].nranks, -1,
+					   &tp[j]) != 0)
 			goto oom;
 	}
-	if (mpp_params_from_string(target_args, -1, -1, &target) != 0)
+	/* "nprocs" is a parameter like the program's: a law variable when
+	 * the training traces were taken at several rank counts. */
+	if (mpp_params_from_string(target_args, skel->nranks, -1, &target) != 0)
 		goto oom;
-	/* Traces of the same arguments are repeats of one input: one row of
-	 * the fit each, the median over its repeats (one run disturbed by
-	 * other jobs moves a median of three less than a mean). */
+	/* Traces of the same arguments and rank count are repeats of one
+	 * input: one row of the fit each, the median over its repeats (one
+	 * run disturbed by other jobs moves a median of three less than a
+	 * mean). */
 	grp = calloc(ntrain, sizeof *grp);
 	vals = calloc(ntrain, sizeof *vals);
 	if (!grp || !vals)
 		goto oom;
 	for (size_t j = 0; j < ntrain; j++) {
 		size_t q = 0;
-		while (q < j && strcmp(train[q].args, train[j].args))
+		while (q < j && (strcmp(train[q].args, train[j].args) ||
+				 train[q].nranks != train[j].nranks))
 			q++;
 		grp[j] = q == j ? ngrp++ : grp[q];
 	}
@@ -426,13 +439,13 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	double matched_t = 0, matched_b = 0;
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
-		struct per_kind pk = {tk, ntk, x->k};
+		struct per_kind pk = {tk, ntk, train, x->k};
 		int h = law_at_target(&lw, per_occurrence, &pk, &x->target);
 		if (h < 0)
 			goto oom;
 		x->have = h;
 		if (x->have && x->flops > 0) {
-			/* Single-rank occurrences = occurrences per rank. */
+			/* The law is work per occurrence on one rank. */
 			double occ1 = x->occ / skel->nranks;
 			matched_t += x->target * occ1;
 			matched_b += x->flops * 1e-9;
@@ -445,7 +458,7 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	 * of the skeleton takes the one factor that law gives. */
 	int whole = 0;
 	if (matched_b <= 0) {
-		struct per_kind pk = {tk, ntk, NULL};
+		struct per_kind pk = {tk, ntk, train, NULL};
 		int h = law_at_target(&lw, whole_run, &pk, &matched_t);
 		if (h < 0)
 			goto oom;
@@ -460,13 +473,20 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		goto out;
 	}
 	double glob = matched_t / matched_b;
-	if (report)
+	if (report) {
+		rep += (size_t)snprintf(report + rep, replen - rep,
+					"law variables:%s",
+					nv ? ""
+					   : " none (one training input: "
+					     "no scaling)");
+		for (size_t v = 0; v < nv && rep < replen; v++)
+			rep += (size_t)snprintf(report + rep, replen - rep,
+						" %s", vars[v]);
+	}
+	if (report && rep < replen)
 		rep += (size_t)snprintf(
-		    report + rep, replen - rep,
-		    "law variables:%s%s%s%s; global factor %.4g%s\n",
-		    nv ? "" : " none (one training input: no scaling)",
-		    nv > 0 ? " " : "", nv > 0 ? vars[0] : "",
-		    nv > 1 ? " ..." : "", glob,
+		    report + rep, replen - rep, "; global factor %.4g%s\n",
+		    glob,
 		    whole ? " (no segment kind of the target run is in every "
 			    "training trace: the whole run's law)"
 			  : "");
