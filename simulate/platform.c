@@ -24,7 +24,8 @@
  * gave the per-byte time to Os/Or, which it measures below 2 KiB only) and
  * null h[m]/C[m] (not measured): the level's whole per-byte time
  * Os + Or + G then goes to its link (the message time is kept; refused if
- * it is not > 0), and null entries count as absent.
+ * it is not > 0), and null entries count as absent. A fitted L below 0
+ * but within two standard errors of 0 is 0.
  *
  * Not for: reading traces or running SimGrid.
  */
@@ -51,6 +52,28 @@ static int num(json_t *o, const char *k, double *v, const char *path,
 		return -1;
 	}
 	*v = json_number_value(x);
+	return 0;
+}
+
+/* L, which a real calibration can fit below 0 when the wire latency is
+ * smaller than its noise (cmp on this machine: -31 ns, standard error 76
+ * ns): within two of its standard errors (residual.L) of 0 it is 0; below
+ * that the profile is refused. */
+static int latency(json_t *o, double *L, const char *path, const char *lv,
+		   char *err, size_t errlen)
+{
+	json_t *x = json_object_get(o, "L");
+	json_t *se = json_object_get(json_object_get(o, "residual"), "L");
+	double v = json_is_number(x) ? json_number_value(x) : NAN;
+	double s = json_is_number(se) ? json_number_value(se) : 0;
+	if (!isfinite(v) || (v < 0 && !(isfinite(s) && -v <= 2 * s))) {
+		snprintf(err, errlen,
+			 "%s: levels.%s.L: expected a number >= 0 (or "
+			 "within two standard errors, residual.L, of 0)",
+			 path, lv);
+		return -1;
+	}
+	*L = v > 0 ? v : 0;
 	return 0;
 }
 
@@ -145,7 +168,7 @@ int mpp_profile_read(const char *path, struct mpp_profile *p, char *err,
 		    num(o, "Os", &v->Os, path, n, err, errlen) ||
 		    num(o, "Or", &v->Or, path, n, err, errlen) ||
 		    num(o, "g", &v->g, path, n, err, errlen) ||
-		    num(o, "L", &v->L, path, n, err, errlen) ||
+		    latency(o, &v->L, path, n, err, errlen) ||
 		    arr(o, "h", v->h, &v->nh, path, n, err, errlen) ||
 		    arr(o, "C", v->C, &v->nC, path, n, err, errlen))
 			goto out;

@@ -69,4 +69,17 @@ mpipredict-simulate platform --profile neg2.json --ranks 2 -o p5 2>err.txt
 rc=$?
 [ $rc = 2 ] && grep -q "neg2.json: levels.cmp.G" err.txt ||
 	{ echo "expected exit 2 naming levels.cmp.G, got $rc: $(cat err.txt)"; fail=1; }
+# L fitted below 0 (cmp here: -31 ns, standard error 76 ns): within two
+# standard errors of 0 the link's latency is 0; further below, refused
+# naming L
+jq '.levels.cmp.L = -3e-8 | .levels.cmp.residual.L = 7.6e-8' neg.json >negl.json
+mpipredict-simulate platform --profile negl.json --ranks 2 -o p6 2>err.txt ||
+	{ echo "expected L = -30 ns (standard error 76 ns) to be accepted: $(cat err.txt)"; fail=1; }
+grep -q 'id="n0p0_cmp" [^>]*latency="0s"' p6/platform.xml ||
+	{ echo "expected the cmp link's latency 0s, got: $(grep n0p0_cmp p6/platform.xml)"; fail=1; }
+jq '.levels.cmp.L = -2e-7 | .levels.cmp.residual.L = 7.6e-8' neg.json >negl2.json
+mpipredict-simulate platform --profile negl2.json --ranks 2 -o p7 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -q "negl2.json: levels.cmp.L" err.txt ||
+	{ echo "expected exit 2 naming levels.cmp.L, got $rc: $(cat err.txt)"; fail=1; }
 exit $fail
