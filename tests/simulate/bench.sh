@@ -4,7 +4,10 @@
 #
 #   trained/traced: 1 rank at three inputs, 3 runs each (all traces go to
 #                   predict, which takes the median per input; the run
-#                   rows train the regression);
+#                   rows train the regression); TRAIN_RANKS="1 2" traces
+#                   and trains at 1 and at 2 ranks on one node (the rank
+#                   count becomes a law variable: a user with runs at a
+#                   few small rank counts);
 #   predicted:      a fourth, larger input, at 2 ranks on one node and at
 #                   2 ranks on 2 fake nodes (OpenMPI over TCP:
 #                   --mca btl tcp,self), never run before the predictions;
@@ -52,7 +55,7 @@ TRAIN[jacobi3d]="-n 40 -i $ij|-n 52 -i $ij|-n 64 -i $ij"; TARGET[jacobi3d]="-n 8
 TRAIN[is]="-n 400000 -i $ii|-n 800000 -i $ii|-n 1200000 -i $ii"; TARGET[is]="-n 2000000 -i $ii"
 TRAIN[cg]="-n 24 -i $ic|-n 32 -i $ic|-n 40 -i $ic"; TARGET[cg]="-n 52 -i $ic"
 
-echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT, iterations: ${ITERS:-long}"
+echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT, iterations: ${ITERS:-long}, traced at ranks: ${TRAIN_RANKS:-1}"
 printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err
 for app in ${APPS:-prime jacobi3d is cg}; do
 	build_real "$app" && build_smpi "$app" || { echo "$app: build failed"; continue; }
@@ -61,13 +64,15 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 	k=0
 	for in in "${ins[@]}"; do
 		k=$((k + 1))
-		for i in $(seq 3); do
-			# shellcheck disable=SC2086
-			MPIPREDICT_RUNS=$PWD/runs/ MPIPREDICT_TRACE=tr-$app-$k-$i \
-			  mpirun -np 1 "./$app.real" $in >/dev/null 2>&1
-			echo "$(wall_of tr-$app-$k-$i) tr-$app-$k-$i"
-		done | sort -g >w.txt
-		for d in $(cut -d' ' -f2 w.txt); do trains+=(--train "$d"); done
+		for np in ${TRAIN_RANKS:-1}; do
+			for i in $(seq 3); do
+				# shellcheck disable=SC2086
+				MPIPREDICT_RUNS=$PWD/runs/ MPIPREDICT_TRACE=tr-$app-$k-$np-$i \
+				  mpirun -np "$np" "./$app.real" $in >/dev/null 2>&1
+				echo "$(wall_of tr-$app-$k-$np-$i) tr-$app-$k-$np-$i"
+			done | sort -g >w.txt
+			for d in $(cut -d' ' -f2 w.txt); do trains+=(--train "$d"); done
+		done
 	done
 	mpipredict-train --db models.db --app "$app.real" "runs/$app.real.csv" >/dev/null 2>train.err ||
 		echo "$app: training failed: $(tail -1 train.err)"
