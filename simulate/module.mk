@@ -42,8 +42,10 @@ FORMAT_SRC += $(wildcard simulate/*.[ch]) $(wildcard tests/simulate/progs/*.c)
 
 BENCHES += bench-simulate
 .PHONY: bench-simulate simulate
+# Two designs: traced at 1 rank only, then at 1 and 2 ranks (bench.sh).
 bench-simulate: all
-	@MPP_BUILD=$(abspath $(BUILD)) tests/simulate/bench.sh
+	@MPP_BUILD=$(abspath $(BUILD)) TRAIN_RANKS=1 tests/simulate/bench.sh
+	@MPP_BUILD=$(abspath $(BUILD)) TRAIN_RANKS="1 2" tests/simulate/bench.sh
 
 # The tests (make check PART=simulate) also trace with libmpipredict.
 simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/mpp-smpitrace.o \

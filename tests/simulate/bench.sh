@@ -10,9 +10,13 @@
 #                   few small rank counts);
 #   predicted:      a fourth, larger input, at 2 ranks on one node and at
 #                   2 ranks on 2 fake nodes (OpenMPI over TCP:
-#                   --mca btl tcp,self), never run before the predictions;
+#                   --mca btl tcp,self); their runs are never given to
+#                   the prediction;
 #   measured:       5 runs of each target (traced: the trace's wall time,
-#                   MPI_Init to MPI_Finalize, is what is simulated); median.
+#                   MPI_Init to MPI_Finalize, is what is simulated); median;
+#                   interleaved with the training runs (round i traces each
+#                   training input once and runs each target once), so that
+#                   the machine's drift over minutes hits both alike.
 # Methods side by side: mpipredict-simulate predict (SMPI skeleton,
 # computation from the single-rank traces' per-segment laws, replay on the
 # profile's platform); plain SMPI online (the same smpicc run, computation
@@ -30,7 +34,7 @@ export MPP_SRC=$src MPP_BUILD=${MPP_BUILD:-$src/build}
 export PATH="$MPP_BUILD/bin:$PATH"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_mpi_yield_when_idle=1
-out=$MPP_BUILD/bench/simulate
+out=$MPP_BUILD/bench/simulate-ranks-$(echo "${TRAIN_RANKS:-1}" | tr " " -)
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
 . "$src/tests/simulate/lib.sh"
 if [ -n "${MPP_PROFILE:-}" ]; then cp "$MPP_PROFILE" profile.json; pname=$MPP_PROFILE
@@ -59,26 +63,41 @@ echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg),
 printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err
 for app in ${APPS:-prime jacobi3d is cg}; do
 	build_real "$app" && build_smpi "$app" || { echo "$app: build failed"; continue; }
-	trains=()
 	IFS='|' read -ra ins <<<"${TRAIN[$app]}"
-	k=0
-	for in in "${ins[@]}"; do
-		k=$((k + 1))
-		for np in ${TRAIN_RANKS:-1}; do
-			for i in $(seq 3); do
+	# The runs, interleaved: round i traces every training input once and
+	# runs every target placement once. This machine's speed drifts by
+	# 10-15 % over minutes (prime, pure computation, 0.63 s at 02:32 and
+	# 0.73 s at 02:40 on 2026-11-27): run in blocks, the drift between the
+	# training block and the target block was part of every method's
+	# error. The targets' traces are never given to predict.
+	rm -rf meas-1node meas-2nodes
+	for i in $(seq $((REPS > 3 ? REPS : 3))); do
+		k=0
+		for in in "${ins[@]}"; do
+			k=$((k + 1))
+			[ "$i" -le 3 ] || break
+			for np in ${TRAIN_RANKS:-1}; do
 				# shellcheck disable=SC2086
 				MPIPREDICT_RUNS=$PWD/runs/ MPIPREDICT_TRACE=tr-$app-$k-$np-$i \
 				  mpirun -np "$np" "./$app.real" $in >/dev/null 2>&1
-				echo "$(wall_of tr-$app-$k-$np-$i) tr-$app-$k-$np-$i"
-			done | sort -g >w.txt
-			for d in $(cut -d' ' -f2 w.txt); do trains+=(--train "$d"); done
+			done
+		done
+		[ "$i" -le "$REPS" ] || continue
+		for place in 1node 2nodes; do
+			mca=()
+			[ $place = 2nodes ] && mca=(--mca btl tcp,self)
+			# shellcheck disable=SC2086
+			MPIPREDICT_RUNS=$PWD/meas-$place/ MPIPREDICT_TRACE=m-$app-$place-$i \
+			  mpirun -np 2 "${mca[@]}" "./$app.real" ${TARGET[$app]} >/dev/null 2>&1
 		done
 	done
+	trains=()
+	for d in tr-$app-*; do trains+=(--train "$d"); done
 	mpipredict-train --db models.db --app "$app.real" "runs/$app.real.csv" >/dev/null 2>train.err ||
 		echo "$app: training failed: $(tail -1 train.err)"
 	for place in 1node 2nodes; do
-		nodes=1 mca=()
-		[ $place = 2nodes ] && nodes=2 mca=(--mca btl tcp,self)
+		nodes=1
+		[ $place = 2nodes ] && nodes=2
 		t0=$(date +%s.%N)
 		# shellcheck disable=SC2086
 		# the first placement runs SMPI online and keeps the skeleton,
@@ -95,16 +114,12 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 			jq --argjson p "$(jq .simulated_s plain-$app-$place.json)" '.plain_smpi_s = $p' \
 			  pred-$app-$place.json >p.tmp && mv p.tmp pred-$app-$place.json
 		fi
-		rm -f rt.txt
 		for i in $(seq "$REPS"); do
-			# shellcheck disable=SC2086
-			MPIPREDICT_RUNS=$PWD/meas/ MPIPREDICT_TRACE=m-$app-$place-$i \
-			  mpirun -np 2 "${mca[@]}" "./$app.real" ${TARGET[$app]} >/dev/null 2>&1
 			echo "$(wall_of m-$app-$place-$i) m-$app-$place-$i"
 		done | sort -g >w.txt
 		meas=$(sed -n "${pick}p" w.txt | cut -d' ' -f1)
 		mdir=$(sed -n "${pick}p" w.txt | cut -d' ' -f2)
-		rt=$(tail -n "$REPS" "meas/$app.real"*.csv | cut -d, -f8 | sort -g | sed -n "${pick}p")
+		rt=$(tail -q -n +2 "meas-$place/$app.real"*.csv | cut -d, -f8 | sort -g | sed -n "${pick}p")
 		# where the error comes from: the truths' spread over the REPS
 		# runs (noise), computation per rank measured in the median run
 		# against predicted, and the rest (wall - mean compute: MPI and
@@ -113,7 +128,6 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		  awk '{ s += $1; n++ } END { print s / n }')
 		pc=$(jq '[.ranks[].compute_s] | add / length' pred-$app-$place.json)
 
-		rm -f meas/*.csv
 		mpipredict-simulate replay --profile profile.json --trace "$mdir" \
 		  --nodes $nodes --json >rep-$app-$place.json 2>/dev/null
 		rc=$(jq '[.ranks[].compute_s] | add / length' rep-$app-$place.json 2>/dev/null || echo 0)
