@@ -38,17 +38,17 @@ mpipredict-simulate check-platform plat/platform-flat.xml >flat.txt 2>err.txt ||
 diff <(grep -v '^link __loopback__' check.txt | grep -v '^links' | sort) \
 	<(grep -v '^link __loopback__' flat.txt | grep -v '^links' | sort) >d.txt ||
 	{ echo "expected the same hosts, links and routes in both platforms:"; cat d.txt; fail=1; }
+refused() { # profile ranks field: exit 2 and one line naming field
+	mpipredict-simulate platform --profile "$1" --ranks "$2" -o "p-$1" 2>err.txt
+	local rc=$?
+	[ $rc = 2 ] && grep -q "$3" err.txt ||
+		{ echo "expected exit 2 naming $3, got $rc: $(cat err.txt)"; fail=1; }
+}
 # socket level missing but needed: refused
 write_profile nosock.json 2 4
-mpipredict-simulate platform --profile nosock.json --ranks 4 -o p2 2>err.txt
-rc=$?
-[ $rc = 2 ] && grep -q "levels.socket is null" err.txt ||
-	{ echo "expected exit 2 naming levels.socket, got $rc: $(cat err.txt)"; fail=1; }
+refused nosock.json 4 "levels.socket is null"
 echo '{"packages_per_node": 1, "cores_per_node": 2, "levels": {"cmp": {"o": "x"}}}' >bad.json
-mpipredict-simulate platform --profile bad.json --ranks 2 -o p3 2>err.txt
-rc=$?
-[ $rc = 2 ] && grep -q "bad.json: levels.cmp.o" err.txt ||
-	{ echo "expected exit 2 naming levels.cmp.o, got $rc: $(cat err.txt)"; fail=1; }
+refused bad.json 2 "bad.json: levels.cmp.o"
 # a calibrated profile as this machine gives it: G fitted below 0 and null
 # h/C (not measured): the per-byte time Os + Or + G goes to the link, so
 # its bandwidth is 1 / (1e-10 + 2e-10 - 1e-10) = 5e9 B/s and smpi/os has
@@ -65,10 +65,7 @@ grep -q 'id="n0p0_cmp" bandwidth="5e+09Bps"' p4/platform.xml ||
 grep -qx "smpi/os:0:1e-07:0" p4/smpi.cfg ||
 	{ echo "expected smpi/os:0:1e-07:0, got $(cat p4/smpi.cfg)"; fail=1; }
 sed 's/"G": -1e-10/"G": -3e-10/' neg.json >neg2.json
-mpipredict-simulate platform --profile neg2.json --ranks 2 -o p5 2>err.txt
-rc=$?
-[ $rc = 2 ] && grep -q "neg2.json: levels.cmp.G" err.txt ||
-	{ echo "expected exit 2 naming levels.cmp.G, got $rc: $(cat err.txt)"; fail=1; }
+refused neg2.json 2 "neg2.json: levels.cmp.G"
 # L fitted below 0 (cmp here: -31 ns, standard error 76 ns): within two
 # standard errors of 0 the link's latency is 0; further below, refused
 # naming L
@@ -78,8 +75,5 @@ mpipredict-simulate platform --profile negl.json --ranks 2 -o p6 2>err.txt ||
 grep -q 'id="n0p0_cmp" [^>]*latency="0s"' p6/platform.xml ||
 	{ echo "expected the cmp link's latency 0s, got: $(grep n0p0_cmp p6/platform.xml)"; fail=1; }
 jq '.levels.cmp.L = -2e-7 | .levels.cmp.residual.L = 7.6e-8' neg.json >negl2.json
-mpipredict-simulate platform --profile negl2.json --ranks 2 -o p7 2>err.txt
-rc=$?
-[ $rc = 2 ] && grep -q "negl2.json: levels.cmp.L" err.txt ||
-	{ echo "expected exit 2 naming levels.cmp.L, got $rc: $(cat err.txt)"; fail=1; }
+refused negl2.json 2 "negl2.json: levels.cmp.L"
 exit $fail
