@@ -436,7 +436,11 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	}
 	struct law lw = {ntrain, ngrp, grp,     tp,  &target,
 			 vars,   nv,   use_min, vals};
-	double matched_t = 0, matched_b = 0;
+	/* Kinds with a law of their own: their work at the target (all of
+	 * them, `law_t`; those SMPI measured, `matched_t`, against SMPI's
+	 * `matched_b`). The others (`other_b` as SMPI measured them) share
+	 * what is left of the whole run's law. */
+	double matched_t = 0, matched_b = 0, law_t = 0, other_b = 0;
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
 		struct per_kind pk = {tk, ntk, train, x->k};
@@ -444,35 +448,46 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		if (h < 0)
 			goto oom;
 		x->have = h;
+		/* The law is work per occurrence on one rank. */
+		double occ1 = x->occ / skel->nranks;
+		if (x->have)
+			law_t += x->target * occ1;
 		if (x->have && x->flops > 0) {
-			/* The law is work per occurrence on one rank. */
-			double occ1 = x->occ / skel->nranks;
 			matched_t += x->target * occ1;
 			matched_b += x->flops * 1e-9;
-		}
+		} else if (!x->have)
+			other_b += x->flops * 1e-9;
 	}
-	/* No kind in common: the target's ranks do other things than the
-	 * single rank did (a task farm's workers; at 1 rank the master does
-	 * the tasks itself). Work is still conserved: the whole run's
-	 * single-rank computation follows a law of its own, and every segment
-	 * of the skeleton takes the one factor that law gives. */
-	int whole = 0;
-	if (matched_b <= 0) {
+	/* Kinds missing from some training trace: the target's ranks do
+	 * things the training runs did not (a task farm's workers, where at 1
+	 * rank the master does the tasks itself; a halo exchange a code skips
+	 * at 1 rank). Work is still conserved: the whole run's computation
+	 * follows a law of its own, and what it leaves after the kinds with
+	 * laws goes to the others, as SMPI measured them. Before, they took
+	 * the ratio of the matched kinds, which can be one small segment's
+	 * (a final checksum's) and scaled the sweeps by it. When the kinds
+	 * with laws leave nothing (their laws disagree with the whole run's),
+	 * the others take the matched kinds' ratio. */
+	double whole_t = 0, glob = 0;
+	int whole = 0; /* 1: no kind has a law; 2: some have */
+	if (other_b > 0) {
 		struct per_kind pk = {tk, ntk, train, NULL};
-		int h = law_at_target(&lw, whole_run, &pk, &matched_t);
+		int h = law_at_target(&lw, whole_run, &pk, &whole_t);
 		if (h < 0)
 			goto oom;
-		for (size_t s = 0; h && s < nsk; s++)
-			matched_b += sk[s].flops * 1e-9;
-		whole = h && matched_b > 0;
+		if (h && whole_t > law_t) {
+			glob = (whole_t - law_t) / other_b;
+			whole = matched_b > 0 ? 2 : 1;
+		}
 	}
-	if (matched_b <= 0) {
+	if (!whole && matched_b <= 0) {
 		snprintf(err, errlen,
 			 "no computation to scale: the target run has none "
 			 "SMPI measured, or a training trace has none");
 		goto out;
 	}
-	double glob = matched_t / matched_b;
+	if (!whole)
+		glob = matched_t / matched_b;
 	if (report) {
 		rep += (size_t)snprintf(report + rep, replen - rep,
 					"law variables:%s",
@@ -487,9 +502,11 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		rep += (size_t)snprintf(
 		    report + rep, replen - rep, "; global factor %.4g%s\n",
 		    glob,
-		    whole ? " (no segment kind of the target run is in every "
-			    "training trace: the whole run's law)"
-			  : "");
+		    whole == 1   ? " (no segment kind of the target run is in "
+				   "every training trace: the whole run's law)"
+		    : whole == 2 ? " (for the kinds without a law: what the "
+				   "whole run's law leaves)"
+				 : "");
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
 		double f = glob;
