@@ -843,7 +843,14 @@ static void reqsave_begin(struct reqsave *s, int n, const MPI_Request *reqs,
 	if (need_st)
 		*sts = s->st;
 	s->tracked = n;
+	if (mpp_trace_on)
+		mpp_trace_waiting(n, reqs);
 }
+
+/* A completion call's saved requests and statuses, freed when its wrapper
+ * returns: the trace line, written after reqsave_end, reads the statuses
+ * substituted for MPI_STATUSES_IGNORE. */
+#define REQSAVE struct reqsave __attribute__((cleanup(reqsave_free)))
 
 /* After the call: the requests in done[] (all when done is NULL and all_done
  * is set) finished with statuses st[]; the other entries go back. */
@@ -867,7 +874,6 @@ static void reqsave_end(struct reqsave *s, int all_done, int ndone,
 		}
 	for (i = 0; i < s->tracked; i++)
 		put_back(&s->e[i]);
-	reqsave_free(s);
 }
 
 /* How this rank takes part in a rooted or unrooted collective on comm:
@@ -932,6 +938,8 @@ static struct coll coll(MPI_Comm comm, int root)
 	struct pending e_;                                                     \
 	MPI_Status st_;                                                        \
 	int got_ = any_pending() && pending_take(1, request, &e_);             \
+	if (got_ && mpp_trace_on)                                              \
+		mpp_trace_waiting(1, request);                                 \
 	if (got_ && status == MPI_STATUS_IGNORE)                               \
 	status = &st_
 #define POST_WAIT1(request, status)                                            \
@@ -954,7 +962,7 @@ static struct coll coll(MPI_Comm comm, int root)
 	}
 
 #define PRE_WAITALL(n, reqs, sts)                                              \
-	struct reqsave rs_;                                                    \
+	REQSAVE rs_;                                                           \
 	reqsave_begin(&rs_, n, reqs, &sts)
 #define POST_WAITALL(n, reqs, sts) reqsave_end(&rs_, OK, 0, NULL, sts)
 
@@ -963,7 +971,7 @@ static struct coll coll(MPI_Comm comm, int root)
 	reqsave_end(&rs_, OK &&*flag, 0, NULL, sts)
 
 #define PRE_WAITANY(n, reqs, index, status)                                    \
-	struct reqsave rs_;                                                    \
+	REQSAVE rs_;                                                           \
 	MPI_Status st_;                                                        \
 	reqsave_begin(&rs_, n, reqs, NULL);                                    \
 	if (rs_.tracked && status == MPI_STATUS_IGNORE)                        \
@@ -978,7 +986,7 @@ static struct coll coll(MPI_Comm comm, int root)
 		    status)
 
 #define PRE_SOME(n, reqs, outcount, indices, sts)                              \
-	struct reqsave rs_;                                                    \
+	REQSAVE rs_;                                                           \
 	reqsave_begin(&rs_, n, reqs, &sts)
 #define POST_SOME(n, reqs, outcount, indices, sts)                             \
 	reqsave_end(&rs_, 0, OK &&*outcount != MPI_UNDEFINED ? *outcount : 0,  \

@@ -34,6 +34,17 @@ static char *outbuf;
 static int me;
 static double t_start, t_seg;
 
+/* A wildcard nonblocking receive, posted and not yet finished (below,
+ * before mpp_trace_waiting). */
+struct wild {
+	MPI_Request req;
+	MPI_Comm comm;
+	unsigned long long bytes;
+	int idx; /* in the completion call's array; -1 once resolved */
+};
+static struct wild *wild, *snap; /* posted; taken by a completion call */
+static size_t nwild, capwild, nsnap, capsnap;
+
 static double now(void)
 {
 	struct timespec ts;
@@ -163,6 +174,10 @@ void mpp_trace_stop(void)
 	out = NULL;
 	free(outbuf);
 	outbuf = NULL;
+	free(wild);
+	free(snap);
+	wild = snap = NULL;
+	nwild = capwild = nsnap = capsnap = 0;
 }
 
 /* World rank of `r` in `comm`; -1 for MPI_PROC_NULL, -2 for
@@ -205,6 +220,106 @@ static unsigned long long got(const MPI_Status *st, unsigned long long dflt)
 	    c == MPI_UNDEFINED || c < 0)
 		return dflt;
 	return (unsigned long long)c;
+}
+
+/* Nonblocking receives posted with a wildcard (MPI_ANY_SOURCE or
+ * MPI_ANY_TAG) learn their source and tag only when they complete, and
+ * SimGrid's replay matches a receive by both exactly. The post writes
+ * "irecv -2 <tag> <bytes>" (mpipredict-simulate drops it); the completion
+ * call that finishes one writes, on lines right after its own, "recvd
+ * <world source> <tag> <bytes>" from the status, and mpipredict-simulate
+ * replays that as a receive just before the completion. The completion
+ * call's wrapper names its requests before the PMPI call
+ * (mpp_trace_waiting), because the call sets finished handles to
+ * MPI_REQUEST_NULL; and passes statuses of its own when the program
+ * ignores them. One thread makes the MPI calls (as for the whole trace). */
+/* (struct wild is at the top: mpp_trace_stop frees its arrays.) */
+
+static int wild_push(struct wild **a, size_t *n, size_t *cap, struct wild w)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		struct wild *x = realloc(*a, c * sizeof *x);
+		if (!x)
+			return -1;
+		*a = x;
+		*cap = c;
+	}
+	(*a)[(*n)++] = w;
+	return 0;
+}
+
+/* A handle given again (its earlier request was freed or cancelled, so no
+ * completion call saw it finish) is a new request. */
+static void wild_forget(MPI_Request r)
+{
+	for (size_t j = 0; j < nwild; j++)
+		if (wild[j].req == r) {
+			wild[j] = wild[--nwild];
+			return;
+		}
+}
+
+void mpp_trace_waiting(int n, const MPI_Request *reqs)
+{
+	nsnap = 0;
+	for (int i = 0; i < n && nwild; i++)
+		for (size_t j = 0; j < nwild; j++)
+			if (reqs[i] != MPI_REQUEST_NULL &&
+			    wild[j].req == reqs[i]) {
+				struct wild w = wild[j];
+				w.idx = i;
+				if (wild_push(&snap, &nsnap, &capsnap, w) < 0)
+					break; /* stays posted, unresolved */
+				wild[j] = wild[--nwild];
+				break;
+			}
+}
+
+/* Request idx of the completion call finished with status st. */
+static void resolve(int idx, const MPI_Status *st)
+{
+	for (size_t k = 0; k < nsnap; k++) {
+		struct wild *w = &snap[k];
+		if (w->idx != idx)
+			continue;
+		if (st == MPI_STATUS_IGNORE || st == NULL)
+			fprintf(out, "\n%d recvd -2 -1 %llu", me, w->bytes);
+		else
+			fprintf(out, "\n%d recvd %d %d %llu", me,
+				world(w->comm, st->MPI_SOURCE), st->MPI_TAG,
+				got(st, w->bytes));
+		w->idx = -1;
+		return;
+	}
+}
+
+/* After the completion call's line: the taken requests that did not
+ * finish are posted again. */
+static void resolve_end(void)
+{
+	for (size_t k = 0; k < nsnap; k++)
+		if (snap[k].idx >= 0)
+			wild_push(&wild, &nwild, &capwild, snap[k]);
+	nsnap = 0;
+}
+
+static void resolve_all(int n, const MPI_Status *sts)
+{
+	for (size_t k = 0; k < nsnap; k++)
+		if (snap[k].idx >= 0 && snap[k].idx < n)
+			resolve(snap[k].idx, sts == MPI_STATUSES_IGNORE
+						 ? MPI_STATUS_IGNORE
+						 : &sts[snap[k].idx]);
+}
+
+static void resolve_some(int outcount, const int *indices,
+			 const MPI_Status *sts)
+{
+	for (int k = 0; k < outcount && outcount != MPI_UNDEFINED; k++)
+		resolve(indices[k], sts == MPI_STATUSES_IGNORE
+					? MPI_STATUS_IGNORE
+					: &sts[k]);
 }
 
 static int comm_size(MPI_Comm comm)
@@ -262,6 +377,21 @@ static unsigned long long counts_sum(const int *c, int n, MPI_Datatype t)
 	return s;
 }
 
+/* A nonblocking receive: a wildcard one is resolved at its completion
+ * (struct wild). */
+static void tr_irecv(int source, int tag, MPI_Comm comm, MPI_Request req,
+		     unsigned long long b)
+{
+	wild_forget(req);
+	if ((source == MPI_ANY_SOURCE || tag == MPI_ANY_TAG) &&
+	    wild_push(&wild, &nwild, &capwild,
+		      (struct wild){req, comm, b, -1}) == 0) {
+		fprintf(out, " -2 %d %llu", tag, b);
+		return;
+	}
+	fprintf(out, " %d %d %llu", world(comm, source), tag, b);
+}
+
 /* One TR_<shape> per acct shape of mpi_table.def: prints the arguments
  * after "<rank> <name>". The parameter names they use beyond the shape's
  * own (tag, count, datatype, sendtag, recvtag) are those of the table's
@@ -287,19 +417,33 @@ static unsigned long long counts_sum(const int *c, int n, MPI_Datatype t)
 	fprintf(out, " %d %d %llu", world(comm, RECV_SRC(source, status)),     \
 		RECV_TAG(tag, status), got(status, bytes(count, type)))
 #define TR_IRECV(source, comm, request)                                        \
-	fprintf(out, " %d %d %llu", world(comm, source), tag,                  \
-		bytes(count, datatype))
+	tr_irecv(source, tag, comm, *request, bytes(count, datatype))
 #define TR_SENDRECV(scount, stype, dest, source, comm, status)                 \
 	fprintf(out, " %d %d %llu %d %d %llu", world(comm, dest), sendtag,     \
 		bytes(scount, stype), world(comm, RECV_SRC(source, status)),   \
 		RECV_TAG(recvtag, status), got(status, bytes(scount, stype)))
-#define TR_WAIT1(request, status)
-#define TR_TEST1(request, flag, status)
-#define TR_WAITALL(n, reqs, sts)                 fprintf(out, " %d", n)
-#define TR_TESTALL(n, reqs, flag, sts)           fprintf(out, " %d", n)
-#define TR_WAITANY(n, reqs, index, status)       fprintf(out, " %d", n)
-#define TR_TESTANY(n, reqs, index, flag, status) fprintf(out, " %d", n)
-#define TR_SOME(n, reqs, outcount, indices, sts) fprintf(out, " %d", n)
+/* The completion calls resolve the wildcard receives they finished (see
+ * struct wild). */
+#define TR_WAIT1(request, status) (resolve(0, status), resolve_end())
+#define TR_TEST1(request, flag, status)                                        \
+	((*flag ? resolve(0, status) : (void)0), resolve_end())
+#define TR_WAITALL(n, reqs, sts)                                               \
+	(fprintf(out, " %d", n), resolve_all(n, sts), resolve_end())
+#define TR_TESTALL(n, reqs, flag, sts)                                         \
+	(fprintf(out, " %d", n), (*flag ? resolve_all(n, sts) : (void)0),      \
+	 resolve_end())
+#define TR_WAITANY(n, reqs, index, status)                                     \
+	(fprintf(out, " %d", n),                                               \
+	 (*index != MPI_UNDEFINED ? resolve(*index, status) : (void)0),        \
+	 resolve_end())
+#define TR_TESTANY(n, reqs, index, flag, status)                               \
+	(fprintf(out, " %d", n),                                               \
+	 (*flag && *index != MPI_UNDEFINED ? resolve(*index, status)           \
+					   : (void)0),                         \
+	 resolve_end())
+#define TR_SOME(n, reqs, outcount, indices, sts)                               \
+	(fprintf(out, " %d", n), resolve_some(*outcount, indices, sts),        \
+	 resolve_end())
 #define TR_BARRIER(comm)
 #define TR_BCAST(count, type, root, comm)                                      \
 	fprintf(out, " %llu %d", bytes(count, type), world(comm, root))

@@ -8,8 +8,9 @@
  * nanoseconds of wall time), sizes in bytes, peers and roots as ranks of
  * MPI_COMM_WORLD (-1 for MPI_PROC_NULL), a receive's source and tag as
  * its status names them when it was posted with MPI_ANY_SOURCE or
- * MPI_ANY_TAG (an MPI_Irecv's wildcards as posted: -2 for MPI_ANY_SOURCE,
- * the MPI's MPI_ANY_TAG; its line is written before it matches). The names
+ * MPI_ANY_TAG (an MPI_Irecv with a wildcard is written "irecv -2 <tag>
+ * <bytes>" when posted, and the wait or test that finishes it writes
+ * "recvd <source> <tag> <bytes>" on the lines right after its own). The names
  * follow SimGrid's replay (send, isend, recv, irecv, wait, waitall, barrier,
  * bcast, reduce, allreduce, alltoall, alltoallv, gather, allgather, ...) plus a
  * few it does not replay (sendrecv, scan, exscan, test, i<collective>):
@@ -40,6 +41,13 @@ void mpp_trace_start(void);
 
 /* Right before the PMPI call: ends the computation segment. */
 void mpp_trace_pre(void);
+
+/* Right before the PMPI call of a completion call (Wait, Test and their
+ * any/all/some forms): its requests reqs[0..n), so that the wildcard
+ * receives it finishes can be named with their source and tag (trace.c,
+ * struct wild). The wrapper passes statuses of its own to the call when
+ * the program ignores them, at least while such a receive is among reqs. */
+void mpp_trace_waiting(int n, const MPI_Request *reqs);
 
 /* Right after the PMPI call: writes the action with the call's arguments
  * and restarts the segment clock. One per row of mpi_table.def. */

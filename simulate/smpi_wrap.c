@@ -13,6 +13,7 @@
  * Not for: counting (no features, no run row).
  */
 #include <mpi.h>
+#include <stdlib.h>
 
 #include "collector/trace.h"
 
@@ -45,7 +46,7 @@ int MPI_Finalize(void)
  * takes the row). The others (one-sided, I/O, neighbourhood, persistent)
  * are left to SMPI alone; some differ from the table's prototypes in
  * SMPI's mpi.h. */
-#define WRAP_WITH(before, name, ret, params, args)                             \
+#define WRAP_WITH(before, after, name, ret, params, args)                      \
 	ret name params                                                        \
 	{                                                                      \
 		ret rc_;                                                       \
@@ -55,9 +56,10 @@ int MPI_Finalize(void)
 		rc_ = P##name args;                                            \
 		if (mpp_trace_on)                                              \
 			mpp_trace_##name args;                                 \
+		after;                                                         \
 		return rc_;                                                    \
 	}
-#define WRAP(...) WRAP_WITH((void)0, __VA_ARGS__)
+#define WRAP(...) WRAP_WITH((void)0, (void)0, __VA_ARGS__)
 /* A receive's trace line names the source and tag its status says
  * (collector/trace.c, for MPI_ANY_SOURCE and MPI_ANY_TAG): a status of
  * our own when the program passes MPI_STATUS_IGNORE, as pmpi.c does.
@@ -66,19 +68,43 @@ int MPI_Finalize(void)
 	MPI_Status st_;                                                        \
 	if (mpp_trace_on && status == MPI_STATUS_IGNORE)                       \
 	status = &st_
-#define WRAP_STATUS(...) WRAP_WITH(OWN_STATUS, __VA_ARGS__)
+#define WRAP_STATUS(...) WRAP_WITH(OWN_STATUS, (void)0, __VA_ARGS__)
+/* Completion calls name their requests first (collector/trace.c resolves
+ * the wildcard receives they finish, from the statuses): Wait and Test
+ * (`request`), the any forms (`array_of_requests`, one `status`), and the
+ * all and some forms (an array of statuses of our own, freed after). */
+#define OWN_STATUSES(n)                                                        \
+	MPI_Status *own_ = NULL;                                               \
+	if (mpp_trace_on && array_of_statuses == MPI_STATUSES_IGNORE &&        \
+	    n > 0 && (own_ = malloc((size_t)n * sizeof *own_)))                \
+	array_of_statuses = own_
+#define WRAP_WAIT1(...)                                                        \
+	WRAP_WITH(OWN_STATUS; if (mpp_trace_on) mpp_trace_waiting(1, request), \
+			      (void)0, __VA_ARGS__)
+#define WRAP_WAITANY(...)                                                      \
+	WRAP_WITH(OWN_STATUS; if (mpp_trace_on)                                \
+				  mpp_trace_waiting(count, array_of_requests), \
+			      (void)0, __VA_ARGS__)
+#define WRAP_WAITALL(...)                                                      \
+	WRAP_WITH(OWN_STATUSES(count); if (mpp_trace_on) mpp_trace_waiting(    \
+					   count, array_of_requests),          \
+				       free(own_), __VA_ARGS__)
+#define WRAP_SOME(...)                                                         \
+	WRAP_WITH(OWN_STATUSES(incount); if (mpp_trace_on) mpp_trace_waiting(  \
+					     incount, array_of_requests),      \
+					 free(own_), __VA_ARGS__)
 #define SKIP(name, ret, params, args)
 #define SEL_SEND(...)          WRAP
 #define SEL_RECV(...)          WRAP_STATUS
 #define SEL_IRECV(...)         WRAP
 #define SEL_SENDRECV(...)      WRAP_STATUS
-#define SEL_WAIT1(...)         WRAP
-#define SEL_TEST1(...)         WRAP
-#define SEL_WAITALL(...)       WRAP
-#define SEL_TESTALL(...)       WRAP
-#define SEL_WAITANY(...)       WRAP
-#define SEL_TESTANY(...)       WRAP
-#define SEL_SOME(...)          WRAP
+#define SEL_WAIT1(...)         WRAP_WAIT1
+#define SEL_TEST1(...)         WRAP_WAIT1
+#define SEL_WAITALL(...)       WRAP_WAITALL
+#define SEL_TESTALL(...)       WRAP_WAITALL
+#define SEL_WAITANY(...)       WRAP_WAITANY
+#define SEL_TESTANY(...)       WRAP_WAITANY
+#define SEL_SOME(...)          WRAP_SOME
 #define SEL_BARRIER(...)       WRAP
 #define SEL_BCAST(...)         WRAP
 #define SEL_REDUCE(...)        WRAP

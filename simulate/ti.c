@@ -117,10 +117,31 @@ static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
 				continue;
 			}
 		}
-		if (push(t, r, cap, name, p, fl) < 0) {
+		/* A wildcard receive finished by the completion call just
+		 * before (collector/trace.c, struct wild): a receive from the
+		 * source and tag it matched, placed before that call. */
+		int resolved = !strcmp(name, "recvd");
+		if (resolved &&
+		    (t->n[r] == 0 ||
+		     (strncmp(t->a[r][t->n[r] - 1].name, "wait", 4) &&
+		      strncmp(t->a[r][t->n[r] - 1].name, "test", 4)))) {
+			snprintf(
+			    err, errlen,
+			    "%s:%ld: recvd: expected right after a wait or "
+			    "test",
+			    path, ln);
+			fclose(f);
+			return -1;
+		}
+		if (push(t, r, cap, resolved ? "recv" : name, p, fl) < 0) {
 			snprintf(err, errlen, "out of memory");
 			fclose(f);
 			return -1;
+		}
+		if (resolved) {
+			struct mpp_act *a = t->a[r], x = a[t->n[r] - 1];
+			a[t->n[r] - 1] = a[t->n[r] - 2];
+			a[t->n[r] - 2] = x;
 		}
 	}
 	fclose(f);

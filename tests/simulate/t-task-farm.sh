@@ -22,6 +22,15 @@
 #     whole run's computation follows one law: with the training traces'
 #     computation rewritten to an exact law (1 ms x (size/100)^2 in all),
 #     the ranks' predicted computation is the law's 9 ms at size 300.
+#   - `farm 24 300 nonblocking`: the master posts its wildcard receives
+#     with MPI_Irecv and finishes them with MPI_Waitany (status ignored)
+#     and MPI_Waitsome. Each post is traced as 'irecv -2 <tag> <bytes>'
+#     and the completion writes 'recvd <world source> <tag> <bytes>' on
+#     the line after its own (4 of each: 2 readies, 2 reports), in the
+#     real run and in SMPI's; the replay receives from that source just
+#     before the completion, so its receives are again exactly its sends.
+#     Before, the post was written with the wildcard (-2), the replay
+#     dropped it and the master received 4 messages fewer than were sent.
 # Before trace.c wrote a wildcard receive's real tag, the master's
 # MPI_ANY_TAG receives were traced as "recv <w> -1 4" and SimGrid's replay
 # (which matches tags exactly) waited forever for them.
@@ -97,4 +106,34 @@ awk -v s="$sum" 'BEGIN { e = s / 0.009 - 1; exit !(e < 0.005 && e > -0.005) }' |
 	{ echo "expected SMPI's run of the farm at 2 ranks to leave its skeleton in sk/: $(ls sk 2>&1)"; exit 1; }
 check_p2p sk 2 $((2 * 24 + 3))
 check_replay sk
+# nonblocking wildcard receives, resolved at their completion
+check_resolved() { # DIR: 4 posts, 4 resolutions right after a completion
+	local d=$1
+	[ "$(grep -c '^0 irecv -2 ' "$d/rank-0.ti")" = 4 ] &&
+		[ "$(grep -cE '^0 recvd [12] (1|5) 4$' "$d/rank-0.ti")" = 4 ] ||
+		{ echo "$d: expected 4 'irecv -2' posts and 4 'recvd <worker> <1|5> 4' lines, got:"; grep -E ' (irecv|recvd) ' "$d/rank-0.ti"; fail=1; }
+	awk '$2 == "recvd" && p !~ /^[0-9]+ (wait|test|recvd)/ { bad = 1 } { p = $0 } END { exit bad }' "$d/rank-0.ti" ||
+		{ echo "$d: expected every recvd line right after a wait/test line"; fail=1; }
+}
+check_replay_matched() { # DIR: the replay's receives are its sends
+	local d=$1
+	mpipredict-simulate replay --profile profile.json --trace "$d" --json --no-links \
+		--keep "$PWD/$d.k" >"$d.json" 2>err.txt ||
+		{ echo "$d: replay failed: $(cat err.txt)"; fail=1; return; }
+	for f in "$d.k"/r*.ti; do awk '$2 == "send" { print $1, $3, $4, $5 }' "$f"; done | sort >"$d.ks"
+	for f in "$d.k"/r*.ti; do awk '$2 == "recv" { print $3, $1, $4, $5 }' "$f"; done | sort >"$d.kr"
+	[ -s "$d.ks" ] && cmp -s "$d.ks" "$d.kr" ||
+		{ echo "$d: expected the replay's receives to be its sends (source dest tag bytes); diff:"; diff "$d.ks" "$d.kr" | head; fail=1; }
+}
+MPIPREDICT_TRACE=nb3 mpirun -np 3 ./farm.real 24 300 nonblocking >outnb.txt 2>err.txt ||
+	{ echo "nonblocking 3-rank traced run failed: $(tail -3 err.txt)"; exit 1; }
+cmp -s out1.txt outnb.txt ||
+	{ echo "expected the same line in nonblocking mode, got '$(cat outnb.txt)'"; fail=1; }
+check_resolved nb3
+check_replay_matched nb3
+mpipredict-simulate predict --profile profile.json "${train[@]}" --ranks 3 --json \
+	--skeleton "$PWD/sknb" -- ./farm.smpi 24 300 nonblocking >pnb.json 2>err.txt ||
+	{ echo "nonblocking predict failed: $(cat err.txt)"; exit 1; }
+check_resolved sknb
+check_replay_matched sknb
 exit $fail

@@ -12,6 +12,10 @@
  * compute, send a result whose length depends on the task, and after the
  * stop tag report how many tasks they did (the master takes the reports
  * with MPI_ANY_SOURCE and MPI_ANY_TAG, and checks the tag in the status).
+ * `farm NTASKS SIZE nonblocking`: the master posts those wildcard
+ * receives with MPI_Irecv instead, finishing each "ready" with
+ * MPI_Waitany (MPI_STATUS_IGNORE) and the reports with MPI_Waitsome (its
+ * statuses checked), as masters that overlap their receives do.
  * At 1 rank the master does the tasks itself.
  * Rank 0 prints the number of tasks and a checksum of the results summed
  * in task order: the same line at any rank count.
@@ -23,6 +27,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum {
 	TAG_READY = 1,
@@ -77,9 +82,12 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 	int ntasks = argc > 2 ? atoi(argv[1]) : 0,
 	    size = argc > 2 ? atoi(argv[2]) : 0;
-	if (ntasks < 1 || size < 1 || ntasks > 100000 || size > 100000) {
+	int nb = argc > 3 && !strcmp(argv[3], "nonblocking");
+	if (ntasks < 1 || size < 1 || ntasks > 100000 || size > 100000 ||
+	    (argc > 3 && !nb)) {
 		if (rank == 0)
-			fprintf(stderr, "usage: farm NTASKS SIZE\n");
+			fprintf(stderr,
+				"usage: farm NTASKS SIZE [nonblocking]\n");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
 	int maxlen = 5 * size; /* the largest task: 7i mod 5 = 4 */
@@ -103,7 +111,13 @@ int main(int argc, char **argv)
 		 * says who it is (no status). Then, for every message (a
 		 * result), the next task or the stop tag to its sender. */
 		for (int k = 0; k < nprocs - 1 || stopped < nprocs - 1; k++) {
-			if (k < nprocs - 1) {
+			if (k < nprocs - 1 && nb) {
+				MPI_Request rq;
+				int idx;
+				MPI_Irecv(&w, 1, MPI_INT, MPI_ANY_SOURCE,
+					  TAG_READY, MPI_COMM_WORLD, &rq);
+				MPI_Waitany(1, &rq, &idx, MPI_STATUS_IGNORE);
+			} else if (k < nprocs - 1) {
 				MPI_Recv(&w, 1, MPI_INT, MPI_ANY_SOURCE,
 					 TAG_READY, MPI_COMM_WORLD,
 					 MPI_STATUS_IGNORE);
@@ -137,12 +151,37 @@ int main(int argc, char **argv)
 			}
 		}
 		/* every worker's count of tasks done, in any order */
-		for (int k = 0; k < nprocs - 1; k++) {
+		for (int k = 0; k < nprocs - 1 && !nb; k++) {
 			MPI_Recv(&n, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
 				 MPI_COMM_WORLD, &st);
 			if (st.MPI_TAG != TAG_DONE)
 				MPI_Abort(MPI_COMM_WORLD, 4);
 			got += n;
+		}
+		if (nb) {
+			int m = nprocs - 1, left = m, outc;
+			int *cnt = malloc((size_t)m * sizeof *cnt);
+			int *idx = malloc((size_t)m * sizeof *idx);
+			MPI_Request *rq = malloc((size_t)m * sizeof *rq);
+			MPI_Status *sts = malloc((size_t)m * sizeof *sts);
+			if (!cnt || !idx || !rq || !sts)
+				MPI_Abort(MPI_COMM_WORLD, 3);
+			for (int k = 0; k < m; k++)
+				MPI_Irecv(&cnt[k], 1, MPI_INT, MPI_ANY_SOURCE,
+					  MPI_ANY_TAG, MPI_COMM_WORLD, &rq[k]);
+			while (left > 0) {
+				MPI_Waitsome(m, rq, &outc, idx, sts);
+				for (int j = 0; j < outc; j++) {
+					if (sts[j].MPI_TAG != TAG_DONE)
+						MPI_Abort(MPI_COMM_WORLD, 4);
+					got += cnt[idx[j]];
+				}
+				left -= outc;
+			}
+			free(cnt);
+			free(idx);
+			free(rq);
+			free(sts);
 		}
 		if (got != ntasks)
 			MPI_Abort(MPI_COMM_WORLD, 4);
