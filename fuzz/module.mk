@@ -1,6 +1,7 @@
 # fuzz/: libFuzzer harnesses (clang-14, Debian's libfuzzer-14-dev) for the
-# request decoder, the runs CSV reader, the batch-script reader and the
-# whole prediction path, with seed corpora in fuzz/corpus/NAME/.
+# request decoder, the runs CSV reader, the batch-script reader, the
+# whole prediction path and mpipredict-simulate's trace reader, with seed
+# corpora in fuzz/corpus/NAME/.
 #
 # `make fuzz FUZZ_TIME=S` builds everything again with clang-14 under
 # -fsanitize=fuzzer-no-link,address,undefined in build-fuzz/ (FUZZ=1) and
@@ -9,10 +10,11 @@
 # ($(BUILD)/tests/fuzz/replay-NAME), and `make check` replays the corpora
 # (tests/fuzz/). Appends to TEST_BINS and FORMAT_SRC.
 
-FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict
+FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict fuzz-trace
 FUZZ_TIME ?= 60
-FUZZ_LIBS = $(SERVER_DEPLIBS)
-FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS)
+# simulate/ti.o (fuzz-trace) is an object, linked into every harness.
+FUZZ_LIBS = $(OBJ)/simulate/ti.o $(SERVER_DEPLIBS)
+FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS) $(shell pkg-config --libs gsl)
 
 $(OBJ)/fuzz/%.o: CPPFLAGS += $(shell pkg-config --cflags yajl jansson)
 
