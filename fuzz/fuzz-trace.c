@@ -21,6 +21,20 @@
 
 static char dir[4096], rank0[4200], out[4200];
 
+/* The scratch directory goes when the process ends (the replay files are
+ * r0.ti and list: one rank). */
+static void cleanup(void)
+{
+	const char *const files[] = {"out/r0.ti", "out/list", "out",
+				     "rank-0.ti", "meta"};
+	char p[4300];
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		snprintf(p, sizeof p, "%s/%s", dir, files[i]);
+		remove(p);
+	}
+	rmdir(dir);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -39,6 +53,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(out, sizeof out, "%s/out", dir);
 	if (mkdir(out, 0700) < 0)
 		abort();
+	atexit(cleanup);
 	return 0;
 }
 
