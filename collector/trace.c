@@ -34,8 +34,17 @@ static char *outbuf;
 static int me;
 static double t_start, t_seg;
 
-/* A wildcard nonblocking receive, posted and not yet finished (below,
- * before mpp_trace_waiting). */
+/* Nonblocking receives posted with a wildcard (MPI_ANY_SOURCE or
+ * MPI_ANY_TAG) learn their source and tag only when they complete, and
+ * SimGrid's replay matches a receive by both exactly. The post writes
+ * "irecv -2 <tag> <bytes>" (mpipredict-simulate drops it); the completion
+ * call that finishes one writes, on lines right after its own, "recvd
+ * <world source> <tag> <bytes>" from the status, and mpipredict-simulate
+ * replays that as a receive just before the completion. The completion
+ * call's wrapper names its requests before the PMPI call
+ * (mpp_trace_waiting), because the call sets finished handles to
+ * MPI_REQUEST_NULL; and passes statuses of its own when the program
+ * ignores them. One thread makes the MPI calls (as for the whole trace). */
 struct wild {
 	MPI_Request req;
 	MPI_Comm comm;
@@ -221,19 +230,6 @@ static unsigned long long got(const MPI_Status *st, unsigned long long dflt)
 		return dflt;
 	return (unsigned long long)c;
 }
-
-/* Nonblocking receives posted with a wildcard (MPI_ANY_SOURCE or
- * MPI_ANY_TAG) learn their source and tag only when they complete, and
- * SimGrid's replay matches a receive by both exactly. The post writes
- * "irecv -2 <tag> <bytes>" (mpipredict-simulate drops it); the completion
- * call that finishes one writes, on lines right after its own, "recvd
- * <world source> <tag> <bytes>" from the status, and mpipredict-simulate
- * replays that as a receive just before the completion. The completion
- * call's wrapper names its requests before the PMPI call
- * (mpp_trace_waiting), because the call sets finished handles to
- * MPI_REQUEST_NULL; and passes statuses of its own when the program
- * ignores them. One thread makes the MPI calls (as for the whole trace). */
-/* (struct wild is at the top: mpp_trace_stop frees its arrays.) */
 
 static int wild_push(struct wild **a, size_t *n, size_t *cap, struct wild w)
 {
