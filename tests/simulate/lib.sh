@@ -43,3 +43,11 @@ build_prog() { # name: progs/name.c -> ./name.real and ./name.smpi, or exit 1
 wall_of() { # trace dir -> slowest rank's wall seconds
 	awk '/^# wall/ { if ($3 > m) m = $3 } END { printf "%.6f\n", m }' "$1"/rank-*.ti
 }
+ranks_compute_is() { # prediction.json expected-seconds tolerance what
+	# the ranks' predicted computation (sum of compute_s) within the
+	# relative tolerance of the expected seconds; else one line, status 1
+	local sum
+	sum=$(jq '[.ranks[].compute_s] | add' "$1")
+	awk -v s="$sum" -v x="$2" -v t="$3" 'BEGIN { e = s / x - 1; exit !(e < t && e > -t) }' ||
+		{ echo "expected the ranks' computation $4 = $2 s, got $sum s"; return 1; }
+}

@@ -39,15 +39,10 @@ for n in 24 32 40; do
 	law 1 1 $n b1-$n && law 2 0.6 $n b2-$n && b+=(--train b1-$n --train b2-$n)
 done
 fail=0
-check() { # name json expected-total-seconds
-	sum=$(jq '[.ranks[].compute_s] | add' "$2")
-	awk -v s="$sum" -v x="$3" 'BEGIN { e = s / x - 1; exit !(e < 0.001 && e > -0.001) }' ||
-		{ echo "$1: expected the ranks' computation $3 s, got $sum s"; fail=1; }
-}
 mpipredict-simulate predict --profile profile.json "${a[@]}" --ranks 2 --json \
 	--skeleton "$PWD/sk" -- ./jacobi3d.smpi -n 48 -i 4 >a.json 2>err.txt ||
 	{ echo "A: predict failed: $(cat err.txt)"; exit 1; }
-check "A (2-rank traces)" a.json "$(echo "2 * $N * 0.004" | bc)"
+ranks_compute_is a.json "$(echo "2 * $N * 0.004" | bc)" 0.001 "(A, 2-rank traces)" || fail=1
 mpipredict-simulate predict --profile profile.json "${b[@]}" --ranks 2 \
 	--skeleton "$PWD/sk" -- ./jacobi3d.smpi -n 48 -i 4 >b.txt 2>err.txt ||
 	{ echo "B: predict (text) failed: $(cat err.txt)"; exit 1; }
@@ -56,5 +51,5 @@ grep -q '^law variables:.* nprocs' b.txt && grep -q '^law variables:.* -n' b.txt
 mpipredict-simulate predict --profile profile.json "${b[@]}" --ranks 2 --json \
 	--skeleton "$PWD/sk" -- ./jacobi3d.smpi -n 48 -i 4 >b.json 2>err.txt ||
 	{ echo "B: predict failed: $(cat err.txt)"; exit 1; }
-check "B (1- and 2-rank traces)" b.json "$(echo "2 * $N * 0.0048" | bc)"
+ranks_compute_is b.json "$(echo "2 * $N * 0.0048" | bc)" 0.001 "(B, 1- and 2-rank traces)" || fail=1
 exit $fail
