@@ -78,20 +78,19 @@ int MPI_Finalize(void)
 	if (mpp_trace_on && array_of_statuses == MPI_STATUSES_IGNORE &&        \
 	    n > 0 && (own_ = malloc((size_t)n * sizeof *own_)))                \
 	array_of_statuses = own_
+#define WAITING(n, reqs)                                                       \
+	if (mpp_trace_on)                                                      \
+	mpp_trace_waiting(n, reqs)
 #define WRAP_WAIT1(...)                                                        \
-	WRAP_WITH(OWN_STATUS; if (mpp_trace_on) mpp_trace_waiting(1, request), \
-			      (void)0, __VA_ARGS__)
+	WRAP_WITH(OWN_STATUS; WAITING(1, request), (void)0, __VA_ARGS__)
 #define WRAP_WAITANY(...)                                                      \
-	WRAP_WITH(OWN_STATUS; if (mpp_trace_on)                                \
-				  mpp_trace_waiting(count, array_of_requests), \
-			      (void)0, __VA_ARGS__)
+	WRAP_WITH(OWN_STATUS;                                                  \
+		  WAITING(count, array_of_requests), (void)0, __VA_ARGS__)
 #define WRAP_WAITALL(...)                                                      \
-	WRAP_WITH(OWN_STATUSES(count); if (mpp_trace_on) mpp_trace_waiting(    \
-					   count, array_of_requests),          \
-				       free(own_), __VA_ARGS__)
+	WRAP_WITH(OWN_STATUSES(count);                                         \
+		  WAITING(count, array_of_requests), free(own_), __VA_ARGS__)
 #define WRAP_SOME(...)                                                         \
-	WRAP_WITH(OWN_STATUSES(incount); if (mpp_trace_on) mpp_trace_waiting(  \
-					     incount, array_of_requests),      \
+	WRAP_WITH(OWN_STATUSES(incount); WAITING(incount, array_of_requests),  \
 					 free(own_), __VA_ARGS__)
 #define SKIP(name, ret, params, args)
 #define SEL_SEND(...)          WRAP
