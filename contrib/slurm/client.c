@@ -112,17 +112,18 @@ static void why_add(char *why, size_t whylen, const char *url, const char *what)
 			 what);
 }
 
-/* Starts asking url i, with what is left of the budget as curl's own
- * limit. False (and why filled) when it cannot be started. */
+/* Starts asking url i, with what is left of the budget (and a little more)
+ * as curl's own limit: mpp_ask's loop ends the call at the deadline, and
+ * curl's limit is only a backstop, so that the two clocks do not race to
+ * say which url was silent. False (and why filled) when it cannot be
+ * started. */
 static bool launch(CURLM *m, struct attempt *at, int i, const char *body,
 		   struct curl_slist *hdr, double deadline, char *why,
 		   size_t whylen)
 {
-	long left = (long)ceil((deadline - mpp_now_s()) * 1000.0);
+	long left = (long)ceil((deadline - mpp_now_s()) * 1000.0) + 20;
 	char what[300];
 
-	if (left < 1)
-		left = 1;
 	at->a = malloc(sizeof(*at->a));
 	at->h = at->a ? curl_easy_init() : NULL;
 	if (!at->h) {
@@ -186,6 +187,12 @@ static enum mpp_outcome judge(struct attempt *at, const char *url, CURLcode cc,
 	char what[300];
 	long status = 0;
 
+	/* curl's own limit is the budget's end: its timeout is ours, said
+	 * the same way whichever clock saw the deadline first. */
+	if (cc == CURLE_OPERATION_TIMEDOUT) {
+		why_add(why, whylen, url, "no answer in time");
+		return MPP_ASK_FAILED;
+	}
 	if (cc != CURLE_OK) {
 		why_add(why, whylen, url,
 			at->a->too_big ? "answer over 64 KiB"
