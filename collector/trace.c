@@ -31,7 +31,7 @@ int mpp_trace_on;
 
 static FILE *out;
 static char *outbuf;
-static int me;
+static int me, nworld;
 static double t_start, t_seg;
 
 /* Nonblocking receives posted with a wildcard (MPI_ANY_SOURCE or
@@ -115,6 +115,7 @@ void mpp_trace_start(void)
 		return;
 	PMPI_Comm_rank(MPI_COMM_WORLD, &me);
 	PMPI_Comm_size(MPI_COMM_WORLD, &n);
+	nworld = n;
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		if (me == 0)
 			fprintf(stderr,
@@ -332,6 +333,43 @@ static int comm_rank(MPI_Comm comm)
 	return r;
 }
 
+/* A collective on a communicator that holds only some of the ranks (a row
+ * or a column of a process grid, from MPI_Comm_split) ends with " @ <n>
+ * <world rank of each member, in the communicator's rank order>".
+ * SimGrid's replay runs every collective over all ranks, so a row's
+ * broadcast, or a gather only one column calls, was replayed as a world
+ * collective, and the replay broke off (MPI_ERR_TRUNCATE) or waited
+ * forever (t-subcomm-grid.sh); mpipredict-simulate replays these as
+ * point-to-point messages among the members. A communicator with every
+ * rank (MPI_COMM_WORLD, a duplicate, a reordered Cartesian one) needs no
+ * list: its roots are already world ranks. Intercommunicators are left
+ * as they were. */
+static void members(MPI_Comm comm)
+{
+	int n = comm_size(comm), inter = 0, *r, *w;
+	MPI_Group g, wg;
+
+	if (comm == MPI_COMM_WORLD || n >= nworld ||
+	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+		return;
+	r = malloc(2 * (size_t)n * sizeof *r);
+	if (!r || PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+		free(r);
+		return;
+	}
+	w = r + n;
+	for (int i = 0; i < n; i++)
+		r[i] = i;
+	PMPI_Comm_group(MPI_COMM_WORLD, &wg);
+	PMPI_Group_translate_ranks(g, n, r, wg, w);
+	PMPI_Group_free(&g);
+	PMPI_Group_free(&wg);
+	fprintf(out, " @ %d", n);
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %d", w[i]);
+	free(r);
+}
+
 /* "MPI_Issend" -> "isend": SimGrid's name for the function's kind. */
 static void action_name(const char *mpi, char *nm, size_t len)
 {
@@ -440,43 +478,55 @@ static void tr_irecv(int source, int tag, MPI_Comm comm, MPI_Request req,
 #define TR_SOME(n, reqs, outcount, indices, sts)                               \
 	(fprintf(out, " %d", n), resolve_some(*outcount, indices, sts),        \
 	 resolve_end())
-#define TR_BARRIER(comm)
+#define TR_BARRIER(comm) members(comm)
 #define TR_BCAST(count, type, root, comm)                                      \
-	fprintf(out, " %llu %d", bytes(count, type), world(comm, root))
+	(fprintf(out, " %llu %d", bytes(count, type), world(comm, root)),      \
+	 members(comm))
 #define TR_REDUCE(count, type, root, comm)                                     \
-	fprintf(out, " %llu 0 %d", bytes(count, type), world(comm, root))
+	(fprintf(out, " %llu 0 %d", bytes(count, type), world(comm, root)),    \
+	 members(comm))
 #define TR_ALLREDUCE(count, type, comm)                                        \
-	fprintf(out, " %llu 0", bytes(count, type))
-#define TR_EXSCAN(count, type, comm) fprintf(out, " %llu", bytes(count, type))
+	(fprintf(out, " %llu 0", bytes(count, type)), members(comm))
+#define TR_EXSCAN(count, type, comm)                                           \
+	(fprintf(out, " %llu", bytes(count, type)), members(comm))
 #define TR_SCATTER(scount, stype, rbuf, rcount, rtype, root, comm)             \
-	fprintf(out, " %llu %llu %d", bytes(scount, stype),                    \
-		bytes(rcount, rtype), world(comm, root))
+	(fprintf(out, " %llu %llu %d", bytes(scount, stype),                   \
+		 bytes(rcount, rtype), world(comm, root)),                     \
+	 members(comm))
 #define TR_SCATTERV(scounts, stype, rbuf, rcount, rtype, root, comm)           \
 	do {                                                                   \
 		int root_ = comm_rank(comm) == root;                           \
 		counts_out(root_ ? scounts : NULL, comm_size(comm), stype);    \
 		fprintf(out, " %llu %d", bytes(rcount, rtype),                 \
 			world(comm, root));                                    \
+		members(comm);                                                 \
 	} while (0)
 #define TR_GATHER(sbuf, scount, stype, rcount, rtype, root, comm)              \
-	fprintf(out, " %llu %llu %d", bytes(scount, stype),                    \
-		bytes(rcount, rtype), world(comm, root))
+	(fprintf(out, " %llu %llu %d", bytes(scount, stype),                   \
+		 bytes(rcount, rtype), world(comm, root)),                     \
+	 members(comm))
 #define TR_GATHERV(sbuf, scount, stype, rcounts, rtype, root, comm)            \
 	do {                                                                   \
 		int root_ = comm_rank(comm) == root;                           \
 		fprintf(out, " %llu", bytes(scount, stype));                   \
 		counts_out(root_ ? rcounts : NULL, comm_size(comm), rtype);    \
 		fprintf(out, " %d", world(comm, root));                        \
+		members(comm);                                                 \
 	} while (0)
 #define TR_ALLGATHER(sbuf, scount, stype, rcount, rtype, comm)                 \
-	fprintf(out, " %llu %llu", bytes(scount, stype), bytes(rcount, rtype))
+	(fprintf(out, " %llu %llu", bytes(scount, stype),                      \
+		 bytes(rcount, rtype)),                                        \
+	 members(comm))
 #define TR_ALLGATHERV(sbuf, scount, stype, rcounts, rtype, comm)               \
 	do {                                                                   \
 		fprintf(out, " %llu", bytes(scount, stype));                   \
 		counts_out(rcounts, comm_size(comm), rtype);                   \
+		members(comm);                                                 \
 	} while (0)
 #define TR_ALLTOALL(sbuf, scount, stype, rcount, rtype, comm)                  \
-	fprintf(out, " %llu %llu", bytes(scount, stype), bytes(rcount, rtype))
+	(fprintf(out, " %llu %llu", bytes(scount, stype),                      \
+		 bytes(rcount, rtype)),                                        \
+	 members(comm))
 #define TR_ALLTOALLV(sbuf, scounts, stype, rcounts, rtype, comm)               \
 	do {                                                                   \
 		int n_ = comm_size(comm);                                      \
@@ -484,17 +534,20 @@ static void tr_irecv(int source, int tag, MPI_Comm comm, MPI_Request req,
 		counts_out(scounts, n_, stype);                                \
 		fprintf(out, " %llu", counts_sum(rcounts, n_, rtype));         \
 		counts_out(rcounts, n_, rtype);                                \
+		members(comm);                                                 \
 	} while (0)
 #define TR_REDSCAT(rcounts, type, comm)                                        \
 	do {                                                                   \
 		counts_out(rcounts, comm_size(comm), type);                    \
 		fprintf(out, " 0");                                            \
+		members(comm);                                                 \
 	} while (0)
 #define TR_REDSCAT_BLOCK(rcount, type, comm)                                   \
 	do {                                                                   \
 		for (int i_ = comm_size(comm); i_ > 0; i_--)                   \
 			fprintf(out, " %llu", bytes(rcount, type));            \
 		fprintf(out, " 0");                                            \
+		members(comm);                                                 \
 	} while (0)
 
 /* Neighbourhood collectives: the neighbours of comm's topology, sources

@@ -10,7 +10,10 @@
  * its status names them when it was posted with MPI_ANY_SOURCE or
  * MPI_ANY_TAG (an MPI_Irecv with a wildcard is written "irecv -2 <tag>
  * <bytes>" when posted, and the wait or test that finishes it writes
- * "recvd <source> <tag> <bytes>" on the lines right after its own). The names
+ * "recvd <source> <tag> <bytes>" on the lines right after its own), and a
+ * collective on a communicator with only some of the ranks (a row of a
+ * process grid) followed by " @ <n> <the members' world ranks, in the
+ * communicator's rank order>". The names
  * follow SimGrid's replay (send, isend, recv, irecv, wait, waitall, barrier,
  * bcast, reduce, allreduce, alltoall, alltoallv, gather, allgather, ...) plus a
  * few it does not replay (sendrecv, scan, exscan, test, i<collective>):

@@ -12,7 +12,9 @@
  *   - test* are dropped; scan and exscan become allreduce of their size;
  *     nonblocking collectives (i<coll>) their blocking form;
  *   - a neighbourhood collective ([i]neighbor_*) becomes an irecv per
- *     source, an isend per destination and a waitall.
+ *     source, an isend per destination and a waitall;
+ *   - a collective on some of the ranks (" @ <n> <members>") becomes
+ *     point-to-point messages among the members (group_out).
  * The number of approximated actions is reported.
  *
  * Scaling (mpp_trace_scale): a segment is the computation between two
@@ -609,7 +611,8 @@ static long first_int(const char *s)
  * tag NB_TAG, which the program's own messages are unlikely to use) and a
  * waitall. Blocking or not, the call completes here (like the other
  * nonblocking collectives). Returns 0, or -1 when the fields are wrong. */
-#define NB_TAG 32766
+#define NB_TAG    32766
+#define GROUP_TAG 32000 /* to 32699: collectives on some of the ranks */
 static int neighbor_out(FILE *f, int r, const char *args)
 {
 	const char *p = args;
@@ -644,6 +647,237 @@ static int neighbor_out(FILE *f, int r, const char *args)
 	return 0;
 }
 
+/* A collective on some of the ranks (collector/trace.c writes its fields,
+ * then " @ <n> <member world ranks>"). SimGrid's replay runs collectives
+ * over every rank, so it becomes point-to-point messages among the
+ * members, on a tag of the group's own (messages of two groups between
+ * the same two ranks do not match each other's):
+ *   - bcast, reduce: a binomial tree from or to the root; allreduce and
+ *     barrier: a reduce to the first member and a broadcast from it;
+ *   - gather(v), scatter(v): each member to or from the root directly;
+ *   - allgather(v), alltoall(v), reducescatter: each member to each other
+ *     member directly (irecvs, isends, a waitall);
+ *   - scan, exscan: a chain in member order.
+ * The sizes are those of the call; SimGrid's own algorithms for the
+ * collective are not used (the count of approximated actions says so). */
+struct group {
+	int n, me;        /* members; this rank's index among them */
+	const int *world; /* world rank of each member */
+	int tag;
+	FILE *f;
+	int r;
+};
+
+static void g_msg(const struct group *g, const char *op, int idx,
+		  unsigned long long b)
+{
+	fprintf(g->f, "%d %s %d %d %llu\n", g->r, op, g->world[idx], g->tag, b);
+}
+
+/* Binomial tree over the members, rooted at index root: receive from the
+ * parent, then send to the children (MPICH's order). */
+static void g_bcast(const struct group *g, int root, unsigned long long b)
+{
+	int n = g->n, v = (g->me - root + n) % n, mask = 1;
+	while (mask < n && !(v & mask))
+		mask <<= 1;
+	if (mask < n)
+		g_msg(g, "recv", (v - mask + root) % n, b);
+	for (mask >>= 1; mask > 0; mask >>= 1)
+		if (v + mask < n)
+			g_msg(g, "send", (v + mask + root) % n, b);
+}
+
+static void g_reduce(const struct group *g, int root, unsigned long long b)
+{
+	int n = g->n, v = (g->me - root + n) % n;
+	for (int mask = 1; mask < n; mask <<= 1) {
+		if (v & mask) {
+			g_msg(g, "send", (v - mask + root) % n, b);
+			return;
+		}
+		if (v + mask < n)
+			g_msg(g, "recv", (v + mask + root) % n, b);
+	}
+}
+
+/* Every member sends send[j] bytes to member j and receives recv[j]
+ * from it (NULL: the same size s or r to or from each). */
+static void g_exchange(const struct group *g, const unsigned long long *send,
+		       unsigned long long s, const unsigned long long *recv,
+		       unsigned long long r)
+{
+	for (int j = 0; j < g->n; j++)
+		if (j != g->me)
+			g_msg(g, "irecv", j, recv ? recv[j] : r);
+	for (int j = 0; j < g->n; j++)
+		if (j != g->me)
+			g_msg(g, "isend", j, send ? send[j] : s);
+	if (g->n > 1)
+		fprintf(g->f, "%d waitall\n", g->r);
+}
+
+/* The root receives recv[j] (or r) from every other member, which sends
+ * it s; scatter is the same the other way. */
+static void g_gather(const struct group *g, int root, int scatter,
+		     unsigned long long s, const unsigned long long *recv,
+		     unsigned long long r)
+{
+	if (g->me != root) {
+		g_msg(g, scatter ? "recv" : "send", root, s);
+		return;
+	}
+	for (int j = 0; j < g->n; j++)
+		if (j != root)
+			g_msg(g, scatter ? "isend" : "irecv", j,
+			      recv ? recv[j] : r);
+	if (g->n > 1)
+		fprintf(g->f, "%d waitall\n", g->r);
+}
+
+/* Index among the members of world rank w, or -1. */
+static int g_index(const struct group *g, long w)
+{
+	for (int j = 0; j < g->n; j++)
+		if (g->world[j] == w)
+			return j;
+	return -1;
+}
+
+/* Writes the replay of collective `name` (its "i" dropped) with fields
+ * v[0..nv) among the members. Returns 0, or -1 when the fields do not fit
+ * the collective. */
+static int group_out(const struct group *g, const char *name,
+		     const unsigned long long *v, int nv)
+{
+	int n = g->n, root;
+	if (!strcmp(name, "barrier") && nv == 0) {
+		g_reduce(g, 0, 0);
+		g_bcast(g, 0, 0);
+	} else if (!strcmp(name, "bcast") && nv == 2) {
+		if ((root = g_index(g, (long)v[1])) < 0)
+			return -1;
+		g_bcast(g, root, v[0]);
+	} else if (!strcmp(name, "reduce") && nv == 3) {
+		if ((root = g_index(g, (long)v[2])) < 0)
+			return -1;
+		g_reduce(g, root, v[0]);
+	} else if (!strcmp(name, "allreduce") && nv == 2) {
+		g_reduce(g, 0, v[0]);
+		g_bcast(g, 0, v[0]);
+	} else if ((!strcmp(name, "scan") && nv == 2) ||
+		   (!strcmp(name, "exscan") && nv == 1)) {
+		if (g->me > 0)
+			g_msg(g, "recv", g->me - 1, v[0]);
+		if (g->me + 1 < n)
+			g_msg(g, "send", g->me + 1, v[0]);
+	} else if ((!strcmp(name, "gather") || !strcmp(name, "scatter")) &&
+		   nv == 3) {
+		if ((root = g_index(g, (long)v[2])) < 0)
+			return -1;
+		if (name[0] == 'g')
+			g_gather(g, root, 0, v[0], NULL, v[1]);
+		else
+			g_gather(g, root, 1, v[1], NULL, v[0]);
+	} else if (!strcmp(name, "gatherv") && nv == n + 2) {
+		if ((root = g_index(g, (long)v[n + 1])) < 0)
+			return -1;
+		g_gather(g, root, 0, v[0], v + 1, 0);
+	} else if (!strcmp(name, "scatterv") && nv == n + 2) {
+		if ((root = g_index(g, (long)v[n + 1])) < 0)
+			return -1;
+		g_gather(g, root, 1, v[n], v, 0);
+	} else if ((!strcmp(name, "allgather") || !strcmp(name, "alltoall")) &&
+		   nv == 2) {
+		g_exchange(g, NULL, v[0], NULL, v[1]);
+	} else if (!strcmp(name, "allgatherv") && nv == n + 1) {
+		g_exchange(g, NULL, v[0], v + 1, 0);
+	} else if (!strcmp(name, "alltoallv") && nv == 2 * n + 2) {
+		g_exchange(g, v + 1, 0, v + n + 2, 0);
+	} else if (!strcmp(name, "reducescatter") && nv == n + 1) {
+		g_exchange(g, v, 0, NULL, v[g->me]);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* A collective whose args carry " @ <n> <members>": parsed and written by
+ * group_out. Returns 1 when written, 0 when args have no member list, -1
+ * when they are malformed (err says why). */
+static int subgroup_out(FILE *f, int r, int nranks, const char *name,
+			const char *args, char *err, size_t errlen)
+{
+	const char *at = strchr(args, '@'), *p = args, *list;
+	unsigned long long *v = NULL;
+	int *world = NULL, nv = 0, rc = -1;
+	char *seen = NULL; /* each member once */
+	long n;
+	char *e;
+	struct group g = {0};
+	if (!at)
+		return 0;
+	if (at > args && at[-1] != ' ')
+		goto bad;
+	n = strtol(at + 1, &e, 10);
+	if (e == at + 1 || n < 1 || n > 1 << 20)
+		goto bad;
+	list = e;
+	v = malloc((size_t)(at - args) / 2 * sizeof *v + sizeof *v);
+	world = malloc((size_t)n * sizeof *world);
+	seen = calloc((size_t)nranks, 1);
+	if (!v || !world || !seen) {
+		snprintf(err, errlen, "rank %d: %s: out of memory", r, name);
+		goto out;
+	}
+	while (p < at) {
+		while (*p == ' ')
+			p++;
+		if (p == at)
+			break;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		v[nv++] = strtoull(p, &e, 10);
+		p = e;
+	}
+	g = (struct group){(int)n, -1, world, 0, f, r};
+	p = list;
+	for (long j = 0; j < n; j++) {
+		world[j] = (int)strtol(p, &e, 10);
+		if (e == p || world[j] < 0 || world[j] >= nranks ||
+		    seen[world[j]]++)
+			goto bad;
+		if (world[j] == r)
+			g.me = (int)j;
+		p = e;
+		/* The same tag on every member: a hash of the group. */
+		g.tag =
+		    (int)(((unsigned)g.tag * 31u + (unsigned)world[j]) % 700u);
+	}
+	while (*p == ' ')
+		p++;
+	if (*p || g.me < 0)
+		goto bad;
+	g.tag += GROUP_TAG;
+	if (group_out(&g,
+		      name[0] == 'i' && strcmp(name, "init") ? name + 1 : name,
+		      v, nv) == 0) {
+		rc = 1;
+		goto out;
+	}
+bad:
+	snprintf(err, errlen,
+		 "rank %d: %s %s: expected the collective's fields, then @ "
+		 "<n> and the n members' ranks (distinct, < %d), this rank "
+		 "among them",
+		 r, name, args, nranks);
+out:
+	free(v);
+	free(world);
+	free(seen);
+	return rc;
+}
+
 int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 			   size_t *approx, char *err, size_t errlen)
 {
@@ -668,6 +902,7 @@ int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 		for (size_t i = 0; i < t->n[r]; i++) {
 			const struct mpp_act *x = &t->a[r][i];
 			const char *n = x->name;
+			int g;
 			if (!strcmp(n, "compute")) {
 				if (x->flops >= 0.5)
 					fprintf(f, "%d compute %.0f\n", r,
@@ -708,6 +943,15 @@ int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 					    "<nout> and that many "
 					    "<peer> <bytes> pairs",
 					    r, n, x->args);
+					fclose(f);
+					fclose(list);
+					return -1;
+				}
+				(*approx)++;
+			} else if ((g = subgroup_out(f, r, t->nranks, n,
+						     x->args, err, errlen)) !=
+				   0) {
+				if (g < 0) {
 					fclose(f);
 					fclose(list);
 					return -1;
