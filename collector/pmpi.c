@@ -1432,6 +1432,8 @@ int MPI_Request_free(MPI_Request *request)
 		if (found)
 			nodes_put(e.ns);
 	}
+	if (mpp_trace_on)
+		mpp_trace_request_free(*request);
 	return PMPI_Request_free(request);
 }
 

@@ -54,6 +54,23 @@ struct wild {
 static struct wild *wild, *snap; /* posted; taken by a completion call */
 static size_t nwild, capwild, nsnap, capsnap;
 
+/* Persistent point-to-point requests (MPI_Send_init, MPI_Recv_init and
+ * the like). SimGrid's replay has no action for them, and a halo
+ * exchange set up once and started every iteration was replayed with no
+ * messages at all (t-persistent-halo.sh). The init call keeps what the
+ * request does (its line is the name alone); each MPI_Start and
+ * MPI_Startall writes, on lines after its own, the isend or irecv it
+ * starts (a wildcard receive as MPI_Irecv's: struct wild), then
+ * completion calls finish them as usual. MPI_Request_free forgets one. */
+struct pers {
+	MPI_Request req;
+	MPI_Comm comm;
+	unsigned long long bytes;
+	int send, peer, tag; /* peer: the rank in comm, as given */
+};
+static struct pers *pers;
+static size_t npers, cappers;
+
 static double now(void)
 {
 	struct timespec ts;
@@ -186,8 +203,10 @@ void mpp_trace_stop(void)
 	outbuf = NULL;
 	free(wild);
 	free(snap);
+	free(pers);
 	wild = snap = NULL;
-	nwild = capwild = nsnap = capsnap = 0;
+	pers = NULL;
+	nwild = capwild = nsnap = capsnap = npers = cappers = 0;
 }
 
 /* World rank of `r` in `comm`; -1 for MPI_PROC_NULL, -2 for
@@ -426,6 +445,69 @@ static void tr_irecv(int source, int tag, MPI_Comm comm, MPI_Request req,
 	fprintf(out, " %d %d %llu", world(comm, source), tag, b);
 }
 
+/* A persistent request made (a handle given again is a new request). No
+ * memory: the request is not traced when started. */
+static void pers_keep(MPI_Request req, int send, int peer, int tag,
+		      MPI_Comm comm, unsigned long long b)
+{
+	struct pers p = {req, comm, b, send, peer, tag};
+	size_t j = 0;
+	while (j < npers && pers[j].req != req)
+		j++;
+	if (j == npers) {
+		if (npers == cappers) {
+			size_t c = cappers ? 2 * cappers : 16;
+			struct pers *x = realloc(pers, c * sizeof *x);
+			if (!x)
+				return;
+			pers = x;
+			cappers = c;
+		}
+		npers++;
+	}
+	pers[j] = p;
+}
+
+void mpp_trace_request_free(MPI_Request req)
+{
+	for (size_t j = 0; j < npers; j++)
+		if (pers[j].req == req) {
+			pers[j] = pers[--npers];
+			return;
+		}
+}
+
+/* MPI_Start(all): " <requests not shown>" (persistent collectives,
+ * requests made before tracing), then a line per point-to-point request
+ * started. */
+static void pers_start(int n, const MPI_Request *reqs)
+{
+	int unknown = 0;
+	for (int i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < npers && pers[j].req != reqs[i])
+			j++;
+		unknown += j == npers;
+	}
+	fprintf(out, " %d", unknown);
+	for (int i = 0; i < n; i++)
+		for (size_t j = 0; j < npers; j++) {
+			const struct pers *p = &pers[j];
+			if (p->req != reqs[i])
+				continue;
+			if (p->send) {
+				fprintf(out, "\n%d isend %d %d %llu", me,
+					world(p->comm, p->peer), p->tag,
+					p->bytes);
+			} else {
+				fprintf(out, "\n%d irecv", me);
+				tr_irecv(p->peer, p->tag, p->comm, p->req,
+					 p->bytes);
+			}
+			break;
+		}
+}
+
 /* One TR_<shape> per acct shape of mpi_table.def: prints the arguments
  * after "<rank> <name>". The parameter names they use beyond the shape's
  * own (tag, count, datatype, sendtag, recvtag) are those of the table's
@@ -624,14 +706,18 @@ static void tr_neighbor(MPI_Comm comm, const int *sc, int ss,
 #define TR_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)                    \
 	tr_neighbor(comm, sc, ss, st, sts, rc, rs, rt, rts)
 
-/* Shapes with no SimGrid replay action (persistent requests and
- * collectives, Alltoallw, one-sided, I/O): the name alone, so that the
- * segment boundaries stay; mpipredict-simulate drops them from replays. */
+/* Persistent point-to-point requests: see struct pers. */
+#define TR_PSEND(count, type, dest, comm, request)                             \
+	pers_keep(*request, 1, dest, tag, comm, bytes(count, type))
+#define TR_PRECV(source, comm, request)                                        \
+	pers_keep(*request, 0, source, tag, comm, bytes(count, datatype))
+#define TR_START(n, requests) pers_start(n, requests)
+
+/* Shapes with no SimGrid replay action (persistent collectives,
+ * Alltoallw, one-sided, I/O): the name alone, so that the segment
+ * boundaries stay; mpipredict-simulate drops them from replays. */
 #define TR_ALLTOALLW(...)
 #define TR_PCOLL(...)
-#define TR_PSEND(...)
-#define TR_PRECV(...)
-#define TR_START(...)
 #define TR_RMA(...)
 #define TR_NONE(...)
 #define TR_IOTIME(...)

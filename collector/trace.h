@@ -13,7 +13,10 @@
  * "recvd <source> <tag> <bytes>" on the lines right after its own), and a
  * collective on a communicator with only some of the ranks (a row of a
  * process grid) followed by " @ <n> <the members' world ranks, in the
- * communicator's rank order>". The names
+ * communicator's rank order>"; MPI_Start and MPI_Startall write the
+ * number of started requests they cannot show (persistent collectives),
+ * then on lines of their own the isend or irecv of each persistent
+ * point-to-point request they start. The names
  * follow SimGrid's replay (send, isend, recv, irecv, wait, waitall, barrier,
  * bcast, reduce, allreduce, alltoall, alltoallv, gather, allgather, ...) plus a
  * few it does not replay (sendrecv, scan, exscan, test, i<collective>):
@@ -51,6 +54,9 @@ void mpp_trace_pre(void);
  * struct wild). The wrapper passes statuses of its own to the call when
  * the program ignores them, at least while such a receive is among reqs. */
 void mpp_trace_waiting(int n, const MPI_Request *reqs);
+
+/* Before MPI_Request_free: a persistent request is forgotten. */
+void mpp_trace_request_free(MPI_Request req);
 
 /* Right after the PMPI call: writes the action with the call's arguments
  * and restarts the segment clock. One per row of mpi_table.def. */

@@ -41,11 +41,20 @@ int MPI_Finalize(void)
 	return PMPI_Finalize();
 }
 
+/* A persistent request freed is forgotten (collector/trace.c, struct
+ * pers). */
+int MPI_Request_free(MPI_Request *request)
+{
+	if (mpp_trace_on)
+		mpp_trace_request_free(*request);
+	return PMPI_Request_free(request);
+}
+
 /* Wrap only the rows whose shape SimGrid's replay can use: the acct column
  * picks WRAP or SKIP (SEL_<shape>(...) expands to the word, which then
- * takes the row). The others (one-sided, I/O, neighbourhood, persistent)
- * are left to SMPI alone; some differ from the table's prototypes in
- * SMPI's mpi.h. */
+ * takes the row). The others (one-sided, I/O, neighbourhood, persistent
+ * collectives) are left to SMPI alone; some differ from the table's prototypes
+ * in SMPI's mpi.h. */
 #define WRAP_WITH(before, after, name, ret, params, args)                      \
 	ret name params                                                        \
 	{                                                                      \
@@ -122,9 +131,9 @@ int MPI_Finalize(void)
 #define SEL_NEIGHBOR(...)      SKIP
 #define SEL_ALLTOALLW(...)     SKIP
 #define SEL_PCOLL(...)         SKIP
-#define SEL_PSEND(...)         SKIP
-#define SEL_PRECV(...)         SKIP
-#define SEL_START(...)         SKIP
+#define SEL_PSEND(...)         WRAP
+#define SEL_PRECV(...)         WRAP
+#define SEL_START(...)         WRAP
 #define SEL_RMA(...)           SKIP
 #define SEL_NONE(...)          SKIP
 #define SEL_IOTIME(...)        SKIP

@@ -14,7 +14,11 @@
  *   - a neighbourhood collective ([i]neighbor_*) becomes an irecv per
  *     source, an isend per destination and a waitall;
  *   - a collective on some of the ranks (" @ <n> <members>") becomes
- *     point-to-point messages among the members (group_out).
+ *     point-to-point messages among the members (group_out);
+ *   - persistent requests: the init calls and MPI_Start(all) write
+ *     nothing (the trace has the isend and irecv each start made on the
+ *     lines after it); a start with requests the trace cannot show (a
+ *     persistent collective) counts as approximated.
  * The number of approximated actions is reported.
  *
  * Scaling (mpp_trace_scale): a segment is the computation between two
@@ -957,6 +961,15 @@ int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 					return -1;
 				}
 				(*approx)++;
+			} else if (!strcmp(n, "start") ||
+				   !strcmp(n, "startall") ||
+				   strstr(n, "_init")) {
+				/* The requests started follow as isend and
+				 * irecv lines; those it could not show (a
+				 * persistent collective) are counted. */
+				if (!strcmp(n, "start") ||
+				    !strcmp(n, "startall"))
+					*approx += first_int(x->args) > 0;
 			} else if (!strcmp(n, "wait") ||
 				   !strcmp(n, "waitany") ||
 				   !strcmp(n, "waitsome")) {
