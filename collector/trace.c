@@ -706,6 +706,34 @@ static void tr_neighbor(MPI_Comm comm, const int *sc, int ss,
 #define TR_NEIGHBOR(sc, ss, st, sts, rc, rs, rt, rts, comm)                    \
 	tr_neighbor(comm, sc, ss, st, sts, rc, rs, rt, rts)
 
+/* Alltoallw: a count and a type per peer, written like Alltoallv's
+ * fields (per-peer bytes); mpipredict-simulate replays it as alltoallv.
+ * With MPI_IN_PLACE the receive blocks are sent. */
+static void tr_alltoallw(const void *sbuf, const int *sc,
+			 const MPI_Datatype *st, const int *rc,
+			 const MPI_Datatype *rt, MPI_Comm comm)
+{
+	int n = comm_size(comm);
+	unsigned long long s = 0, r = 0;
+	if (sbuf == MPI_IN_PLACE) {
+		sc = rc;
+		st = rt;
+	}
+	for (int i = 0; i < n; i++) {
+		s += bytes(sc[i], st[i]);
+		r += bytes(rc[i], rt[i]);
+	}
+	fprintf(out, " %llu", s);
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %llu", bytes(sc[i], st[i]));
+	fprintf(out, " %llu", r);
+	for (int i = 0; i < n; i++)
+		fprintf(out, " %llu", bytes(rc[i], rt[i]));
+	members(comm);
+}
+#define TR_ALLTOALLW(sbuf, scounts, stypes, rcounts, rtypes, comm)             \
+	tr_alltoallw(sbuf, scounts, stypes, rcounts, rtypes, comm)
+
 /* Persistent point-to-point requests: see struct pers. */
 #define TR_PSEND(count, type, dest, comm, request)                             \
 	pers_keep(*request, 1, dest, tag, comm, bytes(count, type))
@@ -714,9 +742,8 @@ static void tr_neighbor(MPI_Comm comm, const int *sc, int ss,
 #define TR_START(n, requests) pers_start(n, requests)
 
 /* Shapes with no SimGrid replay action (persistent collectives,
- * Alltoallw, one-sided, I/O): the name alone, so that the segment
- * boundaries stay; mpipredict-simulate drops them from replays. */
-#define TR_ALLTOALLW(...)
+ * one-sided, I/O): the name alone, so that the segment boundaries stay;
+ * mpipredict-simulate drops them from replays. */
 #define TR_PCOLL(...)
 #define TR_RMA(...)
 #define TR_NONE(...)

@@ -129,7 +129,7 @@ int MPI_Request_free(MPI_Request *request)
 #define SEL_REDSCAT(...)       WRAP
 #define SEL_REDSCAT_BLOCK(...) WRAP
 #define SEL_NEIGHBOR(...)      SKIP
-#define SEL_ALLTOALLW(...)     SKIP
+#define SEL_ALLTOALLW(...)     WRAP
 #define SEL_PCOLL(...)         SKIP
 #define SEL_PSEND(...)         WRAP
 #define SEL_PRECV(...)         WRAP

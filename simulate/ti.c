@@ -15,6 +15,7 @@
  *     source, an isend per destination and a waitall;
  *   - a collective on some of the ranks (" @ <n> <members>") becomes
  *     point-to-point messages among the members (group_out);
+ *   - alltoallw is written with per-peer bytes, as alltoallv;
  *   - persistent requests: the init calls and MPI_Start(all) write
  *     nothing (the trace has the isend and irecv each start made on the
  *     lines after it); a start with requests the trace cannot show (a
@@ -796,7 +797,8 @@ static int group_out(const struct group *g, const char *name,
 		g_exchange(g, NULL, v[0], NULL, v[1]);
 	} else if (!strcmp(name, "allgatherv") && nv == n + 1) {
 		g_exchange(g, NULL, v[0], v + 1, 0);
-	} else if (!strcmp(name, "alltoallv") && nv == 2 * n + 2) {
+	} else if ((!strcmp(name, "alltoallv") || !strcmp(name, "alltoallw")) &&
+		   nv == 2 * n + 2) {
 		g_exchange(g, v + 1, 0, v + n + 2, 0);
 	} else if (!strcmp(name, "reducescatter") && nv == n + 1) {
 		g_exchange(g, v, 0, NULL, v[g->me]);
@@ -983,6 +985,11 @@ int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 				fprintf(f, "%d allreduce %llu 0\n", r,
 					strtoull(x->args, NULL, 10));
 				(*approx)++;
+			} else if (!strcmp(n, "alltoallw") ||
+				   !strcmp(n, "ialltoallw")) {
+				/* per-peer bytes, as alltoallv's */
+				fprintf(f, "%d alltoallv %s\n", r, x->args);
+				*approx += n[0] == 'i';
 			} else if (n[0] == 'i' && replayable(n + 1) &&
 				   strcmp(n, "init") && strcmp(n, "isend") &&
 				   strcmp(n, "irecv")) {
