@@ -16,7 +16,10 @@
  * communicator's rank order>"; MPI_Start and MPI_Startall write the
  * number of started requests they cannot show (persistent collectives),
  * then on lines of their own the isend or irecv of each persistent
- * point-to-point request they start. The names
+ * point-to-point request they start; a test call (MPI_Test and its all,
+ * any and some forms) writes a line only when it finished something
+ * (its time, and a polling loop's between such calls, is left out of the
+ * computation). The names
  * follow SimGrid's replay (send, isend, recv, irecv, wait, waitall, barrier,
  * bcast, reduce, allreduce, alltoall, alltoallv, gather, allgather, ...) plus a
  * few it does not replay (sendrecv, scan, exscan, test, i<collective>):

@@ -9,7 +9,8 @@
  *   - wait, waitany, waitsome become waitall (the replay's wait needs the
  *     request's peers, which the trace does not keep; waitall completes
  *     every outstanding request, so overlap across waits is lost);
- *   - test* are dropped; scan and exscan become allreduce of their size;
+ *   - a test* that finished something becomes waitall, the others are
+ *     dropped; scan and exscan become allreduce of their size;
  *     nonblocking collectives (i<coll>) their blocking form;
  *   - a neighbourhood collective ([i]neighbor_*) becomes an irecv per
  *     source, an isend per destination and a waitall;
@@ -610,6 +611,14 @@ static long first_int(const char *s)
 	return strtol(s, NULL, 10);
 }
 
+/* Second integer token of s (0 when there is none). */
+static long second_int(const char *s)
+{
+	char *e;
+	strtol(s, &e, 10);
+	return e == s ? 0 : strtol(e, NULL, 10);
+}
+
 /* A neighbourhood collective's trace fields (collector/trace.c:
  * "<nin> <nout>" then <peer> <bytes> per source and per destination) as
  * an irecv per source, an isend per destination (peers that are ranks;
@@ -978,6 +987,14 @@ int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
 				fprintf(f, "%d waitall\n", r);
 				(*approx)++;
 			} else if (!strncmp(n, "test", 4)) {
+				/* "test <done>", "test{all,any,some} <n>
+				 * <done>": one that finished something waits
+				 * (as wait does); the others are dropped. */
+				long done = !strcmp(n, "test")
+						? first_int(x->args)
+						: second_int(x->args);
+				if (done > 0)
+					fprintf(f, "%d waitall\n", r);
 				(*approx)++;
 			} else if (!strcmp(n, "scan") || !strcmp(n, "exscan") ||
 				   !strcmp(n, "iscan") ||
