@@ -51,3 +51,10 @@ ranks_compute_is() { # prediction.json expected-seconds tolerance what
 	awk -v s="$sum" -v x="$2" -v t="$3" 'BEGIN { e = s / x - 1; exit !(e < t && e > -t) }' ||
 		{ echo "expected the ranks' computation $4 = $2 s, got $sum s"; return 1; }
 }
+traced() { # dir ranks program [args...]: a traced run, its stdout in
+	# dir.out; on failure one line and exit 1
+	local d=$1 np=$2
+	shift 2
+	MPIPREDICT_TRACE=$d mpirun -np "$np" "$@" >"$d.out" 2>"$d.err" ||
+		{ echo "traced run $d ($np ranks: $*) failed: $(tail -3 "$d.err")"; exit 1; }
+}

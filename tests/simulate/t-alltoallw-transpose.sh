@@ -13,12 +13,10 @@ set -u
 write_profile profile.json
 build_prog transpose
 n=91 steps=3
-MPIPREDICT_TRACE=tr mpirun -np 2 ./transpose.real -n $n -i $steps >out2.txt 2>err.txt ||
-	{ echo "traced run failed: $(tail -3 err.txt)"; exit 1; }
-MPIPREDICT_TRACE=t1 mpirun -np 1 ./transpose.real -n $n -i $steps >out1.txt 2>err.txt ||
-	{ echo "1-rank run failed: $(tail -3 err.txt)"; exit 1; }
+traced tr 2 ./transpose.real -n $n -i $steps
+traced t1 1 ./transpose.real -n $n -i $steps
 fail=0
-cmp -s out1.txt out2.txt || { echo "1 and 2 ranks differ: $(cat out1.txt out2.txt)"; fail=1; }
+cmp -s t1.out tr.out || { echo "1 and 2 ranks differ: $(cat t1.out tr.out)"; fail=1; }
 # Rank r has part(r) = 46 or 45 rows and columns; it sends part(r) x
 # part(j) doubles to rank j and receives part(j) x part(r).
 part() { echo $(( n / 2 + ($1 < n % 2) )); }

@@ -22,11 +22,10 @@ deck p64.deck 64 1
 deck n64.deck 64
 fail=0
 for d in p64 n64; do
-	MPIPREDICT_TRACE=tr-$d mpirun -np 2 ./heat.real $d.deck >out-$d.txt 2>err.txt ||
-		{ echo "traced run ($d) failed: $(tail -3 err.txt)"; exit 1; }
+	traced tr-$d 2 ./heat.real $d.deck
 done
-cmp -s out-p64.txt out-n64.txt ||
-	{ echo "persistent and plain halos print different results: $(cat out-p64.txt out-n64.txt)"; fail=1; }
+cmp -s tr-p64.out tr-n64.out ||
+	{ echo "persistent and plain halos print different results: $(cat tr-p64.out tr-n64.out)"; fail=1; }
 # Rank 1's first start: its two receives and two sends (down is
 # MPI_PROC_NULL: -1), 528 bytes each.
 got=$(grep -v ' compute ' tr-p64/rank-1.ti | grep -A4 -m1 '^1 startall' | tr '\n' '|')
@@ -49,8 +48,7 @@ want="$((2 * 40)) $((2 * 40 * (64 + 2) * 8))"
 # 2 ranks at nx = 80 never run.
 for nx in 48 64; do
 	deck t$nx.deck $nx 1
-	MPIPREDICT_PARAMS="nx=$nx" MPIPREDICT_TRACE=t$nx mpirun -np 1 ./heat.real t$nx.deck >/dev/null 2>err.txt ||
-		{ echo "1-rank run failed: $(tail -3 err.txt)"; exit 1; }
+	MPIPREDICT_PARAMS="nx=$nx" traced t$nx 1 ./heat.real t$nx.deck
 done
 deck t80.deck 80 1
 MPIPREDICT_PARAMS="nx=80" mpipredict-simulate predict --profile profile.json --train t48 --train t64 \

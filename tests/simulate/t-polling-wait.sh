@@ -19,8 +19,7 @@ set -u
 write_profile profile.json
 build_prog poll
 for w in 200 300; do
-	MPIPREDICT_TRACE=t$w mpirun -np 2 ./poll.real -w $w -i 10 >/dev/null 2>err.txt ||
-		{ echo "traced run failed: $(tail -3 err.txt)"; exit 1; }
+	traced t$w 2 ./poll.real -w $w -i 10
 done
 fail=0
 n0=$(grep -c '^0 test 1$' t300/rank-0.ti) n1=$(grep -c '^1 testall 1 1$' t300/rank-1.ti)

@@ -12,8 +12,7 @@ write_profile profile.json
 # shellcheck disable=SC2086
 mpicc -O1 ${MPP_TEST_CFLAGS:-} -o groups "$MPP_SRC/tests/simulate/progs/groups.c" \
 	-L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict || exit 1
-MPIPREDICT_TRACE=tr mpirun -np 4 ./groups >/dev/null 2>err.txt ||
-	{ echo "traced run failed: $(tail -3 err.txt)"; exit 1; }
+traced tr 4 ./groups
 fail=0
 grep -qx "0 alltoallv 96 24 32 40 96 24 32 40 @ 3 3 2 0" tr/rank-0.ti &&
 	grep -qx "1 bcast 40 1 @ 1 1" tr/rank-1.ti ||

@@ -21,8 +21,7 @@ set -u
 write_profile profile.json
 build_prog summa
 n=128 w=8
-MPIPREDICT_TRACE=tr mpirun -np 4 ./summa.real -n $n -w $w >out.txt 2>err.txt ||
-	{ echo "traced run failed: $(tail -3 err.txt)"; exit 1; }
+traced tr 4 ./summa.real -n $n -w $w
 fail=0
 # Rank 3 is (row 1, column 1): its row is {2,3}, its column {1,3}.
 for want in "3 bcast 4096 2 @ 2 2 3" "3 bcast 4096 1 @ 2 1 3" "3 allreduce 512 0 @ 2 1 3" \
@@ -68,8 +67,7 @@ jq -e '.simulated_s > 0 and .levels.cmp.bytes > 0 and .levels.net.bytes > 0' sim
 # predict: trained at 1 rank (every communicator is one rank there), the
 # 4-rank configuration never run; its skeleton comes from the smpicc build.
 for m in 64 96; do
-	MPIPREDICT_TRACE=t$m mpirun -np 1 ./summa.real -n $m -w $w >/dev/null 2>err.txt ||
-		{ echo "traced 1-rank run failed: $(tail -3 err.txt)"; exit 1; }
+	traced t$m 1 ./summa.real -n $m -w $w
 done
 mpipredict-simulate predict --profile profile.json --train t64 --train t96 --ranks 4 --nodes 2 \
 	--keep kp --json -- ./summa.smpi -n $n -w $w >pred.json 2>err.txt ||
