@@ -374,10 +374,10 @@ static int comm_rank(MPI_Comm comm)
  * as they were. */
 static void members(MPI_Comm comm)
 {
-	int n = comm_size(comm), inter = 0, *r, *w;
+	int n, inter = 0, *r, *w;
 	MPI_Group g, wg;
 
-	if (comm == MPI_COMM_WORLD || n >= nworld ||
+	if (comm == MPI_COMM_WORLD || (n = comm_size(comm)) >= nworld ||
 	    PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
 		return;
 	r = malloc(2 * (size_t)n * sizeof *r);
@@ -454,16 +454,22 @@ static void tr_irecv(int source, int tag, MPI_Comm comm, MPI_Request req,
 	fprintf(out, " %d %d %llu", world(comm, source), tag, b);
 }
 
+/* The kept persistent request with handle req, or NULL. */
+static struct pers *pers_find(MPI_Request req)
+{
+	for (size_t j = 0; j < npers; j++)
+		if (pers[j].req == req)
+			return &pers[j];
+	return NULL;
+}
+
 /* A persistent request made (a handle given again is a new request). No
  * memory: the request is not traced when started. */
 static void pers_keep(MPI_Request req, int send, int peer, int tag,
 		      MPI_Comm comm, unsigned long long b)
 {
-	struct pers p = {req, comm, b, send, peer, tag};
-	size_t j = 0;
-	while (j < npers && pers[j].req != req)
-		j++;
-	if (j == npers) {
+	struct pers *p = pers_find(req);
+	if (!p) {
 		if (npers == cappers) {
 			size_t c = cappers ? 2 * cappers : 16;
 			struct pers *x = realloc(pers, c * sizeof *x);
@@ -472,18 +478,16 @@ static void pers_keep(MPI_Request req, int send, int peer, int tag,
 			pers = x;
 			cappers = c;
 		}
-		npers++;
+		p = &pers[npers++];
 	}
-	pers[j] = p;
+	*p = (struct pers){req, comm, b, send, peer, tag};
 }
 
 void mpp_trace_request_free(MPI_Request req)
 {
-	for (size_t j = 0; j < npers; j++)
-		if (pers[j].req == req) {
-			pers[j] = pers[--npers];
-			return;
-		}
+	struct pers *p = pers_find(req);
+	if (p)
+		*p = pers[--npers];
 }
 
 /* MPI_Start(all): " <requests not shown>" (persistent collectives,
@@ -492,29 +496,21 @@ void mpp_trace_request_free(MPI_Request req)
 static void pers_start(int n, const MPI_Request *reqs)
 {
 	int unknown = 0;
-	for (int i = 0; i < n; i++) {
-		size_t j = 0;
-		while (j < npers && pers[j].req != reqs[i])
-			j++;
-		unknown += j == npers;
-	}
-	fprintf(out, " %d", unknown);
 	for (int i = 0; i < n; i++)
-		for (size_t j = 0; j < npers; j++) {
-			const struct pers *p = &pers[j];
-			if (p->req != reqs[i])
-				continue;
-			if (p->send) {
-				fprintf(out, "\n%d isend %d %d %llu", me,
-					world(p->comm, p->peer), p->tag,
-					p->bytes);
-			} else {
-				fprintf(out, "\n%d irecv", me);
-				tr_irecv(p->peer, p->tag, p->comm, p->req,
-					 p->bytes);
-			}
-			break;
+		unknown += !pers_find(reqs[i]);
+	fprintf(out, " %d", unknown);
+	for (int i = 0; i < n; i++) {
+		const struct pers *p = pers_find(reqs[i]);
+		if (!p)
+			continue;
+		if (p->send) {
+			fprintf(out, "\n%d isend %d %d %llu", me,
+				world(p->comm, p->peer), p->tag, p->bytes);
+		} else {
+			fprintf(out, "\n%d irecv", me);
+			tr_irecv(p->peer, p->tag, p->comm, p->req, p->bytes);
 		}
+	}
 }
 
 /* One TR_<shape> per acct shape of mpi_table.def: prints the arguments
@@ -550,9 +546,10 @@ static void pers_start(int n, const MPI_Request *reqs)
 /* The completion calls resolve the wildcard receives they finished (see
  * struct wild). */
 #define TR_WAIT1(request, status) (resolve(0, status), resolve_end())
-/* The test calls also write whether they finished anything (" <n> 1"):
- * mpipredict-simulate replays a test that did as a wait, and drops the
- * others (a polling loop's unsuccessful tests). */
+/* A test call writes its line only when it finished something (QUIET_,
+ * below), with " 1" after its fields: mpipredict-simulate replays such a
+ * test as a wait, and drops the tests of traces written before, which
+ * have no such field and did not say whether they finished anything. */
 #define TR_TEST1(request, flag, status)                                        \
 	(fprintf(out, " %d", *flag != 0),                                      \
 	 (*flag ? resolve(0, status) : (void)0), resolve_end())
