@@ -50,7 +50,7 @@ static void usage(FILE *f)
 	    "             [--nodes K] [--rpn R] [--json] [--keep DIR]\n"
 	    "             [--skeleton DIR] [--no-links] [--repeats "
 	    "min|median]\n"
-	    "             -- SMPI_PROGRAM [ARGS...]\n"
+	    "             [--no-noise] -- SMPI_PROGRAM [ARGS...]\n"
 	    "Predict an MPI program's run time on SimGrid SMPI, on the "
 	    "machine a\n"
 	    "calibration profile describes (see simulate/README.md).\n"
@@ -80,6 +80,10 @@ static void usage(FILE *f)
 	    "arguments, per\n"
 	    "                segment kind (default median; min: the least "
 	    "disturbed)\n"
+	    "  --no-noise    keep SMPI's timing of the segments (default: "
+	    "the timing of\n"
+	    "                a --train trace at more than one rank, the "
+	    "machine's noise)\n"
 	    "  --no-links    no SimGrid link tracing (about half the "
 	    "replay's CPU time;\n"
 	    "                no link utilisation in the analyses)\n"
@@ -93,7 +97,7 @@ struct opts {
 	const char *profile, *trace, *out, *keep, *skeleton;
 	const char *train[32];
 	size_t ntrain;
-	int ranks, nodes, rpn, json, no_links, use_min;
+	int ranks, nodes, rpn, json, no_links, use_min, no_noise;
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -109,7 +113,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		O_KEEP,
 		O_SKELETON,
 		O_NO_LINKS,
-		O_REPEATS
+		O_REPEATS,
+		O_NO_NOISE
 	};
 	static const struct option lo[] = {
 	    {"profile", required_argument, NULL, O_PROFILE},
@@ -123,6 +128,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"skeleton", required_argument, NULL, O_SKELETON},
 	    {"no-links", no_argument, NULL, O_NO_LINKS},
 	    {"repeats", required_argument, NULL, O_REPEATS},
+	    {"no-noise", no_argument, NULL, O_NO_NOISE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	int c;
@@ -177,6 +183,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_NO_LINKS:
 			o->no_links = 1;
+			break;
+		case O_NO_NOISE:
+			o->no_noise = 1;
 			break;
 		case O_REPEATS:
 			if (strcmp(optarg, "min") && strcmp(optarg, "median")) {
@@ -541,12 +550,33 @@ static int cmd_predict(int argc, char **argv)
 		goto clean;
 	}
 	skel.wall = 0;
+	/* The machine's noise, as a training run at several ranks saw it:
+	 * without it no rank of the replay ever waits for a late one. */
+	const struct mpp_trace *ns =
+	    o.no_noise ? NULL : mpp_trace_noise_source(train, nt, o.ranks);
+	char noise[4400] = "none (--no-noise)";
+	if (!o.no_noise && !ns)
+		snprintf(noise, sizeof noise,
+			 "none (no --train trace at more than one rank)");
+	if (ns) {
+		size_t changed = 0;
+		if (mpp_trace_noise(&skel, ns, &changed, err, sizeof err) < 0) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			goto clean;
+		}
+		snprintf(noise, sizeof noise,
+			 "%s (%d ranks, '%s'): %zu segments reshaped",
+			 o.train[ns - train], ns->nranks, ns->args, changed);
+	}
+	size_t rl = strlen(rep);
+	snprintf(rep + rl, sizeof rep - rl, "noise: %s\n", noise);
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
-	json_t *extra = json_pack("{s:o,s:f,s:s,s:b}", "plain_smpi_s",
-				  reused ? json_null() : json_real(plain),
-				  "smpi_run_wall_s", smpi_wall, "args", args,
-				  "skeleton_reused", reused);
+	json_t *extra = json_pack(
+	    "{s:o,s:f,s:s,s:b,s:o}", "plain_smpi_s",
+	    reused ? json_null() : json_real(plain), "smpi_run_wall_s",
+	    smpi_wall, "args", args, "skeleton_reused", reused, "noise_from",
+	    ns ? json_string(o.train[ns - train]) : json_null());
 	if (reused)
 		snprintf(text, sizeof text,
 			 "skeleton reused from %s (no SMPI run)\n"

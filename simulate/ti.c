@@ -590,6 +590,189 @@ out:
 	return rc;
 }
 
+/* Machine noise (mpp_trace_noise). The scaled skeleton's segments carry
+ * SMPI's benchmark: every rank's computation measured one after the other
+ * on one core of an otherwise idle simulation, so its ranks drift apart
+ * only by what the host's timer saw. Real ranks on a shared node do not
+ * run at one speed: a rank that loses its core for a while, or shares
+ * memory bandwidth with its neighbour, arrives late, and the others wait.
+ * The training traces at more than one rank recorded that, segment by
+ * segment. The skeleton's segments of each kind take the shape of those
+ * of one training trace: occurrence i of M on rank r gets the relative
+ * time of occurrence i * N / M of N on that trace's rank r mod P (the
+ * same point of the run), times the kind's mean; the kind's total is kept,
+ * so the work stays what the laws say and only its timing spreads. */
+
+/* Occurrences of one kind on one rank of a trace, in order. */
+struct occ {
+	size_t n, cap, *at;
+	double sum;
+};
+
+/* For every rank of t, the occurrences of every kind of ks (by name). */
+static struct occ *occurrences(const struct mpp_trace *t, const struct kind *ks,
+			       size_t nk)
+{
+	char k[72];
+	struct occ *o = calloc((size_t)t->nranks * (nk ? nk : 1), sizeof *o);
+	if (!o)
+		return NULL;
+	for (int r = 0; r < t->nranks; r++)
+		for (size_t i = 0; i < t->n[r]; i++) {
+			if (strcmp(t->a[r][i].name, "compute"))
+				continue;
+			kind_of(t, r, i, k, sizeof k);
+			size_t s = 0;
+			while (s < nk && strcmp(ks[s].k, k))
+				s++;
+			if (s == nk)
+				continue;
+			struct occ *x = &o[(size_t)r * nk + s];
+			if (x->n == x->cap) {
+				size_t c = x->cap ? 2 * x->cap : 64;
+				size_t *p = realloc(x->at, c * sizeof *p);
+				if (!p)
+					goto oom;
+				x->at = p;
+				x->cap = c;
+			}
+			x->at[x->n++] = i;
+			x->sum += t->a[r][i].flops;
+		}
+	return o;
+oom:
+	for (size_t j = 0; j < (size_t)t->nranks * nk; j++)
+		free(o[j].at);
+	free(o);
+	return NULL;
+}
+
+static void occurrences_free(struct occ *o, size_t n)
+{
+	for (size_t j = 0; o && j < n; j++)
+		free(o[j].at);
+	free(o);
+}
+
+const struct mpp_trace *mpp_trace_noise_source(const struct mpp_trace *train,
+					       size_t ntrain, int nranks)
+{
+	const struct mpp_trace *best = NULL;
+	double bestwork = 0;
+	int bestp = 0;
+	/* The rank count nearest below the target's (or equal). */
+	for (size_t j = 0; j < ntrain; j++)
+		if (train[j].nranks > bestp && train[j].nranks <= nranks)
+			bestp = train[j].nranks;
+	if (bestp < 1)
+		return NULL;
+	/* Its largest input (most computation: the nearest the target), and
+	 * among that input's repeats the one whose ranks waited the median
+	 * share of its run. */
+	for (size_t j = 0; j < ntrain; j++) {
+		double w = 0;
+		if (train[j].nranks != bestp || train[j].wall <= 0)
+			continue;
+		for (int r = 0; r < bestp; r++)
+			w += mpp_trace_compute(&train[j], r);
+		if (w > bestwork * 1.001 || !best)
+			bestwork = w, best = &train[j];
+	}
+	if (!best)
+		return NULL;
+	double rest[32];
+	const struct mpp_trace *rep[32];
+	size_t n = 0;
+	for (size_t j = 0; j < ntrain && n < 32; j++) {
+		if (train[j].nranks != bestp || train[j].wall <= 0 ||
+		    strcmp(train[j].args, best->args))
+			continue;
+		double c = 0;
+		for (int r = 0; r < bestp; r++)
+			c += mpp_trace_compute(&train[j], r) / bestp;
+		rest[n] = 1 - c / train[j].wall;
+		rep[n++] = &train[j];
+	}
+	/* the median: sort the indices by rest share */
+	for (size_t a = 1; a < n; a++)
+		for (size_t b = a; b > 0 && rest[b - 1] > rest[b]; b--) {
+			double tr = rest[b];
+			const struct mpp_trace *tp = rep[b];
+			rest[b] = rest[b - 1], rep[b] = rep[b - 1];
+			rest[b - 1] = tr, rep[b - 1] = tp;
+		}
+	return n ? rep[(n - 1) / 2] : best;
+}
+
+int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *src,
+		    size_t *changed, char *err, size_t errlen)
+{
+	struct kind *ks = NULL;
+	size_t nk = 0;
+	struct occ *so = NULL, *ko = NULL;
+	int rc = -1;
+	*changed = 0;
+	if (kinds(skel, &ks, &nk) < 0)
+		goto oom;
+	/* one table of kinds for both: the skeleton's */
+	if (!(ko = occurrences(skel, ks, nk)) ||
+	    !(so = occurrences(src, ks, nk)))
+		goto oom;
+	for (size_t s = 0; s < nk; s++) {
+		double stot = 0, socc = 0, ktot = 0, knew = 0;
+		for (int r = 0; r < src->nranks; r++) {
+			stot += so[(size_t)r * nk + s].sum;
+			socc += (double)so[(size_t)r * nk + s].n;
+		}
+		if (!(stot > 0) || !(ks[s].flops > 0) || !isfinite(stot) ||
+		    !isfinite(ks[s].flops))
+			continue; /* not in the source, or nothing to shape */
+		double smean = stot / socc, kmean = ks[s].flops / ks[s].occ;
+		for (int r = 0; r < skel->nranks; r++) {
+			const struct occ *x = &ko[(size_t)r * nk + s];
+			const struct occ *y =
+			    &so[(size_t)(r % src->nranks) * nk + s];
+			/* more ranks than the source: each further block of
+			 * its ranks starts at another point of its run, so
+			 * that they are not slowed down in step */
+			int nb = (skel->nranks + src->nranks - 1) / src->nranks;
+			size_t shift = (size_t)((double)(r / src->nranks) *
+						(double)y->n / nb);
+			for (size_t i = 0; y->n && i < x->n; i++) {
+				size_t j = ((size_t)((double)i * (double)y->n /
+						     (double)x->n) +
+					    shift) %
+					   y->n;
+				double f =
+				    src->a[r % src->nranks][y->at[j]].flops /
+				    smean;
+				ktot += skel->a[r][x->at[i]].flops;
+				skel->a[r][x->at[i]].flops = kmean * f;
+				knew += kmean * f;
+				(*changed)++;
+			}
+		}
+		/* keep the kind's total: the laws' work */
+		for (int r = 0; knew > 0 && isfinite(knew) && r < skel->nranks;
+		     r++) {
+			const struct occ *x = &ko[(size_t)r * nk + s];
+			if (!so[(size_t)(r % src->nranks) * nk + s].n)
+				continue;
+			for (size_t i = 0; i < x->n; i++)
+				skel->a[r][x->at[i]].flops *= ktot / knew;
+		}
+	}
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	occurrences_free(ko, ko ? (size_t)skel->nranks * nk : 0);
+	occurrences_free(so, so ? (size_t)src->nranks * nk : 0);
+	free(ks);
+	return rc;
+}
+
 /* Actions SimGrid 3.32's replay knows (smpi_replay.cpp registers them);
  * point-to-point and waits are handled before. */
 static int replayable(const char *n)

@@ -46,6 +46,20 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    size_t ntrain, const char *target_args, int use_min,
 		    char *report, size_t replen, char *err, size_t errlen);
 
+/* The training trace whose machine noise a target of `nranks` ranks
+ * takes (mpp_trace_noise): at the largest rank count above 1 and not
+ * above `nranks`, the largest input, the repeat whose ranks waited the
+ * median share of the run. NULL when every trace is of one rank. */
+const struct mpp_trace *mpp_trace_noise_source(const struct mpp_trace *train,
+					       size_t ntrain, int nranks);
+
+/* Give the segments of each kind of the scaled `skel` the timing of the
+ * same kind's segments in `src`, position by position (rank r takes rank
+ * r mod src's ranks), keeping each kind's total. *changed: segments
+ * reshaped. Returns 0, or -1 with err. */
+int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *src,
+		    size_t *changed, char *err, size_t errlen);
+
 /* Write DIR/r<r>.ti (replayable actions) and DIR/list. Returns the number
  * of actions dropped or approximated in *approx. */
 int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,

@@ -60,7 +60,7 @@ TRAIN[is]="-n 400000 -i $ii|-n 800000 -i $ii|-n 1200000 -i $ii"; TARGET[is]="-n 
 TRAIN[cg]="-n 24 -i $ic|-n 32 -i $ic|-n 40 -i $ic"; TARGET[cg]="-n 52 -i $ic"
 
 echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT, iterations: ${ITERS:-long}, traced at ranks: ${TRAIN_RANKS:-1}"
-printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err
+printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s %9s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err no_noise err
 for app in ${APPS:-prime jacobi3d is cg}; do
 	build_real "$app" && build_smpi "$app" || { echo "$app: build failed"; continue; }
 	IFS='|' read -ra ins <<<"${TRAIN[$app]}"
@@ -106,6 +106,13 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		  --ranks 2 --nodes $nodes --json --repeats "$STAT" --skeleton "$PWD/sk-$app" -- "./$app.smpi" ${TARGET[$app]} \
 		  >pred-$app-$place.json 2>pred.err || echo "$app $place: predict failed: $(cat pred.err)"
 		pw=$(echo "$(date +%s.%N) - $t0" | bc)
+		# the same prediction with SMPI's own timing of the segments
+		# (no machine noise from the 2-rank traces): the A/B of
+		# mpp_trace_noise in the same run
+		# shellcheck disable=SC2086
+		nn=$(mpipredict-simulate predict --profile profile.json "${trains[@]}" \
+		  --ranks 2 --nodes $nodes --json --repeats "$STAT" --no-noise --skeleton "$PWD/sk-$app" \
+		  -- "./$app.smpi" ${TARGET[$app]} 2>/dev/null | jq -r '.simulated_s // "nan"')
 		# plain SMPI on a placement whose prediction reused the skeleton:
 		# the unscaled skeleton (SMPI's own benchmark) replayed there
 		if [ "$(jq -r .skeleton_reused pred-$app-$place.json)" = true ]; then
@@ -138,9 +145,9 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		reg=$(mpipredict-predict --db models.db --app "$app.real" \
 		  --args "${TARGET[$app]}" --ntasks 2 --nodes $nodes 2>/dev/null | tail -1 | cut -d, -f2)
 		awk -v a="$app" -v p="$place" -v m="$meas" -v s="$sim" -v b="$plain" \
-		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
-		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%%\n",
-		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt) }' | tee -a table.txt
+		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" -v nn="${nn:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
+		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%% %9.4f %6.1f%%\n",
+		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt), nn, e(nn, m) }' | tee -a table.txt
 		awk -v a="$app" -v p="$place" -v lo="$(head -1 w.txt | cut -d' ' -f1)" \
 		    -v m="$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)" \
 		    -v hi="$(tail -1 w.txt | cut -d' ' -f1)" -v mc="$mc" -v pc="$pc" -v r="$rep" -v rc="$rc" -v s="$sim" -v w="$meas" \
@@ -149,8 +156,8 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 	done
 done
 echo "MAPE over $(wc -l <table.txt) never-run configurations:"
-awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); w = $10 > w ? $10 : w; n++ }
-  END { printf "  simulate %.1f %%, plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, b / n, r / n, g / n, w }' table.txt
+awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); q += ($15 < 0 ? -$15 : $15); w = $10 > w ? $10 : w; n++ }
+  END { printf "  simulate %.1f %% (without the noise of the 2-rank traces %.1f %%), plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, q / n, b / n, r / n, g / n, w }' table.txt
 echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
 echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
 printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
