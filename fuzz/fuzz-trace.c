@@ -94,8 +94,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				       t.a[0][i].flops >= 0,
 				   "scaled computation finite and >= 0");
 		size_t changed = 0;
+		const struct mpp_trace *src[2] = {&train, &train};
 		if (rc == 0 &&
-		    mpp_trace_noise(&t, &train, &changed, err, sizeof err) == 0)
+		    mpp_trace_noise(&t, src, 2, &changed, err, sizeof err) == 0)
 			for (size_t i = 0; i < t.n[0]; i++)
 				FUZZ_CHECK(isfinite(t.a[0][i].flops) &&
 					       t.a[0][i].flops >= 0,

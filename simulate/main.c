@@ -550,33 +550,47 @@ static int cmd_predict(int argc, char **argv)
 		goto clean;
 	}
 	skel.wall = 0;
-	/* The machine's noise, as a training run at several ranks saw it:
-	 * without it no rank of the replay ever waits for a late one. */
-	const struct mpp_trace *ns =
-	    o.no_noise ? NULL : mpp_trace_noise_source(train, nt, o.ranks);
+	/* The machine's noise, as the training runs at several ranks saw
+	 * it: without it no rank of the replay ever waits for a late one. */
+	const struct mpp_trace *ns[32];
+	size_t nns = o.no_noise
+			 ? 0
+			 : mpp_trace_noise_sources(train, nt, o.ranks, ns, 32);
 	char noise[4400] = "none (--no-noise)";
-	if (!o.no_noise && !ns)
+	json_t *from = nns ? json_array() : json_null();
+	if (!o.no_noise && !nns)
 		snprintf(noise, sizeof noise,
-			 "none (no --train trace at more than one rank)");
-	if (ns) {
-		size_t changed = 0;
-		if (mpp_trace_noise(&skel, ns, &changed, err, sizeof err) < 0) {
+			 "none (no --train trace at %d ranks or fewer)",
+			 o.ranks);
+	if (nns) {
+		size_t changed = 0, l;
+		if (mpp_trace_noise(&skel, ns, nns, &changed, err, sizeof err) <
+		    0) {
 			fprintf(stderr, "%s: %s\n", prog, err);
+			json_decref(from);
 			goto clean;
 		}
-		snprintf(noise, sizeof noise,
-			 "%s (%d ranks, '%s'): %zu segments reshaped",
-			 o.train[ns - train], ns->nranks, ns->args, changed);
+		l = (size_t)snprintf(
+		    noise, sizeof noise,
+		    "%zu segments reshaped, from %d-rank '%s':", changed,
+		    ns[0]->nranks, ns[0]->args);
+		for (size_t b = 0; b < nns; b++) {
+			const char *d = o.train[ns[b] - train];
+			json_array_append_new(from, json_string(d));
+			if (l < sizeof noise)
+				l += (size_t)snprintf(
+				    noise + l, sizeof noise - l, " %s", d);
+		}
 	}
 	size_t rl = strlen(rep);
 	snprintf(rep + rl, sizeof rep - rl, "noise: %s\n", noise);
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
-	json_t *extra = json_pack(
-	    "{s:o,s:f,s:s,s:b,s:o}", "plain_smpi_s",
-	    reused ? json_null() : json_real(plain), "smpi_run_wall_s",
-	    smpi_wall, "args", args, "skeleton_reused", reused, "noise_from",
-	    ns ? json_string(o.train[ns - train]) : json_null());
+	json_t *extra =
+	    json_pack("{s:o,s:f,s:s,s:b,s:o}", "plain_smpi_s",
+		      reused ? json_null() : json_real(plain),
+		      "smpi_run_wall_s", smpi_wall, "args", args,
+		      "skeleton_reused", reused, "noise_from", from);
 	if (reused)
 		snprintf(text, sizeof text,
 			 "skeleton reused from %s (no SMPI run)\n"

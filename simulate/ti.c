@@ -32,6 +32,9 @@
  * (a decomposition that changes the per-rank working set, halo work that
  * grows with P). SMPI's benchmark of the target run says how the work is
  * shared among ranks and occurrences.
+ *
+ * Noise (mpp_trace_noise): when each rank does its share, as the training
+ * runs at several ranks timed it; see the comment above that function.
  */
 #include <errno.h>
 #include <gsl/gsl_multifit.h>
@@ -598,10 +601,13 @@ out:
  * memory bandwidth with its neighbour, arrives late, and the others wait.
  * The training traces at more than one rank recorded that, segment by
  * segment. The skeleton's segments of each kind take the shape of those
- * of one training trace: occurrence i of M on rank r gets the relative
- * time of occurrence i * N / M of N on that trace's rank r mod P (the
- * same point of the run), times the kind's mean; the kind's total is kept,
- * so the work stays what the laws say and only its timing spreads. */
+ * of the training traces of one input (its repeats, a block of the run
+ * each: the first third from the first repeat, and so on, so that the
+ * level of noise is theirs on average and not one run's): occurrence i of
+ * M on rank r gets the relative time of occurrence i * N / M of N on the
+ * block's trace, rank r mod P (the same point of the run), times the
+ * kind's mean; the kind's total is kept, so the work stays what the laws
+ * say and only its timing spreads. */
 
 /* Occurrences of one kind on one rank of a trace, in order. */
 struct occ {
@@ -654,113 +660,123 @@ static void occurrences_free(struct occ *o, size_t n)
 	free(o);
 }
 
-const struct mpp_trace *mpp_trace_noise_source(const struct mpp_trace *train,
-					       size_t ntrain, int nranks)
+size_t mpp_trace_noise_sources(const struct mpp_trace *train, size_t ntrain,
+			       int nranks, const struct mpp_trace **out,
+			       size_t max)
 {
 	const struct mpp_trace *best = NULL;
 	double bestwork = 0;
 	int bestp = 0;
+	size_t n = 0;
 	/* The rank count nearest below the target's (or equal). */
 	for (size_t j = 0; j < ntrain; j++)
 		if (train[j].nranks > bestp && train[j].nranks <= nranks)
 			bestp = train[j].nranks;
-	if (bestp < 1)
-		return NULL;
-	/* Its largest input (most computation: the nearest the target), and
-	 * among that input's repeats the one whose ranks waited the median
-	 * share of its run. */
+	/* Its largest input (most computation: the nearest the target). */
 	for (size_t j = 0; j < ntrain; j++) {
 		double w = 0;
-		if (train[j].nranks != bestp || train[j].wall <= 0)
+		if (train[j].nranks != bestp)
 			continue;
 		for (int r = 0; r < bestp; r++)
 			w += mpp_trace_compute(&train[j], r);
-		if (w > bestwork * 1.001 || !best)
+		if (!best || w > bestwork * 1.001)
 			bestwork = w, best = &train[j];
 	}
-	if (!best)
-		return NULL;
-	double rest[32];
-	const struct mpp_trace *rep[32];
-	size_t n = 0;
-	for (size_t j = 0; j < ntrain && n < 32; j++) {
-		if (train[j].nranks != bestp || train[j].wall <= 0 ||
-		    strcmp(train[j].args, best->args))
-			continue;
-		double c = 0;
-		for (int r = 0; r < bestp; r++)
-			c += mpp_trace_compute(&train[j], r) / bestp;
-		rest[n] = 1 - c / train[j].wall;
-		rep[n++] = &train[j];
-	}
-	/* the median: sort the indices by rest share */
-	for (size_t a = 1; a < n; a++)
-		for (size_t b = a; b > 0 && rest[b - 1] > rest[b]; b--) {
-			double tr = rest[b];
-			const struct mpp_trace *tp = rep[b];
-			rest[b] = rest[b - 1], rep[b] = rep[b - 1];
-			rest[b - 1] = tr, rep[b - 1] = tp;
-		}
-	return n ? rep[(n - 1) / 2] : best;
+	/* All its repeats, in the order given. */
+	for (size_t j = 0; best && j < ntrain && n < max; j++)
+		if (train[j].nranks == bestp &&
+		    !strcmp(train[j].args, best->args))
+			out[n++] = &train[j];
+	return n;
 }
 
-int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *src,
-		    size_t *changed, char *err, size_t errlen)
+/* A reshaped segment: rank, index, new flops. */
+struct reshape {
+	int r;
+	size_t i;
+	double flops;
+};
+
+int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *const *src,
+		    size_t nsrc, size_t *changed, char *err, size_t errlen)
 {
 	struct kind *ks = NULL;
-	size_t nk = 0;
-	struct occ *so = NULL, *ko = NULL;
+	size_t nk = 0, nr = 0, cap = 0;
+	struct occ *ko = NULL, **so = NULL;
+	struct reshape *rs = NULL;
+	double *smean = NULL;
 	int rc = -1;
 	*changed = 0;
-	if (kinds(skel, &ks, &nk) < 0)
+	if (nsrc == 0)
+		return 0;
+	so = calloc(nsrc, sizeof *so);
+	smean = calloc(nsrc, sizeof *smean);
+	if (!so || !smean || kinds(skel, &ks, &nk) < 0)
 		goto oom;
-	/* one table of kinds for both: the skeleton's */
-	if (!(ko = occurrences(skel, ks, nk)) ||
-	    !(so = occurrences(src, ks, nk)))
+	/* one table of kinds for all: the skeleton's */
+	if (!(ko = occurrences(skel, ks, nk)))
 		goto oom;
+	for (size_t b = 0; b < nsrc; b++)
+		if (!(so[b] = occurrences(src[b], ks, nk)))
+			goto oom;
 	for (size_t s = 0; s < nk; s++) {
-		double stot = 0, socc = 0, ktot = 0, knew = 0;
-		for (int r = 0; r < src->nranks; r++) {
-			stot += so[(size_t)r * nk + s].sum;
-			socc += (double)so[(size_t)r * nk + s].n;
+		if (!(ks[s].flops > 0) || !isfinite(ks[s].flops))
+			continue; /* nothing to shape */
+		double kmean = ks[s].flops / ks[s].occ, ktot = 0, knew = 0;
+		for (size_t b = 0; b < nsrc; b++) {
+			double tot = 0, occ = 0;
+			for (int r = 0; r < src[b]->nranks; r++) {
+				tot += so[b][(size_t)r * nk + s].sum;
+				occ += (double)so[b][(size_t)r * nk + s].n;
+			}
+			smean[b] = tot > 0 && isfinite(tot) ? tot / occ : 0;
 		}
-		if (!(stot > 0) || !(ks[s].flops > 0) || !isfinite(stot) ||
-		    !isfinite(ks[s].flops))
-			continue; /* not in the source, or nothing to shape */
-		double smean = stot / socc, kmean = ks[s].flops / ks[s].occ;
+		nr = 0;
 		for (int r = 0; r < skel->nranks; r++) {
 			const struct occ *x = &ko[(size_t)r * nk + s];
-			const struct occ *y =
-			    &so[(size_t)(r % src->nranks) * nk + s];
-			/* more ranks than the source: each further block of
-			 * its ranks starts at another point of its run, so
-			 * that they are not slowed down in step */
-			int nb = (skel->nranks + src->nranks - 1) / src->nranks;
-			size_t shift = (size_t)((double)(r / src->nranks) *
-						(double)y->n / nb);
-			for (size_t i = 0; y->n && i < x->n; i++) {
+			for (size_t i = 0; i < x->n; i++) {
+				size_t b = (size_t)((double)i * (double)nsrc /
+						    (double)x->n);
+				int p = src[b]->nranks;
+				const struct occ *y =
+				    &so[b][(size_t)(r % p) * nk + s];
+				if (!y->n || smean[b] <= 0)
+					continue;
+				/* more ranks than the source: each further
+				 * block of its ranks starts at another point
+				 * of its run, so that they are not slowed
+				 * down in step */
+				int nb = (skel->nranks + p - 1) / p;
+				size_t shift = (size_t)((double)(r / p) *
+							(double)y->n / nb);
 				size_t j = ((size_t)((double)i * (double)y->n /
 						     (double)x->n) +
 					    shift) %
 					   y->n;
 				double f =
-				    src->a[r % src->nranks][y->at[j]].flops /
-				    smean;
+				    src[b]->a[r % p][y->at[j]].flops / smean[b];
+				if (nr == cap) {
+					size_t c = cap ? 2 * cap : 256;
+					struct reshape *t =
+					    realloc(rs, c * sizeof *t);
+					if (!t)
+						goto oom;
+					rs = t;
+					cap = c;
+				}
+				rs[nr++] =
+				    (struct reshape){r, x->at[i], kmean * f};
 				ktot += skel->a[r][x->at[i]].flops;
-				skel->a[r][x->at[i]].flops = kmean * f;
 				knew += kmean * f;
-				(*changed)++;
 			}
 		}
 		/* keep the kind's total: the laws' work */
-		for (int r = 0; knew > 0 && isfinite(knew) && r < skel->nranks;
-		     r++) {
-			const struct occ *x = &ko[(size_t)r * nk + s];
-			if (!so[(size_t)(r % src->nranks) * nk + s].n)
-				continue;
-			for (size_t i = 0; i < x->n; i++)
-				skel->a[r][x->at[i]].flops *= ktot / knew;
-		}
+		if (!(knew > 0) || !isfinite(knew) || !isfinite(ktot))
+			continue;
+		for (size_t q = 0; q < nr; q++)
+			skel->a[rs[q].r][rs[q].i].flops =
+			    rs[q].flops * (ktot / knew);
+		*changed += nr;
 	}
 	rc = 0;
 	goto out;
@@ -768,7 +784,12 @@ oom:
 	snprintf(err, errlen, "out of memory");
 out:
 	occurrences_free(ko, ko ? (size_t)skel->nranks * nk : 0);
-	occurrences_free(so, so ? (size_t)src->nranks * nk : 0);
+	for (size_t b = 0; so && b < nsrc; b++)
+		occurrences_free(so[b],
+				 so[b] ? (size_t)src[b]->nranks * nk : 0);
+	free(so);
+	free(smean);
+	free(rs);
 	free(ks);
 	return rc;
 }

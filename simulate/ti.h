@@ -46,19 +46,21 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    size_t ntrain, const char *target_args, int use_min,
 		    char *report, size_t replen, char *err, size_t errlen);
 
-/* The training trace whose machine noise a target of `nranks` ranks
- * takes (mpp_trace_noise): at the largest rank count above 1 and not
- * above `nranks`, the largest input, the repeat whose ranks waited the
- * median share of the run. NULL when every trace is of one rank. */
-const struct mpp_trace *mpp_trace_noise_source(const struct mpp_trace *train,
-					       size_t ntrain, int nranks);
+/* The training traces whose machine noise a target of `nranks` ranks
+ * takes (mpp_trace_noise): at the largest rank count not above `nranks`,
+ * the largest input, all its repeats. Writes up to `max` of them to
+ * `out`; returns how many (0: no trace at `nranks` or fewer ranks). */
+size_t mpp_trace_noise_sources(const struct mpp_trace *train, size_t ntrain,
+			       int nranks, const struct mpp_trace **out,
+			       size_t max);
 
 /* Give the segments of each kind of the scaled `skel` the timing of the
- * same kind's segments in `src`, position by position (rank r takes rank
- * r mod src's ranks), keeping each kind's total. *changed: segments
- * reshaped. Returns 0, or -1 with err. */
-int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *src,
-		    size_t *changed, char *err, size_t errlen);
+ * same kind's segments in `src[0..nsrc)`, a block of the run from each,
+ * position by position (rank r takes rank r mod the source's ranks),
+ * keeping each kind's total. *changed: segments reshaped. Returns 0, or
+ * -1 with err. */
+int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *const *src,
+		    size_t nsrc, size_t *changed, char *err, size_t errlen);
 
 /* Write DIR/r<r>.ti (replayable actions) and DIR/list. Returns the number
  * of actions dropped or approximated in *approx. */

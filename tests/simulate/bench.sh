@@ -24,7 +24,9 @@
 # configuration's own trace replayed (the simulator's own error); the
 # regression's parameters path (mpipredict-predict --args, trained on the
 # single-rank rows; it predicts runtime_s, MPI_Init included, so it is
-# compared with the targets' runtime_s).
+# compared with the targets' runtime_s); and the same prediction with
+# --no-noise (SMPI's timing of the segments, not the training traces':
+# the A/B of the machine's noise, simulate/README.md).
 # The profile: $MPP_PROFILE if set (mpipredict-calibrate's JSON), else the
 # test profile of tests/simulate/lib.sh (say which in the report).
 # The machine is shared: wall times are noisy; the load average is printed.
@@ -157,7 +159,7 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 done
 echo "MAPE over $(wc -l <table.txt) never-run configurations:"
 awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); q += ($15 < 0 ? -$15 : $15); w = $10 > w ? $10 : w; n++ }
-  END { printf "  simulate %.1f %% (without the noise of the 2-rank traces %.1f %%), plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, q / n, b / n, r / n, g / n, w }' table.txt
+  END { printf "  simulate %.1f %% (--no-noise %.1f %%), plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, q / n, b / n, r / n, g / n, w }' table.txt
 echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
 echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
 printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
