@@ -58,3 +58,27 @@ traced() { # dir ranks program [args...]: a traced run, its stdout in
 	MPIPREDICT_TRACE=$d mpirun -np "$np" "$@" >"$d.out" 2>"$d.err" ||
 		{ echo "traced run $d ($np ranks: $*) failed: $(tail -3 "$d.err")"; exit 1; }
 }
+compute_of() { # trace dir, rank -> seconds of computation
+	awk '$2 == "compute" { c += $3 } END { printf "%.6f\n", c / 1e9 }' "$1/rank-$2.ti"
+}
+# A noisy neighbour on rank 1's core (core 1; the ranks bound with
+# --bind-to core --map-by core): two busy loops, so that rank 1 gets about
+# a third of its core. The caller sets `trap stop_hogs EXIT`.
+hogs=()
+start_hogs() {
+	local k
+	for k in 1 2; do
+		taskset -c 1 sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	sleep 0.3 # running before the first run starts
+}
+stop_hogs() {
+	[ ${#hogs[@]} -gt 0 ] || return 0
+	kill "${hogs[@]}" 2>/dev/null
+	wait "${hogs[@]}" 2>/dev/null
+	hogs=()
+}
+slowed() { # trace dir: rank 1 computed >= 1.5x rank 0 (the hogs took)
+	awk -v a="$(compute_of "$1" 0)" -v b="$(compute_of "$1" 1)" 'BEGIN { exit !(b >= 1.5 * a) }'
+}
