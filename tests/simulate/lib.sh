@@ -82,7 +82,7 @@ stop_hogs() {
 slowed() { # trace dir: rank 1 computed >= 1.5x rank 0 (the hogs took)
 	awk -v a="$(compute_of "$1" 0)" -v b="$(compute_of "$1" 1)" 'BEGIN { exit !(b >= 1.5 * a) }'
 }
-noise_shows() { # source-trace min-wait max-quiet-wait min-gain: what the
+noise_shows() { # source-trace min-wait wait-factor min-gain: what the
 	# noise of a slowed rank 1 does to predict's noise.json (kept in kn/)
 	# against --no-noise's quiet.json (kq/); one line per failed check,
 	# status 1 if any
@@ -93,8 +93,11 @@ noise_shows() { # source-trace min-wait max-quiet-wait min-gain: what the
 		{ echo "expected rank 1 to compute >= 1.2x rank 0's, as in the noisy traces: $(jq -c .ranks noise.json)"; bad=1; }
 	jq -e --argjson w "$2" '.simulated_s as $t | .ranks[0].wait_s >= $w * $t' noise.json >/dev/null ||
 		{ echo "with the noise: expected rank 0 to wait >= $2 of the time: $(jq -c '{simulated_s,ranks}' noise.json)"; bad=1; }
-	jq -e --argjson w "$3" '.simulated_s as $t | .ranks[0].wait_s < $w * $t' quiet.json >/dev/null ||
-		{ echo "--no-noise: expected rank 0 to wait < $3 of the time: $(jq -c '{simulated_s,ranks}' quiet.json)"; bad=1; }
+	# SMPI's own benchmark leaves some imbalance (rank 0 waited 2-17 % of
+	# the time in --no-noise predictions): a ratio, not a bound
+	awk -v n="$(jq '.ranks[0].wait_s' noise.json)" -v q="$(jq '.ranks[0].wait_s' quiet.json)" -v f="$3" \
+		'BEGIN { exit !(n >= f * q) }' ||
+		{ echo "expected rank 0 to wait >= $3x longer than with --no-noise: $(jq -c .ranks noise.json quiet.json | tr '\n' ' ')"; bad=1; }
 	# the work replayed (the replay files, flops rounded to integers per
 	# segment: 1e-4 is 4 times the largest difference seen, 2.4e-5;
 	# SimGrid's log prints durations to the microsecond, so the analyses'

@@ -12,8 +12,9 @@
 # mapping is not exercised); the noisy trace of the largest deck shows
 # rank 1 slowed; the prediction takes its noise from that trace, rank 1
 # computes >= 1.2x rank 0's time, rank 0 waits >= 40 % of the simulated
-# time (75 % seen) and < 25 % with --no-noise (SMPI's own benchmark of the
-# segments: 10-17 % seen), the work replayed is the same; the noise adds
+# time (75 % seen) and at least twice as long as with --no-noise (SMPI's
+# own benchmark of the segments: 10-17 % seen), the work replayed is the
+# same; the noise adds
 # >= 15 % (42 % seen).
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
@@ -50,5 +51,5 @@ a1=$(grep -c ' allreduce ' h96/rank-0.ti) a2=$(grep -c ' allreduce ' h120/rank-0
 a3=$(grep -c ' allreduce ' sk/rank-0.ti)
 [ "$a1" -lt "$a2" ] && [ "$a2" -lt "$a3" ] ||
 	{ echo "expected the iteration count to grow with the deck, got allreduces $a1 $a2 $a3"; fail=1; }
-noise_shows h120 0.4 0.25 0.15 || fail=1
+noise_shows h120 0.4 2 0.15 || fail=1
 exit $fail

@@ -12,9 +12,9 @@
 # the 2-rank trace of the largest input; rank 1 computes at least 1.2x
 # rank 0's time and rank 0 waits for at least 25 % of the simulated time
 # (41-56 % in 6 runs with one busy loop), and the work replayed is the
-# same as without the noise (only its timing moved); with --no-noise rank
-# 0 waits for less than 15 % (SMPI's own benchmark: 2-9 %); the noise adds at least
-# 20 % to the prediction. How near the prediction comes to runs measured
+# same as without the noise (only its timing moved); rank 0 waits at least
+# twice as long as with --no-noise (SMPI's own benchmark leaves 2-17 %);
+# the noise adds at least 20 % to the prediction. How near the prediction comes to runs measured
 # with the neighbour is not asserted: one rank's share of a core it
 # shares is the scheduler's to decide, run by run (in 8 runs of the
 # first version of this test, against the median of 3 measured runs:
@@ -42,5 +42,5 @@ mpipredict-simulate predict --profile profile.json "${tr[@]}" --ranks 2 --json -
 	-- ./jacobi3d.smpi -n 80 -i 200 >noise.json 2>err.txt || { echo "predict failed: $(head -3 err.txt)"; exit 1; }
 mpipredict-simulate predict --profile profile.json "${tr[@]}" --ranks 2 --json --skeleton "$PWD/sk" --no-noise --keep kq \
 	-- ./jacobi3d.smpi -n 80 -i 200 >quiet.json 2>err.txt || { echo "predict --no-noise failed: $(head -3 err.txt)"; exit 1; }
-noise_shows h64 0.25 0.15 0.2 || fail=1
+noise_shows h64 0.25 2 0.2 || fail=1
 exit $fail
