@@ -41,6 +41,14 @@ history_checks() {
 		"root|0|debug|1|1|300.0|COMPLETED|1|1|1" "$got"
 	expect "history: jobcomp logged nothing wrong" "" "$(cat "$work/log/jobcomp.log" 2>/dev/null)"
 	# The third job: no model for hsleep, predicted from the first two.
+	# The daemon reads new rows of the jobs table on its own clock
+	# (--reload-interval): ask it the plugin's question until it has.
+	wait_for 30 sh -c "jq -n --arg a '$hist' --rawfile s '$hist' '{argv: [\$a], script: \$s, uid: 0, time_limit_s: 300, ntasks: 1}' |
+		curl -sf -H 'Content-Type: application/json' -d @- '$daemon_url/v1/predict' | jq -e '.basis == \"history\"' >/dev/null" ||
+		bad "history: the daemon learns the finished jobs" "no history answer in 30 s"
+	# The store joins a job to the audit record of its user made within
+	# 5 s of its submission: let those of the question above age out.
+	sleep 6
 	n=$(sqlite3 "$work/models.db" "SELECT count(*) FROM predictions WHERE basis = 'history'")
 	submit "$hist" -t 5
 	c=$jid
