@@ -190,13 +190,49 @@ out:
 }
 
 /*
+ * The law is chosen over the counters only when it is better by more than
+ * one standard error of the paired difference of the two paths' errors on
+ * the same held-out runs. The two are often within noise of each other
+ * (a sum of two power laws is close to one power law over the training
+ * sizes), and taking whichever is lower flips between two sessions of the
+ * same design; the counters follow the program's terms, which part from a
+ * single power law beyond the training sizes (docs/benchmarks.md, session
+ * 5 of 2026-11-27).
+ */
+static int law_clearly_better(const struct data *d, const double *lp,
+			      const double *pp, mpp_train_report *rep)
+{
+	double s = 0, s2 = 0;
+	size_t n = 0;
+
+	for (size_t r = 0; r < d->m; r++) {
+		if (!isfinite(lp[r]) || !isfinite(pp[r]))
+			continue;
+		double e = (fabs(lp[r] - d->y[r]) - fabs(pp[r] - d->y[r])) /
+			   d->y[r];
+		s += e;
+		s2 += e * e;
+		n++;
+	}
+	rep->law_diff_runs = n;
+	if (n < 2)
+		return 0;
+	double mean = s / (double)n,
+	       var = (s2 - s * s / (double)n) / (double)(n - 1);
+	rep->law_diff_mean = 100 * mean;
+	rep->law_diff_se = 100 * sqrt(fmax(var, 0) / (double)n);
+	return rep->law_diff_mean < -rep->law_diff_se;
+}
+
+/*
  * The run-time law (train_law.c), cross-validated on the same folds as
  * the rest: it becomes the parameters path when the counters give none
- * (no kept term predictable, or too few runs predicted) or when its
- * error is lower, so that a model always answers from parameters.
+ * (no kept term predictable, or too few runs predicted) or when it is
+ * clearly better (above), so that a model always answers from parameters.
+ * pp: the counters path's held-out predictions (NULL when it has none).
  */
 static int choose_law(const struct data *d, const mpp_train_opts *o,
-		      mpp_model *m, mpp_train_report *rep)
+		      const double *pp, mpp_model *m, mpp_train_report *rep)
 {
 	double *lp = malloc(d->m * sizeof(*lp)),
 	       *coef = malloc((d->nvars + 3) * sizeof(*coef)), lo, hi, inside;
@@ -204,6 +240,8 @@ static int choose_law(const struct data *d, const mpp_train_opts *o,
 	int rc = lp && coef ? MPP_OK : MPP_ENOMEM;
 
 	rep->law_cv_mape = NAN;
+	rep->law_diff_mean = rep->law_diff_se = NAN;
+	rep->law_diff_runs = 0;
 	if (rc == MPP_OK)
 		rc = mpp_tr_law_cv(d, lp);
 	if (rc == MPP_OK && mpp_tr_law_fit(d, d->K, coef) == MPP_OK) {
@@ -213,7 +251,9 @@ static int choose_law(const struct data *d, const mpp_train_opts *o,
 			e = NAN;
 		rc = mpp_tr_law_store(d, coef, m);
 		m->law.cv_mape = rep->law_cv_mape = e;
-		if (rc == MPP_OK && isfinite(e) && !(e >= m->cv_mape_params)) {
+		if (rc == MPP_OK && isfinite(e) &&
+		    (!isfinite(m->cv_mape_params) || !pp ||
+		     law_clearly_better(d, lp, pp, rep))) {
 			m->params_law = 1;
 			m->cv_mape_params = e;
 			m->prel_lo = lo;
@@ -356,8 +396,10 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	 * whose kept terms cannot be predicted from parameters give no
 	 * prediction; the error is over the rest, if that is at least half
 	 * the runs. */
+	double *pp = NULL;
 	if (m->pcoef || rep->nparams_left_out == 0) {
-		double *pp = malloc(d->m * sizeof(*pp)), inside;
+		double inside;
+		pp = malloc(d->m * sizeof(*pp));
 		if (!pp) {
 			rc = MPP_ENOMEM;
 			goto out;
@@ -370,11 +412,13 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 			if (2 * rep->nparams_cv >= d->m)
 				m->cv_mape_params = e;
 		}
-		free(pp);
-		if (rc)
+		if (rc) {
+			free(pp);
 			goto out;
+		}
 	}
-	rc = choose_law(d, o, m, rep);
+	rc = choose_law(d, o, pp, m, rep);
+	free(pp);
 	if (rc == MPP_OK)
 		rc = mpp_tr_ranges(d, m);
 	if (rc)

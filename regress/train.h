@@ -71,6 +71,13 @@ typedef struct mpp_train_report {
 	double cv_mape_inner;        /* the (optimistic) inner CV errors, */
 	double cv_mape_params_inner; /* before the nested check           */
 	double law_cv_mape;     /* CV error of the run-time law, NAN if none */
+	/* The law against the counters on the same held-out runs (train.c,
+	 * law_clearly_better): mean of the paired differences of their
+	 * relative errors (law minus counters, percent points; negative: the
+	 * law is better), its standard error, and how many runs both
+	 * predicted (0: not compared). */
+	double law_diff_mean, law_diff_se;
+	size_t law_diff_runs;
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
 	/* The stable choice of terms (train_stable.c): targets inside the
 	 * one-SE band compared on the longest fifth of the runs, the target

@@ -14,7 +14,7 @@ BUILD=$MPP_BUILD MPP_DEMO_DIR=$PWD/demo MPP_DEMO_QUICK=1 "$MPP_SRC/tests/demo.sh
 rc=$?
 [ $rc = 0 ] || bad "demo: expected exit 0, got $rc"
 # From parameters the answer comes from the counters' power laws or from the
-# run-time law, whichever cross-validated better in training (issue 15).
+# run-time law, which must cross-validate better by one standard error (issue 15).
 grep -qE '"basis": "(parameters|runtime-law)"' demo.out ||
 	bad "demo: expected a REST answer with basis parameters or runtime-law"
 for want in "==> train" "==> start mpipredictd" \

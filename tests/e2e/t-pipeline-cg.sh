@@ -160,7 +160,7 @@ check_rest() { # label basis(es, |-separated) cli-prediction body
 	same "$1" "$3" "$p"
 }
 # From job parameters the model answers through the counters' parameter
-# models or through its run-time law, whichever cross-validated better.
+# models or through its run-time law, when that cross-validated clearly better.
 check_rest "REST parameters" "parameters|runtime-law" "$a_p" \
 	"$(jq -nc --arg a "${held[*]}" '{app: "cg", ntasks: 1, args: $a}')"
 script=$(printf '#!/bin/bash\n#SBATCH --ntasks=1\n#SBATCH -t 5\ncd $HOME/run\nmpirun ./cg %s > out.log\n' "${held[*]}")
