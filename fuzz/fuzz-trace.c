@@ -93,6 +93,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(isfinite(t.a[0][i].flops) &&
 				       t.a[0][i].flops >= 0,
 				   "scaled computation finite and >= 0");
+		/* Counted work from the input's own size: any positive or
+		 * odd value must leave a finite, non-negative computation. */
+		double work[1] = {(double)size - 1}, factor = 1;
+		if (rc == 0 &&
+		    mpp_trace_work_cost(&t, &train, 1, work, "-n 8", 0, &factor,
+					rep, sizeof rep, err, sizeof err) == 0)
+			for (size_t i = 0; i < t.n[0]; i++)
+				FUZZ_CHECK(isfinite(t.a[0][i].flops) &&
+					       t.a[0][i].flops >= 0,
+					   "computation from counted work "
+					   "finite and >= 0");
 		size_t changed = 0;
 		const struct mpp_trace *src[2] = {&train, &train};
 		if (rc == 0 &&

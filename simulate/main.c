@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/link.h>
@@ -33,6 +34,7 @@
 #include "simulate/platform.h"
 #include "simulate/replay.h"
 #include "simulate/ti.h"
+#include "regress/runs.h"
 
 static const char *prog = "mpipredict-simulate";
 
@@ -50,7 +52,8 @@ static void usage(FILE *f)
 	    "             [--nodes K] [--rpn R] [--json] [--keep DIR]\n"
 	    "             [--skeleton DIR] [--no-links] [--repeats "
 	    "min|median]\n"
-	    "             [--no-noise] -- SMPI_PROGRAM [ARGS...]\n"
+	    "             [--no-noise] [--runs CSV...] -- SMPI_PROGRAM "
+	    "[ARGS...]\n"
 	    "Predict an MPI program's run time on SimGrid SMPI, on the "
 	    "machine a\n"
 	    "calibration profile describes (see simulate/README.md).\n"
@@ -85,6 +88,14 @@ static void usage(FILE *f)
 	    "                --train traces nearest the target's rank "
 	    "count had: the\n"
 	    "                machine's noise, ranks running late)\n"
+	    "  --runs CSV    the run rows (mpipredict-cc build) of the "
+	    "--train runs: the\n"
+	    "                computation's total becomes the target's "
+	    "counted work (loop\n"
+	    "                counters' power law) times the cost per unit "
+	    "at the largest\n"
+	    "                input traced at the target's rank count "
+	    "(repeatable)\n"
 	    "  --no-links    no SimGrid link tracing (about half the "
 	    "replay's CPU time;\n"
 	    "                no link utilisation in the analyses)\n"
@@ -96,8 +107,8 @@ static void usage(FILE *f)
 
 struct opts {
 	const char *profile, *trace, *out, *keep, *skeleton;
-	const char *train[32];
-	size_t ntrain;
+	const char *train[32], *runs[8];
+	size_t ntrain, nruns;
 	int ranks, nodes, rpn, json, no_links, use_min, no_noise;
 };
 
@@ -115,7 +126,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		O_SKELETON,
 		O_NO_LINKS,
 		O_REPEATS,
-		O_NO_NOISE
+		O_NO_NOISE,
+		O_RUNS
 	};
 	static const struct option lo[] = {
 	    {"profile", required_argument, NULL, O_PROFILE},
@@ -130,6 +142,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"no-links", no_argument, NULL, O_NO_LINKS},
 	    {"repeats", required_argument, NULL, O_REPEATS},
 	    {"no-noise", no_argument, NULL, O_NO_NOISE},
+	    {"runs", required_argument, NULL, O_RUNS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	int c;
@@ -187,6 +200,14 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_NO_NOISE:
 			o->no_noise = 1;
+			break;
+		case O_RUNS:
+			if (o->nruns == 8) {
+				fprintf(stderr, "%s: --runs: at most 8\n",
+					prog);
+				return 1;
+			}
+			o->runs[o->nruns++] = optarg;
 			break;
 		case O_REPEATS:
 			if (strcmp(optarg, "min") && strcmp(optarg, "median")) {
@@ -439,6 +460,51 @@ static int cmd_replay(int argc, char **argv)
 	return rc;
 }
 
+static void runs_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: --runs: %s\n", prog, msg);
+}
+
+/* Counted work of training trace t: over the rows of its arguments and
+ * rank count, the median of the loop counters' per-rank means summed and
+ * times the ranks (loop iterations of the whole run). 0: no such row, or
+ * a row without loop counters. */
+static double work_of(const mpp_runs *rs, const struct mpp_trace *t)
+{
+	double v[64];
+	size_t n = 0;
+	for (size_t i = 0; i < rs->nruns && n < 64; i++) {
+		const mpp_run *r = &rs->runs[i];
+		double w = 0;
+		int loops = 0;
+		if (strcmp(r->args ? r->args : "", t->args) ||
+		    r->nprocs != t->nranks)
+			continue;
+		for (size_t f = 0; f < rs->nfeatures; f++) {
+			const char *c = rs->features[f];
+			size_t l = strlen(c);
+			if (strncmp(c, "loop:", 5) || l < 5 ||
+			    strcmp(c + l - 5, ".mean") || !isfinite(r->values[f]))
+				continue;
+			w += r->values[f];
+			loops = 1;
+		}
+		if (loops && w > 0)
+			v[n++] = w * r->nprocs;
+	}
+	if (!n)
+		return 0;
+	/* insertion sort: a few repeats */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double x = v[j];
+			v[j] = v[j - 1];
+			v[j - 1] = x;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 static int cmd_predict(int argc, char **argv)
 {
 	struct opts o;
@@ -450,6 +516,8 @@ static int cmd_predict(int argc, char **argv)
 	double t0 = now(), smpi_wall = 0;
 	int rc = 2, reused = 0;
 	size_t nt = 0;
+	mpp_runs rs = {0};
+	double work[32] = {0}, wfactor = 1;
 	if (parse(argc, argv, &o) || need(o.profile, "--profile") ||
 	    (!o.ntrain && need(NULL, "--train")) ||
 	    (!o.ranks && need(NULL, "--ranks")))
@@ -487,6 +555,15 @@ static int cmd_predict(int argc, char **argv)
 			mpp_trace_free(&train[nt]);
 			goto out;
 		}
+	for (size_t i = 0; i < o.nruns; i++)
+		if (mpp_runs_read_file(&rs, o.runs[i], runs_warn, NULL, err,
+				       sizeof err) != 0) {
+			fprintf(stderr, "%s: --runs: %s\n", prog, err);
+			rc = 1;
+			goto out;
+		}
+	for (size_t j = 0; o.nruns && j < nt; j++)
+		work[j] = work_of(&rs, &train[j]);
 	if (workdir(o.keep, dir, sizeof dir) < 0)
 		goto out;
 	placement(&o, o.ranks, &pl);
@@ -551,6 +628,16 @@ static int cmd_predict(int argc, char **argv)
 		goto clean;
 	}
 	skel.wall = 0;
+	if (o.nruns) {
+		size_t rl0 = strlen(rep);
+		if (mpp_trace_work_cost(&skel, train, nt, work, args,
+					o.use_min, &wfactor, rep + rl0,
+					sizeof rep - rl0, err,
+					sizeof err) < 0) {
+			fprintf(stderr, "%s: %s\n", prog, err);
+			goto clean;
+		}
+	}
 	/* The machine's noise, as the training runs at several ranks saw
 	 * it: without it no rank of the replay ever waits for a late one. */
 	const struct mpp_trace *ns[32];
@@ -588,10 +675,12 @@ static int cmd_predict(int argc, char **argv)
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
 	json_t *extra =
-	    json_pack("{s:o,s:f,s:s,s:b,s:o}", "plain_smpi_s",
+	    json_pack("{s:o,s:f,s:s,s:b,s:o,s:o}", "plain_smpi_s",
 		      reused ? json_null() : json_real(plain),
 		      "smpi_run_wall_s", smpi_wall, "args", args,
-		      "skeleton_reused", reused, "noise_from", from);
+		      "skeleton_reused", reused, "noise_from", from,
+		      "work_factor",
+		      o.nruns ? json_real(wfactor) : json_null());
 	if (reused)
 		snprintf(text, sizeof text,
 			 "skeleton reused from %s (no SMPI run)\n"
@@ -614,6 +703,7 @@ out:
 	for (size_t i = 0; i < nt; i++)
 		mpp_trace_free(&train[i]);
 	mpp_trace_free(&skel);
+	mpp_runs_free(&rs);
 	return rc;
 }
 

@@ -404,17 +404,96 @@ out:
 	return rc;
 }
 
+/* What a law needs from the training traces (struct law), with its
+ * storage: their parameters and the target's, their groups of repeats,
+ * the law's variables. */
+struct law_in {
+	mpp_params *tp, target;
+	size_t *grp, ngrp, ntrain;
+	double *vals;
+	const char *vars[8];
+	struct law lw;
+};
+
+static void law_in_free(struct law_in *in)
+{
+	for (size_t j = 0; in->tp && j < in->ntrain; j++)
+		mpp_params_free(&in->tp[j]);
+	mpp_params_free(&in->target);
+	free(in->tp);
+	free(in->grp);
+	free(in->vals);
+}
+
+/* 0, or -1 when out of memory (in is then freed). */
+static int law_in_init(struct law_in *in, const struct mpp_trace *train,
+		       size_t ntrain, const char *target_args, int nranks,
+		       int use_min)
+{
+	size_t nv = 0;
+
+	memset(in, 0, sizeof(*in));
+	in->ntrain = ntrain;
+	in->tp = calloc(ntrain, sizeof *in->tp);
+	in->grp = calloc(ntrain, sizeof *in->grp);
+	in->vals = calloc(ntrain, sizeof *in->vals);
+	if (!in->tp || !in->grp || !in->vals)
+		goto oom;
+	for (size_t j = 0; j < ntrain; j++)
+		if (mpp_params_from_string(train[j].args, train[j].nranks, -1,
+					   &in->tp[j]) != 0)
+			goto oom;
+	/* "nprocs" is a parameter like the program's: a law variable when
+	 * the training traces were taken at several rank counts. */
+	if (mpp_params_from_string(target_args, nranks, -1, &in->target) != 0)
+		goto oom;
+	/* Traces of the same arguments and rank count are repeats of one
+	 * input: one row of the fit each, the median over its repeats (one
+	 * run disturbed by other jobs moves a median of three less than a
+	 * mean). */
+	for (size_t j = 0; j < ntrain; j++) {
+		size_t q = 0;
+		while (q < j && (strcmp(train[q].args, train[j].args) ||
+				 train[q].nranks != train[j].nranks))
+			q++;
+		in->grp[j] = q == j ? in->ngrp++ : in->grp[q];
+	}
+	/* Parameters that vary among the training inputs, are positive, and
+	 * are given for the target: the law's variables (at most inputs - 1
+	 * of them, so that the fit has a degree of freedom or is exact). */
+	const mpp_params *tp = in->tp;
+	for (size_t i = 0; i < tp[0].n && nv < 8 && nv + 1 < in->ngrp; i++) {
+		const char *nm = tp[0].names[i];
+		const double *tv = mpp_params_get(&in->target, nm);
+		int varies = 0, ok = tv && *tv > 0;
+		for (size_t j = 0; ok && j < ntrain; j++) {
+			const double *v = mpp_params_get(&tp[j], nm);
+			ok = v && *v > 0;
+			varies |= ok && *v != tp[0].values[i];
+		}
+		if (ok && varies)
+			in->vars[nv++] = nm;
+	}
+	in->lw = (struct law){ntrain,   in->ngrp, in->grp, in->tp,
+			      &in->target, in->vars, nv,      use_min,
+			      in->vals};
+	return 0;
+oom:
+	law_in_free(in);
+	memset(in, 0, sizeof(*in));
+	return -1;
+}
+
 int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    size_t ntrain, const char *target_args, int use_min,
 		    char *report, size_t replen, char *err, size_t errlen)
 {
 	struct kind *sk = NULL, **tk = NULL;
-	size_t nsk = 0, *ntk = NULL, nv = 0, rep = 0, *grp = NULL, ngrp = 0;
-	double *vals = NULL;
-	mpp_params *tp = NULL, target = {0};
-	const char *vars[8];
+	size_t nsk = 0, *ntk = NULL, rep = 0;
+	struct law_in in;
 	int rc = -1;
 
+	memset(&in, 0, sizeof(in));
 	if (report && replen)
 		report[0] = '\0';
 	if (ntrain < 1) {
@@ -423,51 +502,17 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	}
 	tk = calloc(ntrain, sizeof *tk);
 	ntk = calloc(ntrain, sizeof *ntk);
-	tp = calloc(ntrain, sizeof *tp);
-	if (!tk || !ntk || !tp || kinds(skel, &sk, &nsk) < 0)
+	if (!tk || !ntk || kinds(skel, &sk, &nsk) < 0)
 		goto oom;
-	for (size_t j = 0; j < ntrain; j++) {
-		if (kinds(&train[j], &tk[j], &ntk[j]) < 0 ||
-		    mpp_params_from_string(train[j].args, train[j].nranks, -1,
-					   &tp[j]) != 0)
+	for (size_t j = 0; j < ntrain; j++)
+		if (kinds(&train[j], &tk[j], &ntk[j]) < 0)
 			goto oom;
-	}
-	/* "nprocs" is a parameter like the program's: a law variable when
-	 * the training traces were taken at several rank counts. */
-	if (mpp_params_from_string(target_args, skel->nranks, -1, &target) != 0)
+	if (law_in_init(&in, train, ntrain, target_args, skel->nranks,
+			use_min))
 		goto oom;
-	/* Traces of the same arguments and rank count are repeats of one
-	 * input: one row of the fit each, the median over its repeats (one
-	 * run disturbed by other jobs moves a median of three less than a
-	 * mean). */
-	grp = calloc(ntrain, sizeof *grp);
-	vals = calloc(ntrain, sizeof *vals);
-	if (!grp || !vals)
-		goto oom;
-	for (size_t j = 0; j < ntrain; j++) {
-		size_t q = 0;
-		while (q < j && (strcmp(train[q].args, train[j].args) ||
-				 train[q].nranks != train[j].nranks))
-			q++;
-		grp[j] = q == j ? ngrp++ : grp[q];
-	}
-	/* Parameters that vary among the training inputs, are positive, and
-	 * are given for the target: the law's variables (at most inputs - 1
-	 * of them, so that the fit has a degree of freedom or is exact). */
-	for (size_t i = 0; i < tp[0].n && nv < 8 && nv + 1 < ngrp; i++) {
-		const char *nm = tp[0].names[i];
-		const double *tv = mpp_params_get(&target, nm);
-		int varies = 0, ok = tv && *tv > 0;
-		for (size_t j = 0; ok && j < ntrain; j++) {
-			const double *v = mpp_params_get(&tp[j], nm);
-			ok = v && *v > 0;
-			varies |= ok && *v != tp[0].values[i];
-		}
-		if (ok && varies)
-			vars[nv++] = nm;
-	}
-	struct law lw = {ntrain, ngrp, grp,     tp,  &target,
-			 vars,   nv,   use_min, vals};
+	const struct law lw = in.lw;
+	const size_t nv = lw.nv;
+	const char *const *vars = lw.vars;
 	/* Kinds with a law of their own: their work at the target (all of
 	 * them, `law_t`; those SMPI measured, `matched_t`, against SMPI's
 	 * `matched_b`). The others (`other_b` as SMPI measured them) share
@@ -581,16 +626,142 @@ oom:
 out:
 	for (size_t j = 0; tk && j < ntrain; j++)
 		free(tk[j]);
-	for (size_t j = 0; tp && j < ntrain; j++)
-		mpp_params_free(&tp[j]);
-	mpp_params_free(&target);
+	law_in_free(&in);
 	free(tk);
 	free(ntk);
-	free(tp);
 	free(sk);
-	free(grp);
-	free(vals);
 	return rc;
+}
+
+/* The cost per unit of counted work (mpp_trace_work_cost). */
+static double counted_work(size_t j, const void *ctx)
+{
+	const double *w = ctx;
+	return w[j] > 0 && isfinite(w[j]) ? w[j] : 0;
+}
+
+/* The median, or the minimum, of group G's values of f. */
+static double group_stat(const struct law *l, size_t G,
+			 double (*f)(size_t, const void *), const void *ctx)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < l->ntrain; j++)
+		if (l->grp[j] == G)
+			l->vals[n++] = f(j, ctx);
+	if (!n)
+		return 0;
+	gsl_sort(l->vals, 1, n);
+	return l->use_min ? l->vals[0]
+			  : gsl_stats_median_from_sorted_data(l->vals, 1, n);
+}
+
+static double traced_compute(size_t j, const void *ctx)
+{
+	const struct mpp_trace *t = ctx;
+	double s = 0;
+	for (int r = 0; r < t[j].nranks; r++)
+		s += mpp_trace_compute(&t[j], r);
+	return s;
+}
+
+int mpp_trace_work_cost(struct mpp_trace *skel, const struct mpp_trace *train,
+			size_t ntrain, const double *work,
+			const char *target_args, int use_min, double *factor,
+			char *report, size_t replen, char *err, size_t errlen)
+{
+	struct law_in in;
+	double wt = 0, now = 0;
+	size_t best = (size_t)-1, bestj = 0;
+	int same = 0, h;
+
+	*factor = 1;
+	if (report && replen)
+		report[0] = '\0';
+	if (law_in_init(&in, train, ntrain, target_args, skel->nranks,
+			use_min)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	/* The target's counted work: the counters' power law in the
+	 * parameters (counts do not depend on the machine, so it is the
+	 * extrapolation that errs least). */
+	h = law_at_target(&in.lw, counted_work, work, &wt);
+	if (h < 0) {
+		law_in_free(&in);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (h == 0 || !(wt > 0)) {
+		if (report && replen)
+			snprintf(report, replen,
+				 "counted work: not known for every training "
+				 "input (no run row with loop counters for its "
+				 "arguments and ranks): the laws' computation "
+				 "kept\n");
+		law_in_free(&in);
+		return 0;
+	}
+	/* The cost per unit is taken where the ranks share the node as the
+	 * target's do: the input with the most work per rank at the
+	 * target's rank count; with none at that count, the input whose
+	 * work per rank is nearest the target's. */
+	double bw = 0, bd = INFINITY;
+	for (size_t j = 0; j < ntrain; j++) {
+		double w = group_stat(&in.lw, in.grp[j], counted_work, work);
+		double per = w / train[j].nranks;
+		if (train[j].nranks == skel->nranks) {
+			if (!same || w > bw) {
+				same = 1;
+				bw = w;
+				best = in.grp[j];
+				bestj = j;
+			}
+		} else if (!same) {
+			double d = fabs(log(per / (wt / skel->nranks)));
+			if (d < bd) {
+				bd = d;
+				best = in.grp[j];
+				bestj = j;
+			}
+		}
+	}
+	double w = group_stat(&in.lw, best, counted_work, work);
+	double t = group_stat(&in.lw, best, traced_compute, train);
+	for (int r = 0; r < skel->nranks; r++)
+		now += mpp_trace_compute(skel, r);
+	if (!(w > 0) || !(t > 0) || !(now > 0)) {
+		if (report && replen)
+			snprintf(report, replen,
+				 "counted work: no computation to compare: the "
+				 "laws' computation kept\n");
+		law_in_free(&in);
+		return 0;
+	}
+	double f = wt * (t / w) / now;
+	if (!isfinite(f) || !(f > 0)) {
+		if (report && replen)
+			snprintf(report, replen,
+				 "counted work: a factor of %g is no "
+				 "computation: the laws' computation kept\n",
+				 f);
+		law_in_free(&in);
+		return 0;
+	}
+	*factor = f;
+	for (int r = 0; r < skel->nranks; r++)
+		for (size_t i = 0; i < skel->n[r]; i++)
+			if (!strcmp(skel->a[r][i].name, "compute"))
+				skel->a[r][i].flops *= *factor;
+	if (report && replen)
+		snprintf(report, replen,
+			 "counted work: %.4g at the target; %.4g ns per unit "
+			 "from '%s' at %d rank%s: computation %.4f s -> "
+			 "%.4f s (x%.3f)\n",
+			 wt, t / w * 1e9, train[bestj].args,
+			 train[bestj].nranks, train[bestj].nranks > 1 ? "s" : "",
+			 now, now * *factor, *factor);
+	law_in_free(&in);
+	return 0;
 }
 
 /* Machine noise (mpp_trace_noise). The scaled skeleton's segments carry

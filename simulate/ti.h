@@ -46,6 +46,24 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    size_t ntrain, const char *target_args, int use_min,
 		    char *report, size_t replen, char *err, size_t errlen);
 
+/* After mpp_trace_scale: set the scaled computation's total from counted
+ * work instead of the time laws. work[j] is training run j's counted work
+ * (its loop counters summed over the ranks; <= 0: unknown). The target's
+ * work comes from the counters' power law in the parameters; the cost per
+ * unit (traced computation / work, median or minimum over the repeats)
+ * from the input with the most work at the target's rank count (with none
+ * there, the one whose work per rank is nearest the target's). A code
+ * whose cost per iteration grows while its data leave a cache and then
+ * stays (cg: 8.5 ns per point at -n 24, 11.7 at -n 40 and -n 52) is
+ * over-predicted by a time law that extrapolates the growth. Every
+ * compute action of skel is multiplied by one factor (*factor), so the
+ * kinds keep the laws' shares. With a work unknown for some input,
+ * nothing changes (*factor 1, said in report). Returns 0, or -1 with
+ * err. */
+int mpp_trace_work_cost(struct mpp_trace *skel, const struct mpp_trace *train,
+			size_t ntrain, const double *work,
+			const char *target_args, int use_min, double *factor,
+			char *report, size_t replen, char *err, size_t errlen);
 /* The training traces whose machine noise a target of `nranks` ranks
  * takes (mpp_trace_noise): at the largest rank count not above `nranks`,
  * the largest input, all its repeats. Writes up to `max` of them to
