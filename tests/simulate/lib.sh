@@ -28,8 +28,9 @@ write_profile() { # file [packages_per_node cores_per_node socket-level?]
 JSON
 }
 build_real() { # app [source] -> ./app.real (an example app, or source)
+	# MPP_REAL_CC="mpipredict-cc mpicc": with loop counters in its rows
 	# shellcheck disable=SC2086
-	mpicc -O2 ${MPP_TEST_CFLAGS:-} -I"$apps_src" -o "$1.real" "${2:-$apps_src/$1.c}" -lm \
+	${MPP_REAL_CC:-mpicc} -O2 ${MPP_TEST_CFLAGS:-} -I"$apps_src" -o "$1.real" "${2:-$apps_src/$1.c}" -lm \
 	  -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict
 }
 build_smpi() { # app [source] -> ./app.smpi
