@@ -185,11 +185,11 @@ static json_t *to_json(const struct app_result *a)
 	    json_string(m->params_law ? "runtime-law" : "parameters"));
 	json_object_set_new(out, "runtime_law", law);
 	/* Why the law is or is not the parameters path (regress/train.c). */
-	json_object_set_new(
-	    out, "law_vs_counters",
-	    json_pack("{s:o, s:o, s:I}", "mean_diff_pct",
-		      jnum(r->law_diff_mean), "se_pct", jnum(r->law_diff_se),
-		      "runs", (json_int_t)r->law_diff_runs));
+	json_object_set_new(out, "law_vs_counters",
+			    json_pack("{s:o, s:o, s:I}", "mean_diff_pct",
+				      jnum(r->law_diff_mean), "se_pct",
+				      jnum(r->law_diff_se), "runs",
+				      (json_int_t)r->law_diff_runs));
 	json_object_set_new(out, "ranges", ranges);
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",
 			    json_pack("[f, f]", m->xlo, m->xhi));

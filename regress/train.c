@@ -208,8 +208,8 @@ static int law_clearly_better(const struct data *d, const double *lp,
 	for (size_t r = 0; r < d->m; r++) {
 		if (!isfinite(lp[r]) || !isfinite(pp[r]))
 			continue;
-		double e = (fabs(lp[r] - d->y[r]) - fabs(pp[r] - d->y[r])) /
-			   d->y[r];
+		double e =
+		    (fabs(lp[r] - d->y[r]) - fabs(pp[r] - d->y[r])) / d->y[r];
 		s += e;
 		s2 += e * e;
 		n++;

@@ -70,7 +70,7 @@ typedef struct mpp_train_report {
 				on large data, regress/train_check.c) */
 	double cv_mape_inner;        /* the (optimistic) inner CV errors, */
 	double cv_mape_params_inner; /* before the nested check           */
-	double law_cv_mape;     /* CV error of the run-time law, NAN if none */
+	double law_cv_mape; /* CV error of the run-time law, NAN if none */
 	/* The law against the counters on the same held-out runs (train.c,
 	 * law_clearly_better): mean of the paired differences of their
 	 * relative errors (law minus counters, percent points; negative: the

@@ -485,7 +485,8 @@ static double work_of(const mpp_runs *rs, const struct mpp_trace *t)
 			const char *c = rs->features[f];
 			size_t l = strlen(c);
 			if (strncmp(c, "loop:", 5) || l < 5 ||
-			    strcmp(c + l - 5, ".mean") || !isfinite(r->values[f]))
+			    strcmp(c + l - 5, ".mean") ||
+			    !isfinite(r->values[f]))
 				continue;
 			w += r->values[f];
 			loops = 1;
@@ -630,10 +631,9 @@ static int cmd_predict(int argc, char **argv)
 	skel.wall = 0;
 	if (o.nruns) {
 		size_t rl0 = strlen(rep);
-		if (mpp_trace_work_cost(&skel, train, nt, work, args,
-					o.use_min, &wfactor, rep + rl0,
-					sizeof rep - rl0, err,
-					sizeof err) < 0) {
+		if (mpp_trace_work_cost(&skel, train, nt, work, args, o.use_min,
+					&wfactor, rep + rl0, sizeof rep - rl0,
+					err, sizeof err) < 0) {
 			fprintf(stderr, "%s: %s\n", prog, err);
 			goto clean;
 		}
@@ -674,13 +674,11 @@ static int cmd_predict(int argc, char **argv)
 	snprintf(rep + rl, sizeof rep - rl, "noise: %s\n", noise);
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
-	json_t *extra =
-	    json_pack("{s:o,s:f,s:s,s:b,s:o,s:o}", "plain_smpi_s",
-		      reused ? json_null() : json_real(plain),
-		      "smpi_run_wall_s", smpi_wall, "args", args,
-		      "skeleton_reused", reused, "noise_from", from,
-		      "work_factor",
-		      o.nruns ? json_real(wfactor) : json_null());
+	json_t *extra = json_pack(
+	    "{s:o,s:f,s:s,s:b,s:o,s:o}", "plain_smpi_s",
+	    reused ? json_null() : json_real(plain), "smpi_run_wall_s",
+	    smpi_wall, "args", args, "skeleton_reused", reused, "noise_from",
+	    from, "work_factor", o.nruns ? json_real(wfactor) : json_null());
 	if (reused)
 		snprintf(text, sizeof text,
 			 "skeleton reused from %s (no SMPI run)\n"

@@ -474,9 +474,8 @@ static int law_in_init(struct law_in *in, const struct mpp_trace *train,
 		if (ok && varies)
 			in->vars[nv++] = nm;
 	}
-	in->lw = (struct law){ntrain,   in->ngrp, in->grp, in->tp,
-			      &in->target, in->vars, nv,      use_min,
-			      in->vals};
+	in->lw = (struct law){ntrain,   in->ngrp, in->grp, in->tp,  &in->target,
+			      in->vars, nv,       use_min, in->vals};
 	return 0;
 oom:
 	law_in_free(in);
@@ -507,8 +506,7 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	for (size_t j = 0; j < ntrain; j++)
 		if (kinds(&train[j], &tk[j], &ntk[j]) < 0)
 			goto oom;
-	if (law_in_init(&in, train, ntrain, target_args, skel->nranks,
-			use_min))
+	if (law_in_init(&in, train, ntrain, target_args, skel->nranks, use_min))
 		goto oom;
 	const struct law lw = in.lw;
 	const size_t nv = lw.nv;
@@ -758,8 +756,9 @@ int mpp_trace_work_cost(struct mpp_trace *skel, const struct mpp_trace *train,
 			 "from '%s' at %d rank%s: computation %.4f s -> "
 			 "%.4f s (x%.3f)\n",
 			 wt, t / w * 1e9, train[bestj].args,
-			 train[bestj].nranks, train[bestj].nranks > 1 ? "s" : "",
-			 now, now * *factor, *factor);
+			 train[bestj].nranks,
+			 train[bestj].nranks > 1 ? "s" : "", now, now * *factor,
+			 *factor);
 	law_in_free(&in);
 	return 0;
 }
