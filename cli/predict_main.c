@@ -271,6 +271,12 @@ int main(int argc, char **argv)
 					? ""
 					: " (outside the training "
 					  "range: the wider interval)\n");
+			if (out.edge != 1)
+				fprintf(stderr,
+					"mpipredict-predict: edge factor %.4g "
+					"applied (above a parameter's "
+					"training range)\n",
+					out.edge);
 		} else {
 			fprintf(stderr, "mpipredict-predict: out of memory\n");
 			rc = 2;

@@ -191,6 +191,19 @@ static json_t *to_json(const struct app_result *a)
 				      jnum(r->law_diff_se), "runs",
 				      (json_int_t)r->law_diff_runs));
 	json_object_set_new(out, "ranges", ranges);
+	/* The edge factors and their checks (regress/train_check.c). */
+	json_t *edges = json_object();
+	for (size_t i = 0; i < m->nranges; i++) {
+		const double *c = r->edge_check ? r->edge_check + 3 * i : NULL;
+		json_object_set_new(
+		    edges, m->range_names[i],
+		    json_pack("{s:f, s:o, s:o, s:o}", "factor",
+			      m->range_edge ? m->range_edge[i] : 1.0,
+			      "check_without_pct", jnum(c ? c[0] : NAN),
+			      "check_with_pct", jnum(c ? c[1] : NAN),
+			      "check_factor", jnum(c ? c[2] : NAN)));
+	}
+	json_object_set_new(out, "edges", edges);
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",
 			    json_pack("[f, f]", m->xlo, m->xhi));
 	json_object_set_new(out, "cv_nested", json_boolean(r->nested));

@@ -61,6 +61,7 @@ void mpp_model_free(mpp_model *m)
 		free(m->range_names[i]);
 	free(m->range_names);
 	free(m->range_lo);
+	free(m->range_edge);
 	free(m->range_hi);
 	free(m->pcoef);
 	free(m->app);
@@ -181,6 +182,7 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 	}
 	out->path = MPP_PATH_FEATURES;
 	out->nextrapolated = 0;
+	out->edge = 1;
 	return finish(m, "features", y, m->rel_lo, m->rel_hi, out, err, errlen);
 }
 
@@ -282,6 +284,7 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 
 	out->path = m->params_law ? MPP_PATH_RUNTIME_LAW : MPP_PATH_PARAMETERS;
 	out->nextrapolated = 0;
+	out->edge = 1;
 	rc = m->params_law ? law_path(m, p, &y, err, errlen)
 			   : counters_path(m, p, &y, err, errlen);
 	if (rc)
@@ -299,6 +302,9 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 		}
 		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
 			continue;
+		if (*v > m->range_hi[i] && m->range_edge &&
+		    m->range_edge[i] > 0 && isfinite(m->range_edge[i]))
+			out->edge *= m->range_edge[i];
 		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)
 			out->extrapolated[out->nextrapolated++] =
 			    m->range_names[i];
@@ -307,5 +313,6 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 		lo = fmin(lo, m->xlo);
 		hi = fmax(hi, m->xhi);
 	}
+	y *= out->edge;
 	return finish(m, mpp_path_name(out->path), y, lo, hi, out, err, errlen);
 }

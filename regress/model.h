@@ -117,6 +117,15 @@ typedef struct mpp_model {
 	char **range_names;
 	double *range_lo, *range_hi;
 	double xlo, xhi;
+	/* The edge factor of each range (schema v8, regress/train_check.c;
+	 * NULL: all 1): an answer from parameters with range i's value above
+	 * range_hi[i] is multiplied by range_edge[i]. A code whose cost per
+	 * counted unit still grows at the largest training size (its data
+	 * leaving a cache) is predicted low beyond it by a fit of its average
+	 * cost; the factor is the cost at that size over the average, kept
+	 * only when training found it brings held-out runs above a smaller
+	 * range closer. */
+	double *range_edge;
 
 	/* Placement (issue 16, regress/placement.h): set when the model keeps
 	 * the derived term model:comm_s and was trained with a machine
@@ -154,6 +163,7 @@ typedef struct mpp_prediction {
 	 * range_names, valid while the model is). */
 	size_t nextrapolated;
 	const char *extrapolated[MPP_MAX_EXTRAPOLATED];
+	double edge; /* the product of the edge factors applied (1: none) */
 } mpp_prediction;
 
 /* One named value (a feature of a run). */

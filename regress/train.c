@@ -280,6 +280,8 @@ void mpp_train_report_free(mpp_train_report *r)
 		return;
 	free(r->share);
 	r->share = NULL;
+	free(r->edge_check);
+	r->edge_check = NULL;
 }
 
 static int train(struct data *d, const mpp_runs *rs, const size_t *rows,

@@ -79,6 +79,10 @@ typedef struct mpp_train_report {
 	double law_diff_mean, law_diff_se;
 	size_t law_diff_runs;
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
+	/* The edge factors' check (train_check.c), 3 per model range: the
+	 * held-out runs' error (percent) without and with the factor found
+	 * on the others, and that factor; NAN: not checked. NULL: none. */
+	double *edge_check;
 	/* The stable choice of terms (train_stable.c): targets inside the
 	 * one-SE band compared on the longest fifth of the runs, the target
 	 * the 1-SE rule alone would keep, and the kept target's error on that

@@ -12,7 +12,17 @@
  *   extrapolation: a training on all runs but the longest fifth predicts
  *   those from their parameters; the ratios actual / predicted widen the
  *   parameters path's interval into the one an extrapolated answer gets
- *   (model xlo, xhi).
+ *   (model xlo, xhi);
+ *
+ *   edges: for each parameter with three values or more, a training on
+ *   the runs below its largest value predicts the runs at it from their
+ *   parameters, with and without that training's edge factor (its cost
+ *   at its own largest value over its average: actual / predicted, the
+ *   median at the edge over the median over all). When the factor brings
+ *   them closer, the whole training's own factor is kept for answers
+ *   above the parameter's range (model range_edge). One more training
+ *   per such parameter; none when the parameters path is the run-time
+ *   law.
  *
  * They cost K + 1 trainings, so they run in full when the runs times the
  * feature columns are at most CHECK_MAX_CELLS. Up to HOLDOUT_MAX_CELLS the
@@ -127,6 +137,133 @@ static int nested(const struct data *d, const mpp_runs *rs,
 	return MPP_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Parameter `name` of run r, or NAN. */
+static double param_of(const struct data *d, size_t r, const char *name)
+{
+	const double *v = mpp_params_get(&d->params[r], name);
+	return v ? *v : NAN;
+}
+
+/* The edge factor of model mm in parameter `name` over the runs r with
+ * use[r]: the median of actual / predicted (parameters path) over those
+ * at their largest value of the parameter, over the median over all of
+ * them (a fit for relative error leaves the latter near 1, not at it).
+ * NAN when fewer than 5 answer or none at the edge. */
+static double edge_of(const struct data *d, const mpp_model *mm,
+		      const char *name, const unsigned char *use)
+{
+	double *all = malloc(d->m * sizeof(*all)),
+	       *top = malloc(d->m * sizeof(*top));
+	double vmax = -INFINITY, e = NAN;
+	size_t k = 0, kt = 0;
+
+	for (size_t r = 0; r < d->m; r++)
+		if (use[r])
+			vmax = fmax(vmax, param_of(d, r, name));
+	for (size_t r = 0; all && top && r < d->m; r++) {
+		mpp_prediction p;
+		if (!use[r] ||
+		    mpp_model_predict_params(mm, &d->params[r], &p, NULL, 0) ||
+		    !(p.runtime_s > 0))
+			continue;
+		all[k++] = d->y[r] / p.runtime_s;
+		if (param_of(d, r, name) == vmax)
+			top[kt++] = d->y[r] / p.runtime_s;
+	}
+	if (k >= 5 && kt > 0)
+		e = median_of(top, kt) / median_of(all, k);
+	free(all);
+	free(top);
+	return e;
+}
+
+/* The edge check of range i (above). */
+static int edge_check(const struct data *d, const mpp_runs *rs,
+		      const mpp_train_opts *o, mpp_model *m, size_t i,
+		      double *chk)
+{
+	const char *name = m->range_names[i];
+	double hi = m->range_hi[i], below = -INFINITY;
+	unsigned char *use = calloc(d->m, 1);
+	struct sub s = {malloc(d->m * sizeof(size_t)), 0};
+	size_t nat = 0;
+	mpp_model *sm = NULL;
+	int rc = use && s.rows ? MPP_OK : MPP_ENOMEM;
+
+	chk[0] = chk[1] = chk[2] = NAN;
+	/* The run-time law carries its own growth past the range: a factor
+	 * on top would count it twice. The counters' path prices every unit
+	 * at the average cost, which is what the factor corrects. */
+	if (m->params_law)
+		goto out;
+	for (size_t r = 0; rc == MPP_OK && r < d->m; r++) {
+		double v = param_of(d, r, name);
+		if (v == hi) {
+			nat++;
+			continue;
+		}
+		use[r] = 1;
+		s.rows[s.n++] = d->row[r];
+		below = fmax(below, v);
+	}
+	/* Three values or more (two left to fit), and the edge's runs at
+	 * most 40 % of them. */
+	int values = 0;
+	for (size_t r = 0; r < d->m && values < 2; r++)
+		values = use[r] && param_of(d, r, name) < below ? 2 : values;
+	if (rc || values < 2 || nat < 2 || 5 * nat > 2 * d->m || s.n < 5 ||
+	    train_on(rs, &s, o, &sm) != MPP_OK)
+		goto out;
+	double es = edge_of(d, sm, name, use), e0 = 0, e1 = 0, s2 = 0;
+	size_t n = 0;
+	for (size_t r = 0; isfinite(es) && r < d->m; r++) {
+		mpp_prediction p;
+		if (use[r] ||
+		    mpp_model_predict_params(sm, &d->params[r], &p, NULL, 0) ||
+		    !(p.runtime_s > 0))
+			continue;
+		double a = fabs(p.runtime_s - d->y[r]) / d->y[r];
+		double b = fabs(p.runtime_s * es - d->y[r]) / d->y[r];
+		e0 += a;
+		e1 += b;
+		s2 += (b - a) * (b - a);
+		n++;
+	}
+	if (n < 2)
+		goto out;
+	chk[0] = 100 * e0 / (double)n;
+	chk[1] = 100 * e1 / (double)n;
+	chk[2] = es;
+	/* Kept when it helps by more than one standard error of the paired
+	 * differences (as the law against the counters, train.c): a gain
+	 * within the noise of a few held runs is no evidence. */
+	double mean = (e1 - e0) / (double)n;
+	double var = (s2 - (double)n * mean * mean) / (double)(n - 1);
+	if (mean < -sqrt(fmax(var, 0) / (double)n)) {
+		memset(use, 1, d->m);
+		double e = edge_of(d, m, name, use);
+		if (isfinite(e) && e > 0)
+			m->range_edge[i] = e;
+	}
+out:
+	mpp_model_free(sm);
+	free(use);
+	free(s.rows);
+	return rc;
+}
+
 static int cmp_desc_y(const void *a, const void *b, void *ctx)
 {
 	const double *y = ctx;
@@ -183,6 +320,19 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 			    cells <= CHECK_MAX_CELLS ? d->K : 1);
 		if (rc == MPP_OK)
 			rc = extrapolation(d, rs, o, m, rep);
+		if (rc == MPP_OK && m->nranges) {
+			m->range_edge = malloc(m->nranges * sizeof(double));
+			rep->edge_check =
+			    malloc(3 * m->nranges * sizeof(double));
+			if (!m->range_edge || !rep->edge_check)
+				rc = MPP_ENOMEM;
+			for (size_t i = 0; rc == MPP_OK && i < m->nranges;
+			     i++) {
+				m->range_edge[i] = 1;
+				rc = edge_check(d, rs, o, m, i,
+						rep->edge_check + 3 * i);
+			}
+		}
 	}
 	if (rc == MPP_OK && rep->nextrap_checked == 0) {
 		/* Not checked: widen by the parameters path's CV error. */

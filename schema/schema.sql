@@ -1,11 +1,11 @@
--- schema.sql: mpipredict's SQLite store, version 7 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 8 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
 -- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
 -- and model_terms.pcoef; 3 -> 4: jobs; 4 -> 5: machine_profiles;
 -- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi;
--- 6 -> 7: models.comm_profile). It holds
+-- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge). It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
 -- finished jobs, and the machine profiles of mpipredict-calibrate.
@@ -112,13 +112,16 @@ CREATE TABLE law_vars (
 	PRIMARY KEY (model_id, pos)
 ) WITHOUT ROWID;
 
--- The training range of each parameter all training runs showed.
+-- The training range of each parameter all training runs showed, and
+-- the edge factor of an answer from parameters above it (1: none;
+-- regress/train_check.c).
 CREATE TABLE param_ranges (
 	model_id INTEGER NOT NULL REFERENCES models(id),
 	pos INTEGER NOT NULL,
 	name TEXT NOT NULL,
 	lo REAL NOT NULL,
 	hi REAL NOT NULL,
+	edge REAL NOT NULL DEFAULT 1,
 	PRIMARY KEY (model_id, pos)
 ) WITHOUT ROWID;
 
@@ -205,4 +208,4 @@ CREATE TABLE machine_profiles (
 );
 CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;

@@ -463,6 +463,12 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 				put_key(g, p->extrapolated[i]);
 			yajl_gen_array_close(g);
 		}
+		/* Above a parameter's training range, the model's edge
+		 * factor (regress/model.h) when it applied one. */
+		if (p->edge != 1 && isfinite(p->edge)) {
+			put_key(g, "edge_factor");
+			yajl_gen_double(g, p->edge);
+		}
 		yajl_gen_map_close(g);
 	}
 	reply_gen(r, 200, g);

@@ -92,7 +92,8 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
-#define DROP_V7 "ALTER TABLE models DROP COLUMN comm_profile; "
+#define DROP_V8 "ALTER TABLE param_ranges DROP COLUMN edge; "
+#define DROP_V7 DROP_V8 "ALTER TABLE models DROP COLUMN comm_profile; "
 #define DROP_V6                                                                \
 	DROP_V7 "ALTER TABLE models DROP COLUMN params_law; "                  \
 		"ALTER TABLE models DROP COLUMN law_a; "                       \
