@@ -194,7 +194,9 @@ static json_t *to_json(const struct app_result *a)
 	/* The edge factors and their checks (regress/train_check.c). */
 	json_t *edges = json_object();
 	for (size_t i = 0; i < m->nranges; i++) {
-		const double *c = r->edge_check ? r->edge_check + 3 * i : NULL;
+		const double *c = r->edge_check && i < r->nedge_check
+				      ? r->edge_check + 3 * i
+				      : NULL;
 		json_object_set_new(
 		    edges, m->range_names[i],
 		    json_pack("{s:f, s:o, s:o, s:o}", "factor",

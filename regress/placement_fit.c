@@ -246,6 +246,13 @@ static int add_range(mpp_model *m, const struct set *s)
 	if (!(h = realloc(m->range_hi, n * sizeof(*h))))
 		return MPP_ENOMEM;
 	m->range_hi = h;
+	if (m->range_edge) { /* no edge factor for ranks per node */
+		double *e = realloc(m->range_edge, n * sizeof(*e));
+		if (!e)
+			return MPP_ENOMEM;
+		m->range_edge = e;
+		e[m->nranges] = 1;
+	}
 	if (!(nm[m->nranges] = strdup(MPP_RANKS_PER_NODE)))
 		return MPP_ENOMEM;
 	l[m->nranges] = lo;

@@ -83,6 +83,7 @@ typedef struct mpp_train_report {
 	 * held-out runs' error (percent) without and with the factor found
 	 * on the others, and that factor; NAN: not checked. NULL: none. */
 	double *edge_check;
+	size_t nedge_check; /* ranges it covers (placement adds one after) */
 	/* The stable choice of terms (train_stable.c): targets inside the
 	 * one-SE band compared on the longest fifth of the runs, the target
 	 * the 1-SE rule alone would keep, and the kept target's error on that

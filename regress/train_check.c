@@ -326,6 +326,8 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 			    malloc(3 * m->nranges * sizeof(double));
 			if (!m->range_edge || !rep->edge_check)
 				rc = MPP_ENOMEM;
+			else
+				rep->nedge_check = m->nranges;
 			for (size_t i = 0; rc == MPP_OK && i < m->nranges;
 			     i++) {
 				m->range_edge[i] = 1;
