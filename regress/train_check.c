@@ -34,6 +34,8 @@
  */
 #include "regress/train_data.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,16 +139,10 @@ static int nested(const struct data *d, const mpp_runs *rs,
 	return MPP_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double median_of(double *v, size_t n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
 /* Parameter `name` of run r, or NAN. */

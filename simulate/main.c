@@ -15,6 +15,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <jansson.h>
 #include <math.h>
 #include <simgrid/engine.h>
@@ -496,14 +498,8 @@ static double work_of(const mpp_runs *rs, const struct mpp_trace *t)
 	}
 	if (!n)
 		return 0;
-	/* insertion sort: a few repeats */
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			double x = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = x;
-		}
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	gsl_sort(v, 1, n);
+	return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
 static int cmd_predict(int argc, char **argv)
