@@ -217,7 +217,7 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	/* Three values or more (two left to fit), and the edge's runs at
 	 * most 40 % of them. */
 	int values = 0;
-	for (size_t r = 0; r < d->m && values < 2; r++)
+	for (size_t r = 0; rc == MPP_OK && r < d->m && values < 2; r++)
 		values = use[r] && param_of(d, r, name) < below ? 2 : values;
 	if (rc || values < 2 || nat < 2 || 5 * nat > 2 * d->m || s.n < 5 ||
 	    train_on(rs, &s, o, &sm) != MPP_OK)
