@@ -195,15 +195,16 @@ static json_t *to_json(const struct app_result *a)
 	json_t *edges = json_object();
 	for (size_t i = 0; i < m->nranges; i++) {
 		const double *c = r->edge_check && i < r->nedge_check
-				      ? r->edge_check + 3 * i
+				      ? r->edge_check + MPP_EDGE_CHECK * i
 				      : NULL;
 		json_object_set_new(
 		    edges, m->range_names[i],
-		    json_pack("{s:f, s:o, s:o, s:o}", "factor",
+		    json_pack("{s:f, s:o, s:o, s:o, s:o}", "factor",
 			      m->range_edge ? m->range_edge[i] : 1.0,
 			      "check_without_pct", jnum(c ? c[0] : NAN),
 			      "check_with_pct", jnum(c ? c[1] : NAN),
-			      "check_factor", jnum(c ? c[2] : NAN)));
+			      "check_factor", jnum(c ? c[2] : NAN),
+			      "kept_share", jnum(c ? c[3] : NAN)));
 	}
 	json_object_set_new(out, "edges", edges);
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",

@@ -79,9 +79,11 @@ typedef struct mpp_train_report {
 	double law_diff_mean, law_diff_se;
 	size_t law_diff_runs;
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
-	/* The edge factors' check (train_check.c), 3 per model range: the
-	 * held-out runs' error (percent) without and with the factor found
-	 * on the others, and that factor; NAN: not checked. NULL: none. */
+	/* The edge factors' check (train_check.c), MPP_EDGE_CHECK per model
+	 * range: the held-out runs' error (percent) without and with the
+	 * factor found on the others, that factor, and the share of the
+	 * whole training's factor kept (0-1); NAN: not checked. NULL: none. */
+#define MPP_EDGE_CHECK 4
 	double *edge_check;
 	size_t nedge_check; /* ranges it covers (placement adds one after) */
 	/* The stable choice of terms (train_stable.c): targets inside the

@@ -198,7 +198,7 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	mpp_model *sm = NULL;
 	int rc = use && s.rows ? MPP_OK : MPP_ENOMEM;
 
-	chk[0] = chk[1] = chk[2] = NAN;
+	chk[0] = chk[1] = chk[2] = chk[3] = NAN;
 	/* The run-time law carries its own growth past the range: a factor
 	 * on top would count it twice. The counters' path prices every unit
 	 * at the average cost, which is what the factor corrects. */
@@ -242,16 +242,23 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	chk[0] = 100 * e0 / (double)n;
 	chk[1] = 100 * e1 / (double)n;
 	chk[2] = es;
-	/* Kept when it helps by more than one standard error of the paired
-	 * differences (as the law against the counters, train.c): a gain
-	 * within the noise of a few held runs is no evidence. */
-	double mean = (e1 - e0) / (double)n;
-	double var = (s2 - (double)n * mean * mean) / (double)(n - 1);
-	if (mean < -sqrt(fmax(var, 0) / (double)n)) {
+	/* Shrunk by its evidence: the paired gain g (error without minus
+	 * with, on the same held runs) against its standard error se. The
+	 * factor keeps the share w = g^2 / (g^2 + se^2) of its logarithm, 0
+	 * when it does not help. A yes/no rule at one standard error flipped
+	 * between two sessions of the same design (a full factor in one,
+	 * none in the other); the share moves with the evidence instead.
+	 * Only in the direction the check found helping. */
+	double g = (e0 - e1) / (double)n;
+	double var = (s2 - (double)n * g * g) / (double)(n - 1);
+	double se2 = fmax(var, 0) / (double)n;
+	double w = g > 0 ? g * g / (g * g + se2) : 0;
+	chk[3] = w;
+	if (w > 0) {
 		memset(use, 1, d->m);
 		double e = edge_of(d, m, name, use);
-		if (isfinite(e) && e > 0)
-			m->range_edge[i] = e;
+		if (isfinite(e) && e > 0 && (e - 1) * (es - 1) > 0)
+			m->range_edge[i] = exp(w * log(e));
 	}
 out:
 	mpp_model_free(sm);
@@ -318,8 +325,8 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 			rc = extrapolation(d, rs, o, m, rep);
 		if (rc == MPP_OK && m->nranges) {
 			m->range_edge = malloc(m->nranges * sizeof(double));
-			rep->edge_check =
-			    malloc(3 * m->nranges * sizeof(double));
+			rep->edge_check = malloc(MPP_EDGE_CHECK * m->nranges *
+						 sizeof(double));
 			if (!m->range_edge || !rep->edge_check)
 				rc = MPP_ENOMEM;
 			else
@@ -328,7 +335,8 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 			     i++) {
 				m->range_edge[i] = 1;
 				rc = edge_check(d, rs, o, m, i,
-						rep->edge_check + 3 * i);
+						rep->edge_check +
+						    MPP_EDGE_CHECK * i);
 			}
 		}
 	}

@@ -10,8 +10,9 @@
 # predicts N = 96 about 25 % low.
 #
 # Asserted:
-#   - the -n edge factor is kept (> 1.03): its check (a training on
-#     N <= 64 predicting N = 80) brought those runs closer;
+#   - the -n edge factor is kept (> 1.03), with a share of its logarithm
+#     in (0, 1]: its check (a training on N <= 64 predicting N = 80)
+#     brought those runs closer;
 #   - from parameters, the held-out settings' error with the factor is at
 #     least 3 points below the error of the same answers without it;
 #   - the answer says so: mpipredict-predict on stderr, the daemon with
@@ -50,6 +51,8 @@ awk -v e="$eg" 'BEGIN { exit !(e > 1.03) }' ||
 	fail "cg: expected an -n edge factor > 1.03, got $eg ($(jq -c '.models[] | select(.app == "cg") | {params_basis, e: .edges["-n"]}' train.json))"
 jq -e '.models[] | select(.app == "cg") | .edges["-n"] | .check_with_pct < .check_without_pct' train.json >/dev/null ||
 	fail "cg: expected the check to find the factor helps, got $(jq -c '.models[] | select(.app == "cg") | .edges["-n"]' train.json)"
+jq -e '.models[] | select(.app == "cg") | .edges["-n"].kept_share | . > 0 and . <= 1' train.json >/dev/null ||
+	fail "cg: expected a share of the factor kept in (0, 1], got $(jq -c '.models[] | select(.app == "cg") | .edges["-n"]' train.json)"
 [ "$ef" = 1 ] ||
 	fail "flat cost: expected no edge factor, got $ef ($(jq -c '.models[] | select(.app == "cgf") | .edges["-n"]' train.json))"
 
