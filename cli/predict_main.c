@@ -121,8 +121,14 @@ static int from_features(const mpp_model *m, const char *path,
 			kv[n].name = rs.features[f];
 			kv[n++].value = run->values[f];
 		}
-		if (mpp_model_predict_features(m, kv, n, &out[r], err,
-					       sizeof(err))) {
+		/* The run's parameters judge the range, as in training. */
+		mpp_params p = {0};
+		int known = mpp_params_from_string(run->args, run->nprocs,
+						   run->nnodes, &p) == MPP_OK;
+		int bad = mpp_model_predict_features(
+		    m, kv, n, known ? &p : NULL, &out[r], err, sizeof(err));
+		mpp_params_free(&p);
+		if (bad) {
 			fprintf(stderr, "mpipredict-predict: %s: run %s: %s\n",
 				path, run->run_id, err);
 			rc = 2;
@@ -137,8 +143,16 @@ static int from_features(const mpp_model *m, const char *path,
 		fprintf(stderr, "mpipredict-predict: out of memory\n");
 		rc = 2;
 	}
-	for (size_t r = 0; rc == 0 && r < rs.nruns; r++)
+	size_t edged = 0;
+	for (size_t r = 0; rc == 0 && r < rs.nruns; r++) {
 		put_line(rs.runs[r].run_id, &out[r]);
+		edged += out[r].edge != 1;
+	}
+	if (edged)
+		fprintf(stderr,
+			"mpipredict-predict: edge factor applied to %zu of %zu "
+			"runs (above a parameter's training range)\n",
+			edged, rs.nruns);
 	free(out);
 	free(kv);
 	mpp_runs_free(&rs);

@@ -156,8 +156,37 @@ static const mpp_kv *find_value(const mpp_term *t, const mpp_kv *f, size_t n)
 	return NULL;
 }
 
+/* The ranges p is outside: named in out->extrapolated, and above a range
+ * its edge factor multiplies out->edge. A parameter the job does not show
+ * is not judged. */
+static void judge_ranges(const mpp_model *m, const mpp_params *p,
+			 mpp_prediction *out)
+{
+	out->nextrapolated = 0;
+	out->edge = 1;
+	for (size_t i = 0; p && i < m->nranges; i++) {
+		const double *v = mpp_params_get(p, m->range_names[i]);
+		double rpn;
+		/* Ranks per node: the job's placement (placement.h). */
+		if (!v && !strcmp(m->range_names[i], MPP_RANKS_PER_NODE) &&
+		    (rpn = mpp_placement_nodes(m, p)) >= 1) {
+			rpn = ceil(*mpp_params_get(p, "nprocs") / rpn);
+			v = &rpn;
+		}
+		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
+			continue;
+		if (*v > m->range_hi[i] && m->range_edge &&
+		    m->range_edge[i] > 0 && isfinite(m->range_edge[i]))
+			out->edge *= m->range_edge[i];
+		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)
+			out->extrapolated[out->nextrapolated++] =
+			    m->range_names[i];
+	}
+}
+
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
-			       mpp_prediction *out, char *err, size_t errlen)
+			       const mpp_params *p, mpp_prediction *out,
+			       char *err, size_t errlen)
 {
 	double y = m->intercept;
 
@@ -181,8 +210,8 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 		y += t->coef * kv->value;
 	}
 	out->path = MPP_PATH_FEATURES;
-	out->nextrapolated = 0;
-	out->edge = 1;
+	judge_ranges(m, p, out);
+	y *= out->edge;
 	return finish(m, "features", y, m->rel_lo, m->rel_hi, out, err, errlen);
 }
 
@@ -289,26 +318,8 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			   : counters_path(m, p, &y, err, errlen);
 	if (rc)
 		return rc;
-	/* Outside the training range: said, and the wider interval. A
-	 * parameter the job does not show is not judged. */
-	for (size_t i = 0; i < m->nranges; i++) {
-		const double *v = mpp_params_get(p, m->range_names[i]);
-		double rpn;
-		/* Ranks per node: the job's placement (placement.h). */
-		if (!v && !strcmp(m->range_names[i], MPP_RANKS_PER_NODE) &&
-		    (rpn = mpp_placement_nodes(m, p)) >= 1) {
-			rpn = ceil(*mpp_params_get(p, "nprocs") / rpn);
-			v = &rpn;
-		}
-		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
-			continue;
-		if (*v > m->range_hi[i] && m->range_edge &&
-		    m->range_edge[i] > 0 && isfinite(m->range_edge[i]))
-			out->edge *= m->range_edge[i];
-		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)
-			out->extrapolated[out->nextrapolated++] =
-			    m->range_names[i];
-	}
+	/* Outside the training range: said, and the wider interval. */
+	judge_ranges(m, p, out);
 	if (out->nextrapolated) {
 		lo = fmin(lo, m->xlo);
 		hi = fmax(hi, m->xhi);

@@ -122,9 +122,9 @@ typedef struct mpp_model {
 	 * range_hi[i] is multiplied by range_edge[i]. A code whose cost per
 	 * counted unit still grows at the largest training size (its data
 	 * leaving a cache) is predicted low beyond it by a fit of its average
-	 * cost; the factor is the cost at that size over the average, kept
-	 * only when training found it brings held-out runs above a smaller
-	 * range closer. */
+	 * cost; the factor is the cost at that size over the average, shrunk
+	 * toward 1 by how much training found it brings held-out runs above a
+	 * smaller range closer. It applies to both paths. */
 	double *range_edge;
 
 	/* Placement (issue 16, regress/placement.h): set when the model keeps
@@ -188,10 +188,16 @@ long mpp_model_find_term(const mpp_model *m, const char *name);
  * value and the method named) inputs for which the model gives a run time
  * <= 0: an answer is always a positive time. They also refuse, naming the
  * factors, when the answer's interval (upper / lower) would span more than
- * MPP_MAX_SPREAD: such an interval bounds nothing. */
+ * MPP_MAX_SPREAD: such an interval bounds nothing.
+ * p: the run's parameters when known (NULL: not judged). Those outside the
+ * training range are listed in out->extrapolated, and above it the edge
+ * factor applies as on the parameters path: the features path prices
+ * each counted unit at the same average cost. Its interval stays the
+ * features path's own (rel_lo, rel_hi). */
 #define MPP_MAX_SPREAD 100
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
-			       mpp_prediction *out, char *err, size_t errlen);
+			       const mpp_params *p, mpp_prediction *out,
+			       char *err, size_t errlen);
 
 /* From a job's parameters (params.h), by the counters (path parameters)
  * or by the run-time law when the model chose it (path runtime-law).

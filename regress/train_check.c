@@ -81,7 +81,8 @@ static int predict_features(const mpp_model *m, const mpp_runs *rs, size_t row,
 			kv[n].name = rs->features[f];
 			kv[n++].value = run->values[f];
 		}
-	int rc = mpp_model_predict_features(m, kv, n, p, NULL, 0);
+	/* No parameters: the folds' trainings run no edge check. */
+	int rc = mpp_model_predict_features(m, kv, n, NULL, p, NULL, 0);
 	free(kv);
 	return rc;
 }

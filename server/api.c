@@ -392,9 +392,9 @@ static int job_params(const mpp_request *q, const mpp_script_job *job,
  * of its own terms, in its own order, so its lookup finds each at once.
  * Names that are no term's are listed in ignored[0..*nignored). */
 static int predict_features(const mpp_model *m, const mpp_strmap *terms,
-			    const mpp_request *q, mpp_prediction *out,
-			    const char **ignored, size_t *nignored, char *err,
-			    size_t errlen)
+			    const mpp_request *q, const mpp_params *p,
+			    mpp_prediction *out, const char **ignored,
+			    size_t *nignored, char *err, size_t errlen)
 {
 	mpp_kv *use = malloc((m->nterms ? m->nterms : 1) * sizeof *use);
 	unsigned char *have = calloc(m->nterms ? m->nterms : 1, 1);
@@ -420,7 +420,7 @@ static int predict_features(const mpp_model *m, const mpp_strmap *terms,
 	for (size_t t = 0; t < m->nterms; t++)
 		if (have[t])
 			use[n++] = use[t];
-	int rc = mpp_model_predict_features(m, use, n, out, err, errlen);
+	int rc = mpp_model_predict_features(m, use, n, p, out, err, errlen);
 	free(use);
 	free(have);
 	return rc;
@@ -455,7 +455,8 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 			put_str(g, ignored[i]);
 		yajl_gen_array_close(g);
 		/* Parameters outside the training range (issue 15): the
-		 * interval is then the wider extrapolation one. */
+		 * parameters path's interval is then the wider extrapolation
+		 * one. */
 		if (p->nextrapolated) {
 			put_key(g, "extrapolated");
 			yajl_gen_array_open(g);
@@ -484,11 +485,17 @@ static int run_model(const mpp_model *m, const mpp_strmap *terms,
 	const char **ignored = NULL;
 	size_t nignored = 0;
 	if (q->has_features) {
+		/* The job's parameters, when it shows them, judge the range
+		 * (extrapolated, the edge factor) as on the parameters path. */
+		mpp_params p = {0};
+		int known = job_params(q, job, &p) == MPP_OK;
 		ignored =
 		    malloc((q->nfeatures ? q->nfeatures : 1) * sizeof *ignored);
-		rc = ignored ? predict_features(m, terms, q, out, ignored,
-						&nignored, err, sizeof err)
-			     : MPP_ENOMEM;
+		rc = ignored
+			 ? predict_features(m, terms, q, known ? &p : NULL, out,
+					    ignored, &nignored, err, sizeof err)
+			 : MPP_ENOMEM;
+		mpp_params_free(&p);
 		*basis = MPP_BASIS_FEATURES;
 	} else {
 		mpp_params p = {0};

@@ -17,6 +17,9 @@
 #     least 3 points below the error of the same answers without it;
 #   - the answer says so: mpipredict-predict on stderr, the daemon with
 #     edge_factor (and not for a job in range);
+#   - the features path, given the run's parameters, applies the same
+#     factor: 3 points or more off the held runs' error (mpipredict-predict
+#     --features), and the daemon says it for a features request;
 #   - a flat-cost twin in the same shape (synthetic rows: a boundary loop
 #     N^2 ITERS beside the N^3 ITERS loops, cost 1 throughout) keeps no
 #     factor and answers as before;
@@ -73,6 +76,20 @@ awk -v a="$with" -v b="$without" 'BEGIN { exit !(a <= b - 3) }' ||
 	fail "cg at N = 96: expected the factor to cut the error by 3 points or more, got $with % with it, $without % without"
 echo "cg at N = 96, from parameters: $with % with the edge factor $eg, $without % without"
 
+# The features path prices each counted unit at the same average cost:
+# the run's own parameters put it above the range, and the factor applies.
+mpipredict-predict --db "$DB" --app cg --features "$data/cg-held.csv" >feat.txt 2>ferr.txt ||
+	fail "mpipredict-predict --features: $(cat ferr.txt)"
+nheld=$(($(wc -l <"$data/cg-held.csv") - 1))
+grep -q "edge factor applied to $nheld of $nheld runs" ferr.txt ||
+	fail "mpipredict-predict --features: expected the edge factor on all $nheld held runs, got: $(cat ferr.txt)"
+read -r fwith fwithout < <(tail -n +2 "$data/cg-held.csv" | cut -d, -f8 | paste -d, feat.txt - |
+	awk -F, -v e="$eg" '{ d = ($2 - $5) / $5; d0 = ($2 / e - $5) / $5; s += (d < 0 ? -d : d); s0 += (d0 < 0 ? -d0 : d0); n++ }
+	END { printf "%.2f %.2f\n", 100 * s / n, 100 * s0 / n }')
+awk -v a="$fwith" -v b="$fwithout" 'BEGIN { exit !(a <= b - 3) }' ||
+	fail "cg at N = 96 from features: expected the factor to cut the error by 3 points or more, got $fwith % with it, $fwithout % without"
+echo "cg at N = 96, from features: $fwith % with the edge factor, $fwithout % without"
+
 tf=$(truth 112 200)
 gotf=$(mpipredict-predict --db "$DB" --app cgf --args "-n 112 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
 awk -v p="$gotf" -v t="$tf" 'BEGIN { d = (p - t) / t; if (d < 0) d = -d; exit !(d < 0.05) }' ||
@@ -84,6 +101,15 @@ st=$(req POST /v1/predict '{"app": "cg", "args": "-n 96 -i 200", "ntasks": 1}')
 expect_status 200 "$st" "the daemon, above the range"
 jq -e --argjson e "$eg" --argjson p "$got" '(.edge_factor - $e | fabs) < 1e-9 and (.runtime_s / $p - 1 | fabs) < 1e-5 and .extrapolated == ["-n"]' body >/dev/null ||
 	fail "the daemon: expected edge_factor $eg and $got s, extrapolated [\"-n\"], got $(cat body)"
+# A features request that shows its arguments: the same factor.
+feats=$(mpipredict-predict --db "$DB" --app cg --used-features | jq -R . | jq -s .)
+row=$(head -2 "$data/cg-held.csv" | jq -R 'split(",")' | jq -s '[.[0], .[1]] | transpose | map({(.[0]): .[1]}) | add')
+body=$(jq -n --argjson f "$feats" --argjson r "$row" '{app: "cg", args: $r.args, ntasks: ($r.nprocs | tonumber),
+	features: ($f | map({(.): ($r[.] | tonumber)}) | add)}')
+st=$(req POST /v1/predict "$body")
+expect_status 200 "$st" "the daemon, features above the range"
+jq -e --argjson e "$eg" '.basis == "features" and (.edge_factor - $e | fabs) < 1e-9 and .extrapolated == ["-n"]' body >/dev/null ||
+	fail "the daemon, features: expected basis features, edge_factor $eg, extrapolated [\"-n\"], got $(cat body)"
 st=$(req POST /v1/predict '{"app": "cg", "args": "-n 56 -i 200", "ntasks": 1}')
 expect_status 200 "$st" "the daemon, in range"
 jq -e 'has("edge_factor") | not' body >/dev/null || fail "the daemon in range: expected no edge_factor, got $(cat body)"
