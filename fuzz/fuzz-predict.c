@@ -3,7 +3,8 @@
  * HTTP (server/api.h, mpp_api_predict: decoding, checks, the batch-script
  * reader, job parameters, the model, the answer), against a store made at
  * start-up with one model (features with power-law parameter models, like
- * tests/server/t-fuzz-predict.sh's). Every answer must be a JSON object in
+ * tests/server/t-fuzz-predict.sh's, training ranges and an extrapolation
+ * fit). Every answer must be a JSON object in
  * strict UTF-8: 200 with finite runtime_s, lower_s <= runtime_s <= upper_s,
  * or 400/404 with an "error" string. A 5xx fails too.
  */
@@ -73,6 +74,27 @@ static const char *make_store(void)
 	m->prel_lo = 0.5;
 	m->prel_hi = 2;
 	m->coverage = 0.9;
+	/* Training ranges with an edge factor, and an extrapolation fit
+	 * that drops a term: answers outside the ranges take that branch. */
+	m->nranges = 2;
+	m->range_names = malloc(2 * sizeof *m->range_names);
+	m->range_lo = malloc(2 * sizeof *m->range_lo);
+	m->range_hi = malloc(2 * sizeof *m->range_hi);
+	m->range_edge = malloc(2 * sizeof *m->range_edge);
+	m->range_names[0] = strdup("nprocs");
+	m->range_names[1] = strdup("-n");
+	m->range_lo[0] = 1;
+	m->range_hi[0] = 4;
+	m->range_lo[1] = 16;
+	m->range_hi[1] = 128;
+	m->range_edge[0] = 1;
+	m->range_edge[1] = 1.1;
+	m->xlo = 0.4;
+	m->xhi = 2.5;
+	m->xcoef = malloc(2 * sizeof *m->xcoef);
+	m->xcoef[0] = 0.6;
+	m->xcoef[1] = 0;
+	m->xintercept = 1.5;
 	mpp_store *s;
 	char err[512];
 	int rc = mpp_store_open(path, MPP_STORE_CREATE, &s, err, sizeof err);

@@ -64,6 +64,8 @@ void mpp_model_free(mpp_model *m)
 	free(m->range_edge);
 	free(m->range_hi);
 	free(m->pcoef);
+	free(m->xcoef);
+	free(m->xpcoef);
 	free(m->app);
 	free(m->build_id);
 	free(m->method);
@@ -188,7 +190,10 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 			       const mpp_params *p, mpp_prediction *out,
 			       char *err, size_t errlen)
 {
-	double y = m->intercept;
+	/* Outside a training range: the extrapolation fit (model.h). */
+	judge_ranges(m, p, out);
+	const double *xc = out->nextrapolated ? m->xcoef : NULL;
+	double y = xc ? m->xintercept : m->intercept;
 
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
@@ -207,12 +212,18 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 					 kv->name, kv->value);
 			return MPP_EINVAL;
 		}
-		y += t->coef * kv->value;
+		y += (xc ? xc[i] : t->coef) * kv->value;
 	}
 	out->path = MPP_PATH_FEATURES;
-	judge_ranges(m, p, out);
 	y *= out->edge;
-	return finish(m, "features", y, m->rel_lo, m->rel_hi, out, err, errlen);
+	/* Outside a range, the wider of its own interval and the one
+	 * training's extrapolation check measured. */
+	double lo = m->rel_lo, hi = m->rel_hi;
+	if (out->nextrapolated) {
+		lo = fmin(lo, m->xlo);
+		hi = fmax(hi, m->xhi);
+	}
+	return finish(m, "features", y, lo, hi, out, err, errlen);
 }
 
 const char *mpp_path_name(int path)
@@ -240,16 +251,26 @@ static int need_param(const mpp_params *p, const char *name, const char *what,
 	return MPP_OK;
 }
 
-/* The counters path: parameters -> each kept counter -> run time. */
-static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
-			 char *err, size_t errlen)
+/* The counters path: parameters -> each kept counter -> run time. With
+ * outside set (a parameter outside its training range), the extrapolation
+ * fit's coefficients when the model has them (model.h xcoef; training
+ * keeps xpcoef beside every pcoef). */
+static int counters_path(const mpp_model *m, const mpp_params *p, int outside,
+			 double *y, char *err, size_t errlen)
 {
+	const double *pc = m->pcoef;
 	*y = m->pcoef ? m->pintercept : m->intercept;
+	if (outside && m->xcoef) {
+		pc = m->pcoef ? m->xpcoef : m->xcoef;
+		*y = m->pcoef ? m->xpintercept : m->xintercept;
+	}
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
-		double coef = m->pcoef ? m->pcoef[i] : t->coef;
+		double coef = pc ? pc[i] : t->coef;
 		double logx = t->pm.log_c;
-		if (coef == 0)
+		/* Without a parameters-path fit of its own, a term that
+		 * cannot be predicted refuses, whatever the coefficient. */
+		if (coef == 0 && (m->pcoef || t->pm.predictable))
 			continue;
 		/* model:comm_s for the job's placement (placement.h). */
 		if (mpp_placement_active(m) &&
@@ -305,8 +326,8 @@ static int law_path(const mpp_model *m, const mpp_params *p, double *y,
 	return MPP_OK;
 }
 
-int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
-			     mpp_prediction *out, char *err, size_t errlen)
+static int predict_params(const mpp_model *m, const mpp_params *p, int xfit,
+			  mpp_prediction *out, char *err, size_t errlen)
 {
 	double y, lo = m->prel_lo, hi = m->prel_hi;
 	int rc;
@@ -314,16 +335,30 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 	out->path = m->params_law ? MPP_PATH_RUNTIME_LAW : MPP_PATH_PARAMETERS;
 	out->nextrapolated = 0;
 	out->edge = 1;
+	/* Outside the training range: said, the extrapolation fit, and the
+	 * wider interval. */
+	judge_ranges(m, p, out);
 	rc = m->params_law ? law_path(m, p, &y, err, errlen)
-			   : counters_path(m, p, &y, err, errlen);
+			   : counters_path(m, p, xfit || out->nextrapolated > 0,
+					   &y, err, errlen);
 	if (rc)
 		return rc;
-	/* Outside the training range: said, and the wider interval. */
-	judge_ranges(m, p, out);
 	if (out->nextrapolated) {
 		lo = fmin(lo, m->xlo);
 		hi = fmax(hi, m->xhi);
 	}
 	y *= out->edge;
 	return finish(m, mpp_path_name(out->path), y, lo, hi, out, err, errlen);
+}
+
+int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
+			     mpp_prediction *out, char *err, size_t errlen)
+{
+	return predict_params(m, p, 0, out, err, errlen);
+}
+
+int mpp_model_predict_params_xfit(const mpp_model *m, const mpp_params *p,
+				  mpp_prediction *out, char *err, size_t errlen)
+{
+	return predict_params(m, p, 1, out, err, errlen);
 }

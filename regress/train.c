@@ -190,6 +190,58 @@ out:
 }
 
 /*
+ * The extrapolation fit (model.h xcoef): with ridge as the final fit, NNLS
+ * refitted on the same kept terms, for answers outside a training range;
+ * and, when the parameters path has a fit of its own, the same on its
+ * predictable terms. A refit that fails leaves none (the ridge
+ * coefficients answer everywhere, as before).
+ */
+static int extrapolation_fit(const struct data *d, int fit, const size_t *tcol,
+			     mpp_model *m)
+{
+	size_t n = m->nterms, k = 0, *P = malloc((n ? n : 1) * sizeof(*P));
+	double *c = calloc(n + 1, sizeof(*c));
+	int rc = P && c ? MPP_OK : MPP_ENOMEM;
+
+	if (rc || fit != FIT_RIDGE || n == 0)
+		goto out;
+	if (mpp_tr_final_fit(d, d->K, tcol, n, FIT_NNLS, c) == MPP_OK) {
+		m->xcoef = malloc(n * sizeof(*m->xcoef));
+		if (!m->xcoef) {
+			rc = MPP_ENOMEM;
+			goto out;
+		}
+		m->xintercept = c[0];
+		memcpy(m->xcoef, c + 1, n * sizeof(*c));
+	}
+	if (!m->xcoef || !m->pcoef)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (m->terms[i].pm.predictable)
+			P[k++] = tcol[i];
+	if (mpp_tr_final_fit(d, d->K, P, k, FIT_NNLS, c) == MPP_OK) {
+		m->xpcoef = calloc(n, sizeof(*m->xpcoef));
+		if (!m->xpcoef) {
+			rc = MPP_ENOMEM;
+			goto out;
+		}
+		m->xpintercept = c[0];
+		for (size_t i = 0, j = 0; i < n; i++)
+			if (m->terms[i].pm.predictable)
+				m->xpcoef[i] = c[1 + j++];
+	} else {
+		/* No NNLS refit of the parameters path: none at all, so
+		 * that an answer outside the range does not mix the two. */
+		free(m->xcoef);
+		m->xcoef = NULL;
+	}
+out:
+	free(P);
+	free(c);
+	return rc;
+}
+
+/*
  * The law is chosen over the counters only when it is better by more than
  * one standard error of the paired difference of the two paths' errors on
  * the same held-out runs. The two are often within noise of each other
@@ -389,6 +441,8 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		  : MPP_ENOMEM;
 	if (rc == MPP_OK)
 		rc = params_fit(d, fit, tcol, m, rep);
+	if (rc == MPP_OK)
+		rc = extrapolation_fit(d, fit, tcol, m);
 	free(tcol);
 	free(F);
 	free(c);

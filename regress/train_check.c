@@ -172,7 +172,8 @@ static double edge_of(const struct data *d, const mpp_model *mm,
 	for (size_t r = 0; all && top && r < d->m; r++) {
 		mpp_prediction p;
 		if (!use[r] ||
-		    mpp_model_predict_params(mm, &d->params[r], &p, NULL, 0) ||
+		    mpp_model_predict_params_xfit(mm, &d->params[r], &p, NULL,
+						  0) ||
 		    !(p.runtime_s > 0))
 			continue;
 		all[k++] = d->y[r] / p.runtime_s;

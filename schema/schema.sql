@@ -1,11 +1,13 @@
--- schema.sql: mpipredict's SQLite store, version 8 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 9 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
 -- in store.c (1 -> 2: param_models.zero_serial; 2 -> 3: models.pintercept
 -- and model_terms.pcoef; 3 -> 4: jobs; 4 -> 5: machine_profiles;
 -- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi;
--- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge). It holds
+-- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge; 8 -> 9:
+-- the extrapolation fit, models.xintercept, xpintercept and
+-- model_terms.xcoef, xpcoef). It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
 -- finished jobs, and the machine profiles of mpipredict-calibrate.
@@ -58,6 +60,12 @@ CREATE TABLE models (
 	-- its placement re-evaluation (regress/placement.h); its traffic laws
 	-- are param_models rows with idx -1..-4. NULL: none.
 	comm_profile TEXT,
+	-- The extrapolation fit of a ridge model (regress/model.h xcoef):
+	-- NNLS on the same terms, for answers outside a training range;
+	-- xpintercept the parameters path's when it has a fit of its own.
+	-- NULL: the same coefficients in and out of range.
+	xintercept REAL,
+	xpintercept REAL,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -71,6 +79,8 @@ CREATE TABLE model_terms (
 	center REAL NOT NULL,
 	scale REAL NOT NULL,
 	pcoef REAL, -- coefficient in the parameters path (models.pintercept)
+	xcoef REAL, -- in the extrapolation fit (models.xintercept)
+	xpcoef REAL, -- ... of the parameters path (models.xpintercept)
 	PRIMARY KEY (model_id, idx)
 ) WITHOUT ROWID;
 
@@ -208,4 +218,4 @@ CREATE TABLE machine_profiles (
 );
 CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
-PRAGMA user_version = 8;
+PRAGMA user_version = 9;

@@ -23,7 +23,7 @@
 #   - a flat-cost twin in the same shape (synthetic rows: a boundary loop
 #     N^2 ITERS beside the N^3 ITERS loops, cost 1 throughout) keeps no
 #     factor and answers as before;
-#   - a models.db of schema 7 (before the factors) migrates to 8.
+#   - a models.db of schema 7 (before the factors) migrates to 9 (and through it, 8).
 . "$MPP_SRC/tests/server/lib.sh"
 
 hdr='run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args,loop:cg.c:88:5.mean,loop:cg.c:120:9.mean,loop:cg.c:40:5.mean,loop:cg.c:150:5.mean'
@@ -116,10 +116,12 @@ jq -e 'has("edge_factor") | not' body >/dev/null || fail "the daemon in range: e
 stop_daemon
 
 # A store of schema 7: param_ranges without the edge column.
-sqlite3 "$DB" "ALTER TABLE param_ranges DROP COLUMN edge; PRAGMA user_version = 7;" ||
+sqlite3 "$DB" "ALTER TABLE models DROP COLUMN xintercept; ALTER TABLE models DROP COLUMN xpintercept;
+	ALTER TABLE model_terms DROP COLUMN xcoef; ALTER TABLE model_terms DROP COLUMN xpcoef;
+	ALTER TABLE param_ranges DROP COLUMN edge; PRAGMA user_version = 7;" ||
 	fail "could not make a schema-7 store"
 mpipredict-train --db "$DB" flat.csv >/dev/null 2>err.txt || fail "training on a schema-7 store: $(cat err.txt)"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 8 ] || fail "expected the store migrated to 8"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 9 ] || fail "expected the store migrated to 9"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM param_ranges WHERE edge != 1 AND model_id IN (SELECT id FROM models WHERE active = 1 AND app_id = (SELECT id FROM apps WHERE name = 'cgf'))")" = 0 ] ||
 	fail "expected the migrated model's edge factors to be 1"
 exit 0

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Issue 15: a ridge model's answers outside the training range. The rows of
+# tests/regress/data/cg-ridge-train.csv and cg-ridge-held.csv are real:
+# tests/apps/cg.c measured by make bench-accuracy on 2026-11-27 (session
+# 6), 3 repeats of -n 32-80 x -i 100-300 at 1 and 2 ranks for training,
+# -n 96 held out (columns constant over all the rows left out). On these
+# 72 runs ridge wins the cross-validation over NNLS (6.9 % against 9.3 %)
+# with ten terms whose shares cancel (-808 % to +806 %); past -n 80 they
+# stop cancelling.
+#
+# Asserted:
+#   - the model's final fit is ridge and it has an extrapolation fit (NNLS
+#     on the same terms) that drops some of them;
+#   - from features, the held runs at -n 96 (outside the range) are at
+#     least 8 points closer with it than with the same model stored
+#     without it (models.xintercept NULL, as a store of schema 8 has);
+#   - from parameters, the same for -n 96 -i 200 at 1 rank, against the
+#     held runs' median;
+#   - inside the range the answers are those of ridge, the same with and
+#     without it;
+#   - from features, outside the range the interval is the wider of the
+#     features one and the extrapolation one, inside it the features one.
+. "$MPP_SRC/tests/server/lib.sh"
+
+data=$MPP_SRC/tests/regress/data
+mpipredict-train --db "$DB" --json "$data/cg-ridge-train.csv" >train.json 2>err.txt ||
+	fail "expected training to work: $(cat err.txt)"
+jq -e '.models[0] | .fit == "ridge" and .extrapolation_fit.fit == "nnls"
+	and ([.extrapolation_fit.coef[] | select(. == 0)] | length) > 0' train.json >/dev/null ||
+	fail "expected a ridge model with an NNLS extrapolation fit that drops terms, got $(jq -c '.models[0] | {fit, kept, extrapolation_fit}' train.json)"
+
+# mape FILE: the held runs' error (percent) of mpipredict-predict's answers
+mape() {
+	tail -n +2 "$data/cg-ridge-held.csv" | cut -d, -f8 | paste -d, "$1" - |
+		awk -F, '{ d = ($2 - $5) / $5; s += (d < 0 ? -d : d); n++ } END { printf "%.2f", 100 * s / n }'
+}
+truth=$(awk -F, '$6 == 1 && $9 == "-n 96 -i 200" { print $8 }' "$data/cg-ridge-held.csv" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+inrange=$(head -2 "$data/cg-ridge-train.csv")
+answers() { # TAG: features, parameters and an in-range row's answers
+	mpipredict-predict --db "$DB" --app cg --features "$data/cg-ridge-held.csv" >"feat-$1.txt" 2>/dev/null ||
+		fail "mpipredict-predict --features ($1)"
+	mpipredict-predict --db "$DB" --app cg --args "-n 96 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >"par-$1.txt"
+	printf '%s\n' "$inrange" >in.csv
+	mpipredict-predict --db "$DB" --app cg --features in.csv 2>/dev/null | cut -d, -f2 >"in-$1.txt"
+	mpipredict-predict --db "$DB" --app cg --args "-n 64 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >>"in-$1.txt"
+}
+answers with
+sqlite3 "$DB" "UPDATE models SET xintercept = NULL, xpintercept = NULL" || fail "could not drop the extrapolation fit"
+answers without
+
+fw=$(mape feat-with.txt)
+fo=$(mape feat-without.txt)
+echo "cg at -n 96 from features: $fw % with the extrapolation fit, $fo % without"
+awk -v a="$fw" -v b="$fo" 'BEGIN { exit !(a <= b - 8) }' ||
+	fail "from features: expected the extrapolation fit 8 points closer or more, got $fw % with it, $fo % without"
+
+pw=$(cat par-with.txt)
+po=$(cat par-without.txt)
+read -r ew eo < <(awk -v a="$pw" -v b="$po" -v t="$truth" 'BEGIN {
+	x = (a - t) / t; y = (b - t) / t; printf "%.2f %.2f\n", 100 * (x < 0 ? -x : x), 100 * (y < 0 ? -y : y) }')
+echo "cg -n 96 -i 200 from parameters: $pw s ($ew %) with it, $po s ($eo %) without, measured $truth s"
+awk -v a="$ew" -v b="$eo" 'BEGIN { exit !(a <= b - 8) }' ||
+	fail "from parameters: expected the extrapolation fit 8 points closer or more, got $ew % with it, $eo % without"
+
+# The features answers outside the range get the wider extrapolation
+# interval (upper / answer = the larger of the two factors), inside it their own.
+read -r fhi xhi < <(jq -r '.models[0].interval | "\(.features[1]) \(.extrapolated[1])"' train.json)
+awk -F, -v f="$fhi" -v x="$xhi" '{ h = (f > x ? f : x); r = $4 / $2; if (r < h * 0.9999 || r > h * 1.0001) bad++ }
+	END { exit bad > 0 }' feat-with.txt ||
+	fail "features outside the range: expected upper = answer x max($fhi, $xhi), got $(head -2 feat-with.txt | tr '\n' ';')"
+mpipredict-predict --db "$DB" --app cg --features in.csv 2>/dev/null | awk -F, -v f="$fhi" '{ r = $4 / $2; exit !(r > f * 0.9999 && r < f * 1.0001) }' ||
+	fail "features inside the range: expected upper = answer x $fhi"
+
+cmp -s in-with.txt in-without.txt ||
+	fail "inside the range: expected ridge's answers either way, got $(paste -d' ' in-with.txt in-without.txt | tr '\n' ';')"
+exit 0
