@@ -81,9 +81,12 @@ typedef struct mpp_train_report {
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
 	/* The edge factors' check (train_check.c), MPP_EDGE_CHECK per model
 	 * range: the held-out runs' error (percent) without and with the
-	 * factor found on the others, that factor, and the share of the
-	 * whole training's factor kept (0-1); NAN: not checked. NULL: none. */
-#define MPP_EDGE_CHECK 4
+	 * factor found on the others, that factor, the share of the whole
+	 * training's factor kept (0-1), and the least and greatest ratio
+	 * actual / predicted of those runs (with that share of the factor;
+	 * they widen the extrapolation interval); NAN: not checked. NULL:
+	 * none. */
+#define MPP_EDGE_CHECK 6
 	double *edge_check;
 	size_t nedge_check; /* ranges it covers (placement adds one after) */
 	/* The stable choice of terms (train_stable.c): targets inside the

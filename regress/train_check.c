@@ -12,7 +12,7 @@
  *   extrapolation: a training on all runs but the longest fifth predicts
  *   those from their parameters; the ratios actual / predicted widen the
  *   parameters path's interval into the one an extrapolated answer gets
- *   (model xlo, xhi);
+ *   (model xlo, xhi), and the edge checks' held runs widen it further;
  *
  *   edges: for each parameter with three values or more, a training on
  *   the runs below its largest value predicts the runs at it from their
@@ -200,7 +200,8 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	mpp_model *sm = NULL;
 	int rc = use && s.rows ? MPP_OK : MPP_ENOMEM;
 
-	chk[0] = chk[1] = chk[2] = chk[3] = NAN;
+	for (int k = 0; k < MPP_EDGE_CHECK; k++)
+		chk[k] = NAN;
 	/* The run-time law carries its own growth past the range: a factor
 	 * on top would count it twice. The counters' path prices every unit
 	 * at the average cost, which is what the factor corrects. */
@@ -256,6 +257,24 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	double se2 = fmax(var, 0) / (double)n;
 	double w = g > 0 ? g * g / (g * g + se2) : 0;
 	chk[3] = w;
+	/* The held runs were an answer past a range: their ratios actual /
+	 * predicted, with the share of the check's factor the same rule
+	 * keeps, widen the extrapolation interval as the longest fifth's do
+	 * (extrapolation() above; a range's edge is not always among the
+	 * longest runs). */
+	double fs = exp(w * log(es));
+	for (size_t r = 0; r < d->m; r++) {
+		mpp_prediction p;
+		if (use[r] ||
+		    mpp_model_predict_params(sm, &d->params[r], &p, NULL, 0) ||
+		    !(p.runtime_s > 0))
+			continue;
+		double ratio = d->y[r] / (p.runtime_s * fs);
+		m->xlo = fmin(m->xlo, ratio);
+		m->xhi = fmax(m->xhi, ratio);
+		chk[4] = isnan(chk[4]) ? ratio : fmin(chk[4], ratio);
+		chk[5] = isnan(chk[5]) ? ratio : fmax(chk[5], ratio);
+	}
 	if (w > 0) {
 		memset(use, 1, d->m);
 		double e = edge_of(d, m, name, use);
@@ -347,8 +366,8 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 		double e = isfinite(m->cv_mape_params) ? m->cv_mape_params
 			   : isfinite(m->cv_mape)      ? m->cv_mape
 						       : 100;
-		m->xlo = m->prel_lo / (1 + e / 100);
-		m->xhi = m->prel_hi * (1 + e / 100);
+		m->xlo = fmin(m->xlo, m->prel_lo / (1 + e / 100));
+		m->xhi = fmax(m->xhi, m->prel_hi * (1 + e / 100));
 	}
 	return rc;
 }

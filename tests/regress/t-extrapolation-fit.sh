@@ -16,6 +16,8 @@
 #     without it (models.xintercept NULL, as a store of schema 8 has);
 #   - from parameters, the same for -n 96 -i 200 at 1 rank, against the
 #     held runs' median;
+#   - the extrapolation interval covers the edge checks' held ratios
+#     (-n's sets its top);
 #   - inside the range the answers are those of ridge, the same with and
 #     without it;
 #   - from features, outside the range the interval is the wider of the
@@ -28,6 +30,15 @@ mpipredict-train --db "$DB" --json "$data/cg-ridge-train.csv" >train.json 2>err.
 jq -e '.models[0] | .fit == "ridge" and .extrapolation_fit.fit == "nnls"
 	and ([.extrapolation_fit.coef[] | select(. == 0)] | length) > 0' train.json >/dev/null ||
 	fail "expected a ridge model with an NNLS extrapolation fit that drops terms, got $(jq -c '.models[0] | {fit, kept, extrapolation_fit}' train.json)"
+
+# The edge checks' held runs were answers past a range: the extrapolation
+# interval covers their ratios actual / predicted, and here -n's top ratio
+# is above what the longest fifth alone gave (so it widened it).
+jq -e '.models[0] | .interval.extrapolated as $x | [.edges[] | .check_ratios | select(.[0] != null)] |
+	length > 0 and all(.[0] >= $x[0] - 1e-9 and .[1] <= $x[1] + 1e-9)' train.json >/dev/null ||
+	fail "expected the extrapolation interval to cover the edge checks' ratios, got $(jq -c '.models[0] | {x: .interval.extrapolated, r: [.edges[] | .check_ratios]}' train.json)"
+jq -e '.models[0] | (.edges["-n"].check_ratios[1] - .interval.extrapolated[1] | fabs) < 1e-9' train.json >/dev/null ||
+	fail "expected -n's edge check to set the interval's top, got $(jq -c '.models[0] | {x: .interval.extrapolated, r: .edges["-n"].check_ratios}' train.json)"
 
 # mape FILE: the held runs' error (percent) of mpipredict-predict's answers
 mape() {
