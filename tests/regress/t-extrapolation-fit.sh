@@ -15,7 +15,7 @@
 #     least 8 points closer with it than with the same model stored
 #     without it (models.xintercept NULL, as a store of schema 8 has);
 #   - from parameters, the same for -n 96 -i 200 at 1 rank, against the
-#     held runs' median;
+#     held runs' median, and mpipredictd answers the same from the store;
 #   - the extrapolation interval covers the edge checks' held ratios
 #     (-n's sets its top);
 #   - inside the range the answers are those of ridge, the same with and
@@ -62,6 +62,14 @@ answers() { # TAG: features, parameters and an in-range row's answers
 	mpipredict-predict --db "$DB" --app cg --args "-n 64 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >>"in-$1.txt"
 }
 answers with
+# mpipredictd loads the same fit from the store: its answer past the range
+# is mpipredict-predict's.
+start_daemon
+st=$(req POST /v1/predict '{"app": "cg", "args": "-n 96 -i 200", "ntasks": 1}')
+expect_status 200 "$st" "the daemon, past the range"
+jq -e --argjson p "$(cat par-with.txt)" '(.runtime_s / $p - 1 | fabs) < 1e-5 and .extrapolated == ["-n"]' body >/dev/null ||
+	fail "the daemon: expected $(cat par-with.txt) s with extrapolated [\"-n\"], got $(cat body)"
+stop_daemon
 sqlite3 "$DB" "UPDATE models SET xintercept = NULL, xpintercept = NULL" || fail "could not drop the extrapolation fit"
 answers without
 
