@@ -144,6 +144,35 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 	return MPP_OK;
 }
 
+/* The final fit `fit` redone on m's kept terms (only the predictable
+ * ones when `predictable`): *coef gets one coefficient per term (0 for a
+ * term left out) and *intercept the intercept. *coef stays NULL when there
+ * are too few runs for the refit. */
+static int refit(const struct data *d, int fit, const size_t *tcol,
+		 const mpp_model *m, int predictable, double **coef,
+		 double *intercept)
+{
+	size_t n = 0, *P = malloc((m->nterms ? m->nterms : 1) * sizeof(*P));
+	double *c = calloc(m->nterms + 1, sizeof(*c));
+	int rc = P && c ? MPP_OK : MPP_ENOMEM;
+
+	for (size_t i = 0; rc == MPP_OK && i < m->nterms; i++)
+		if (!predictable || m->terms[i].pm.predictable)
+			P[n++] = tcol[i];
+	if (rc == MPP_OK && mpp_tr_final_fit(d, d->K, P, n, fit, c) == MPP_OK) {
+		*coef = calloc(m->nterms, sizeof(**coef));
+		if (!*coef)
+			rc = MPP_ENOMEM;
+		for (size_t i = 0, k = 0; *coef && i < m->nterms; i++)
+			if (!predictable || m->terms[i].pm.predictable)
+				(*coef)[i] = c[1 + k++];
+		*intercept = c[0];
+	}
+	free(P);
+	free(c);
+	return rc;
+}
+
 /*
  * The parameters path: when some kept terms are not predictable from the
  * job parameters, the final fit is redone on the others (the same fit, on
@@ -155,38 +184,12 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 static int params_fit(const struct data *d, int fit, const size_t *tcol,
 		      mpp_model *m, mpp_train_report *rep)
 {
-	size_t n = 0, *P;
-	double *c;
-	int rc = MPP_OK;
-
 	for (size_t i = 0; i < m->nterms; i++)
 		rep->nparams_left_out += !m->terms[i].pm.predictable;
 	if (rep->nparams_left_out == 0 || rep->nparams_left_out == m->nterms)
 		return MPP_OK;
-	P = malloc(m->nterms * sizeof(*P));
-	c = calloc(m->nterms + 1, sizeof(*c));
-	m->pcoef = calloc(m->nterms, sizeof(*m->pcoef));
-	if (!P || !c || !m->pcoef) {
-		rc = MPP_ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < m->nterms; i++)
-		if (m->terms[i].pm.predictable)
-			P[n++] = tcol[i];
-	if (mpp_tr_final_fit(d, d->K, P, n, fit, c)) {
-		/* Too few runs for the refit: no parameters path. */
-		free(m->pcoef);
-		m->pcoef = NULL;
-		goto out;
-	}
-	m->pintercept = c[0];
-	for (size_t i = 0, k = 0; i < m->nterms; i++)
-		if (m->terms[i].pm.predictable)
-			m->pcoef[i] = c[1 + k++];
-out:
-	free(P);
-	free(c);
-	return rc;
+	/* Too few runs for the refit: no parameters path (pcoef NULL). */
+	return refit(d, fit, tcol, m, 1, &m->pcoef, &m->pintercept);
 }
 
 /*
@@ -199,45 +202,18 @@ out:
 static int extrapolation_fit(const struct data *d, int fit, const size_t *tcol,
 			     mpp_model *m)
 {
-	size_t n = m->nterms, k = 0, *P = malloc((n ? n : 1) * sizeof(*P));
-	double *c = calloc(n + 1, sizeof(*c));
-	int rc = P && c ? MPP_OK : MPP_ENOMEM;
-
-	if (rc || fit != FIT_RIDGE || n == 0)
-		goto out;
-	if (mpp_tr_final_fit(d, d->K, tcol, n, FIT_NNLS, c) == MPP_OK) {
-		m->xcoef = malloc(n * sizeof(*m->xcoef));
-		if (!m->xcoef) {
-			rc = MPP_ENOMEM;
-			goto out;
-		}
-		m->xintercept = c[0];
-		memcpy(m->xcoef, c + 1, n * sizeof(*c));
-	}
-	if (!m->xcoef || !m->pcoef)
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (m->terms[i].pm.predictable)
-			P[k++] = tcol[i];
-	if (mpp_tr_final_fit(d, d->K, P, k, FIT_NNLS, c) == MPP_OK) {
-		m->xpcoef = calloc(n, sizeof(*m->xpcoef));
-		if (!m->xpcoef) {
-			rc = MPP_ENOMEM;
-			goto out;
-		}
-		m->xpintercept = c[0];
-		for (size_t i = 0, j = 0; i < n; i++)
-			if (m->terms[i].pm.predictable)
-				m->xpcoef[i] = c[1 + j++];
-	} else {
-		/* No NNLS refit of the parameters path: none at all, so
-		 * that an answer outside the range does not mix the two. */
+	if (fit != FIT_RIDGE || m->nterms == 0)
+		return MPP_OK;
+	int rc = refit(d, FIT_NNLS, tcol, m, 0, &m->xcoef, &m->xintercept);
+	if (rc == MPP_OK && m->xcoef && m->pcoef)
+		rc =
+		    refit(d, FIT_NNLS, tcol, m, 1, &m->xpcoef, &m->xpintercept);
+	/* No NNLS refit of the parameters path: none at all, so that an
+	 * answer outside the range does not mix the two fits. */
+	if (m->pcoef && !m->xpcoef) {
 		free(m->xcoef);
 		m->xcoef = NULL;
 	}
-out:
-	free(P);
-	free(c);
 	return rc;
 }
 

@@ -196,9 +196,10 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	double hi = m->range_hi[i], below = -INFINITY;
 	unsigned char *use = calloc(d->m, 1);
 	struct sub s = {malloc(d->m * sizeof(size_t)), 0};
+	double *pred = malloc(d->m * sizeof(*pred)); /* the held runs' */
 	size_t nat = 0;
 	mpp_model *sm = NULL;
-	int rc = use && s.rows ? MPP_OK : MPP_ENOMEM;
+	int rc = use && s.rows && pred ? MPP_OK : MPP_ENOMEM;
 
 	for (int k = 0; k < MPP_EDGE_CHECK; k++)
 		chk[k] = NAN;
@@ -229,10 +230,12 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	size_t n = 0;
 	for (size_t r = 0; isfinite(es) && r < d->m; r++) {
 		mpp_prediction p;
+		pred[r] = NAN;
 		if (use[r] ||
 		    mpp_model_predict_params(sm, &d->params[r], &p, NULL, 0) ||
 		    !(p.runtime_s > 0))
 			continue;
+		pred[r] = p.runtime_s;
 		double a = fabs(p.runtime_s - d->y[r]) / d->y[r];
 		double b = fabs(p.runtime_s * es - d->y[r]) / d->y[r];
 		e0 += a;
@@ -264,12 +267,9 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	 * longest runs). */
 	double fs = exp(w * log(es));
 	for (size_t r = 0; r < d->m; r++) {
-		mpp_prediction p;
-		if (use[r] ||
-		    mpp_model_predict_params(sm, &d->params[r], &p, NULL, 0) ||
-		    !(p.runtime_s > 0))
+		if (isnan(pred[r]))
 			continue;
-		double ratio = d->y[r] / (p.runtime_s * fs);
+		double ratio = d->y[r] / (pred[r] * fs);
 		m->xlo = fmin(m->xlo, ratio);
 		m->xhi = fmax(m->xhi, ratio);
 		chk[4] = isnan(chk[4]) ? ratio : fmin(chk[4], ratio);
@@ -284,6 +284,7 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 out:
 	mpp_model_free(sm);
 	free(use);
+	free(pred);
 	free(s.rows);
 	return rc;
 }
