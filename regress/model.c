@@ -333,10 +333,8 @@ static int predict_params(const mpp_model *m, const mpp_params *p, int xfit,
 	int rc;
 
 	out->path = m->params_law ? MPP_PATH_RUNTIME_LAW : MPP_PATH_PARAMETERS;
-	out->nextrapolated = 0;
-	out->edge = 1;
 	/* Outside the training range: said, the extrapolation fit, and the
-	 * wider interval. */
+	 * wider interval (judge_ranges sets extrapolated and edge). */
 	judge_ranges(m, p, out);
 	rc = m->params_law ? law_path(m, p, &y, err, errlen)
 			   : counters_path(m, p, xfit || out->nextrapolated > 0,
