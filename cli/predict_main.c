@@ -30,7 +30,10 @@ static const char usage[] =
     "run_id,predicted_s,lower_s,upper_s\n"
     "--used-features prints the features the active model reads, one a\n"
     "line: MPIPREDICT_LEAN=FILE at build time plants only those counters\n"
-    "(a lean production build).\n";
+    "(a lean production build).\n"
+    "An answer outside the training range of a parameter (from --args,\n"
+    "or a row's own args) is named on stderr with the parameters, and has\n"
+    "the wider interval of extrapolation.\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
 							     ...)
@@ -147,6 +150,20 @@ static int from_features(const mpp_model *m, const char *path,
 	for (size_t r = 0; rc == 0 && r < rs.nruns; r++) {
 		put_line(rs.runs[r].run_id, &out[r]);
 		edged += out[r].edge != 1;
+	}
+	/* Outside the training range, as the --args path says it: on
+	 * stderr, one line per run, so that stdout keeps its columns. */
+	for (size_t r = 0; rc == 0 && r < rs.nruns; r++) {
+		if (!out[r].nextrapolated)
+			continue;
+		fprintf(stderr,
+			"mpipredict-predict: %s: run %s: extrapolated: ", path,
+			rs.runs[r].run_id);
+		for (size_t i = 0; i < out[r].nextrapolated; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "",
+				out[r].extrapolated[i]);
+		fputs(" (outside the training range: the wider interval)\n",
+		      stderr);
 	}
 	if (edged)
 		fprintf(stderr,
