@@ -218,14 +218,14 @@ static json_t *to_json(const struct app_result *a)
 				      : NULL;
 		json_object_set_new(
 		    edges, m->range_names[i],
-		    json_pack("{s:f, s:o, s:o, s:o, s:o, s:[o, o]}", "factor",
-			      m->range_edge ? m->range_edge[i] : 1.0,
+		    json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:[o, o]}",
+			      "factor", m->range_edge ? m->range_edge[i] : 1.0,
 			      "check_without_pct", jnum(c ? c[0] : NAN),
 			      "check_with_pct", jnum(c ? c[1] : NAN),
 			      "check_factor", jnum(c ? c[2] : NAN),
-			      "kept_share", jnum(c ? c[3] : NAN),
-			      "check_ratios", jnum(c ? c[4] : NAN),
-			      jnum(c ? c[5] : NAN)));
+			      "kept_share", jnum(c ? c[3] : NAN), "edge_ratio",
+			      jnum(c ? c[6] : NAN), "check_ratios",
+			      jnum(c ? c[4] : NAN), jnum(c ? c[5] : NAN)));
 	}
 	json_object_set_new(out, "edges", edges);
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",

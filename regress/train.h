@@ -84,9 +84,11 @@ typedef struct mpp_train_report {
 	 * factor found on the others, that factor, the share of the whole
 	 * training's factor kept (0-1), and the least and greatest ratio
 	 * actual / predicted of those runs (with that share of the factor;
-	 * they widen the extrapolation interval); NAN: not checked. NULL:
-	 * none. */
-#define MPP_EDGE_CHECK 6
+	 * they widen the extrapolation interval), and the whole training's
+	 * edge ratio before that share (the factor is ratio ^ share when the
+	 * two trainings agree on its direction, else 1); NAN: not checked.
+	 * NULL: none. */
+#define MPP_EDGE_CHECK 7
 	double *edge_check;
 	size_t nedge_check; /* ranges it covers (placement adds one after) */
 	/* The stable choice of terms (train_stable.c): targets inside the

@@ -278,6 +278,7 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	if (w > 0) {
 		memset(use, 1, d->m);
 		double e = edge_of(d, m, name, use);
+		chk[6] = e;
 		if (isfinite(e) && e > 0 && (e - 1) * (es - 1) > 0)
 			m->range_edge[i] = exp(w * log(e));
 	}
