@@ -238,6 +238,10 @@ static json_t *to_json(const struct app_result *a)
 			    jnum(r->cv_mape_params_inner));
 	json_object_set_new(out, "extrapolation_checked_runs",
 			    json_integer((json_int_t)r->nextrap_checked));
+	/* The error outside the ranges (regress/train_check.c). */
+	json_object_set_new(out, "x_mape_pct", jnum(m->x_mape));
+	json_object_set_new(out, "x_mape_answers",
+			    json_integer((json_int_t)r->x_answers));
 	/* The stable choice of terms (regress/train_stable.c). */
 	json_object_set_new(
 	    out, "stable_choice",
@@ -327,9 +331,13 @@ static void print_summary(const struct app_result *a)
 		printf(", x[%.3f, %.3f] from parameters", m->prel_lo,
 		       m->prel_hi);
 	printf("; CV coverage %.1f %%\n", 100 * r->cv_coverage);
-	printf("extrapolated answers: x[%.3f, %.3f] (%s)\n", m->xlo, m->xhi,
+	printf("extrapolated answers: x[%.3f, %.3f] (%s)", m->xlo, m->xhi,
 	       r->nextrap_checked ? "from training on all but the longest runs"
 				  : "widened by the CV error");
+	if (isfinite(m->x_mape))
+		printf("; MAPE %.2f %% on %zu answers past a range", m->x_mape,
+		       r->x_answers);
+	putchar('\n');
 }
 
 /* Refuse an app whose runs come from several builds, unless allowed. */

@@ -24,6 +24,7 @@ mpp_model *mpp_model_new(void)
 	m->rel_lo = m->rel_hi = 1;
 	m->prel_lo = m->prel_hi = 1;
 	m->xlo = m->xhi = 1;
+	m->x_mape = NAN;
 	m->law.cv_mape = NAN;
 	return m;
 }

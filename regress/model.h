@@ -130,6 +130,13 @@ typedef struct mpp_model {
 	char **range_names;
 	double *range_lo, *range_hi;
 	double xlo, xhi;
+	/* The error an answer outside the ranges can expect (schema v10,
+	 * percent; NAN: not measured): the MAPE of the parameters path on
+	 * the held runs of training's extrapolation checks (the longest fifth
+	 * predicted by the rest; each edge check's top value predicted by
+	 * the runs below it, with the share of its factor the model keeps).
+	 * cv_mape and cv_mape_params are errors inside the ranges. */
+	double x_mape;
 	/* The edge factor of each range (schema v8, regress/train_check.c;
 	 * NULL: all 1): an answer from parameters with range i's value above
 	 * range_hi[i] is multiplied by range_edge[i]. A code whose cost per

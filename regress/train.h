@@ -79,6 +79,9 @@ typedef struct mpp_train_report {
 	double law_diff_mean, law_diff_se;
 	size_t law_diff_runs;
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
+	/* Answers behind the model's x_mape: the extrapolation check's and
+	 * the edge checks' held runs (a run may count in several). */
+	size_t x_answers;
 	/* The edge factors' check (train_check.c), MPP_EDGE_CHECK per model
 	 * range: the held-out runs' error (percent) without and with the
 	 * factor found on the others, that factor, the share of the whole

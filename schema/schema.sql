@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 9 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 10 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -7,7 +7,7 @@
 -- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi;
 -- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge; 8 -> 9:
 -- the extrapolation fit, models.xintercept, xpintercept and
--- model_terms.xcoef, xpcoef). It holds
+-- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape). It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
 -- finished jobs, and the machine profiles of mpipredict-calibrate.
@@ -66,6 +66,9 @@ CREATE TABLE models (
 	-- NULL: the same coefficients in and out of range.
 	xintercept REAL,
 	xpintercept REAL,
+	-- The error (percent) an answer outside the training ranges can
+	-- expect, from training's extrapolation checks. NULL: not measured.
+	x_mape REAL,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -218,4 +221,4 @@ CREATE TABLE machine_profiles (
 );
 CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
-PRAGMA user_version = 9;
+PRAGMA user_version = 10;

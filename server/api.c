@@ -235,6 +235,9 @@ static void model_summary(yajl_gen g, const mpp_model *m)
 	put_num(g, m->cv_mape);
 	put_key(g, "cv_mape_params");
 	put_num(g, m->cv_mape_params);
+	/* Outside the training ranges: training's extrapolation checks. */
+	put_key(g, "x_mape");
+	put_num(g, m->x_mape);
 	put_key(g, "coverage");
 	put_num(g, m->coverage);
 }

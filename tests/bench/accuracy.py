@@ -185,7 +185,8 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
                 REPORTED[(app, work)] = (m.get("cv_mape_pct"),
                                          m.get("cv_mape_params_pct"),
                                          m.get("params_basis"),
-                                         m.get("cv_nested"))
+                                         m.get("cv_nested"),
+                                         m.get("x_mape_pct"))
             except (ValueError, KeyError, IndexError):
                 pass
         return rc == 0
@@ -464,15 +465,21 @@ def reported(results):
     against the held-out error on the test settings (all of them)."""
     get = {(r[0], r[1], r[2]): r for r in results if r[3] == "all"}
     print("\nReported (training, nested CV) vs held-out MAPE, all test "
-          "settings: features, parameters (basis)")
-    for (app, work), (cf, cp, basis, nested) in sorted(REPORTED.items()):
+          "settings: features, parameters (basis); on the extrapolation "
+          "split also the error training reports past its ranges "
+          "(x_mape, its extrapolation checks)")
+    for (app, work), (cf, cp, basis, nested, xm) in sorted(REPORTED.items()):
         split = os.path.basename(work)
         f = get.get((app, split, "default/features"))
         p = get.get((app, split, "default/params"))
+        past = ""
+        if split == "extrapolation":
+            past = ", past the range %s%% -> %s%%" % (
+                fmt(xm), fmt(p[6]) if p else "n/a")
         print("  %-9s %-13s features %s%% -> %s%%, parameters %s%% -> %s%% "
-              "(%s%s)" % (app, split, fmt(cf), fmt(f[6]) if f else "n/a",
-                          fmt(cp), fmt(p[6]) if p else "n/a", basis,
-                          "" if nested else ", inner CV"))
+              "(%s%s)%s" % (app, split, fmt(cf), fmt(f[6]) if f else "n/a",
+                            fmt(cp), fmt(p[6]) if p else "n/a", basis,
+                            "" if nested else ", inner CV", past))
 
 
 def stability(results):

@@ -23,7 +23,10 @@
 #   - a flat-cost twin in the same shape (synthetic rows: a boundary loop
 #     N^2 ITERS beside the N^3 ITERS loops, cost 1 throughout) keeps no
 #     factor and answers as before;
-#   - a models.db of schema 7 (before the factors) migrates to 9 (and through it, 8).
+#   - the error training reports past the range (x_mape, its
+#     extrapolation checks) is above its nested CV error and nearer the
+#     held-out error at N = 96; the daemon's GET /v1/models/cg gives it;
+#   - a models.db of schema 7 (before the factors) migrates to 10 (and through it, 8).
 . "$MPP_SRC/tests/server/lib.sh"
 
 hdr='run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args,loop:cg.c:88:5.mean,loop:cg.c:120:9.mean,loop:cg.c:40:5.mean,loop:cg.c:150:5.mean'
@@ -75,6 +78,13 @@ read -r with without < <(awk -v e="$eg" '{ d = ($2 - $1) / $1; d0 = ($2 / e - $1
 awk -v a="$with" -v b="$without" 'BEGIN { exit !(a <= b - 3) }' ||
 	fail "cg at N = 96: expected the factor to cut the error by 3 points or more, got $with % with it, $without % without"
 echo "cg at N = 96, from parameters: $with % with the edge factor $eg, $without % without"
+# What training reports for answers past the range is nearer this
+# held-out error than the nested CV error (measured inside the range).
+read -r xm cvp < <(jq -r '.models[] | select(.app == "cg") | "\(.x_mape_pct) \(.cv_mape_params_pct)"' train.json)
+awk -v x="$xm" -v c="$cvp" -v h="$with" 'BEGIN { dx = x - h; dc = c - h; if (dx < 0) dx = -dx; if (dc < 0) dc = -dc
+	exit !(x + 0 > c + 0 && dx < dc) }' ||
+	fail "cg: expected x_mape above the nested CV error and nearer the held-out $with %, got x_mape $xm %, CV $cvp %"
+echo "cg: reported past the range $xm %, inside it $cvp %, held out at N = 96 $with %"
 
 # The features path prices each counted unit at the same average cost:
 # the run's own parameters put it above the range, and the factor applies.
@@ -110,6 +120,10 @@ st=$(req POST /v1/predict "$body")
 expect_status 200 "$st" "the daemon, features above the range"
 jq -e --argjson e "$eg" '.basis == "features" and (.edge_factor - $e | fabs) < 1e-9 and .extrapolated == ["-n"]' body >/dev/null ||
 	fail "the daemon, features: expected basis features, edge_factor $eg, extrapolated [\"-n\"], got $(cat body)"
+st=$(req GET /v1/models/cg)
+expect_status 200 "$st" "GET /v1/models/cg"
+jq -e --argjson x "$xm" '(.x_mape - $x | fabs) < 1e-6 * $x' body >/dev/null ||
+	fail "GET /v1/models/cg: expected x_mape $xm, got $(jq -c '{x_mape, cv_mape, cv_mape_params}' body)"
 st=$(req POST /v1/predict '{"app": "cg", "args": "-n 56 -i 200", "ntasks": 1}')
 expect_status 200 "$st" "the daemon, in range"
 jq -e 'has("edge_factor") | not' body >/dev/null || fail "the daemon in range: expected no edge_factor, got $(cat body)"
@@ -118,10 +132,10 @@ stop_daemon
 # A store of schema 7: param_ranges without the edge column.
 sqlite3 "$DB" "ALTER TABLE models DROP COLUMN xintercept; ALTER TABLE models DROP COLUMN xpintercept;
 	ALTER TABLE model_terms DROP COLUMN xcoef; ALTER TABLE model_terms DROP COLUMN xpcoef;
-	ALTER TABLE param_ranges DROP COLUMN edge; PRAGMA user_version = 7;" ||
+	ALTER TABLE models DROP COLUMN x_mape; ALTER TABLE param_ranges DROP COLUMN edge; PRAGMA user_version = 7;" ||
 	fail "could not make a schema-7 store"
 mpipredict-train --db "$DB" flat.csv >/dev/null 2>err.txt || fail "training on a schema-7 store: $(cat err.txt)"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 9 ] || fail "expected the store migrated to 9"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 10 ] || fail "expected the store migrated to 10"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM param_ranges WHERE edge != 1 AND model_id IN (SELECT id FROM models WHERE active = 1 AND app_id = (SELECT id FROM apps WHERE name = 'cgf'))")" = 0 ] ||
 	fail "expected the migrated model's edge factors to be 1"
 exit 0

@@ -57,6 +57,7 @@ static mpp_model *sample_model(double intercept)
 	m->ntrain = 40;
 	m->nfeatures_in = 300;
 	m->cv_mape = 3.5;
+	m->x_mape = 16.5;
 	m->rel_lo = 0.9;
 	m->rel_hi = 1.2;
 	m->prel_lo = 0.8;
@@ -92,8 +93,10 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
-/* Version 9 (issue 15): the extrapolation fit. */
+/* Version 9 (issue 15): the extrapolation fit; 10: the error outside the
+ * ranges. */
 #define DROP_V9                                                                \
+	"ALTER TABLE models DROP COLUMN x_mape; "                              \
 	"ALTER TABLE models DROP COLUMN xintercept; "                          \
 	"ALTER TABLE models DROP COLUMN xpintercept; "                         \
 	"ALTER TABLE model_terms DROP COLUMN xcoef; "                          \
@@ -155,7 +158,8 @@ int main(void)
 	    !got->terms[0].pm.predictable || got->terms[1].pm.predictable ||
 	    got->intercept != 0.35 || got->rel_hi != 1.2 ||
 	    !isnan(got->cv_mape_params) || got->cv_mape != 3.5 ||
-	    strcmp(got->fit, "nnls") || got->ntrain != 40)
+	    got->x_mape != 16.5 || strcmp(got->fit, "nnls") ||
+	    got->ntrain != 40)
 		FAIL("expected the model to load back as saved");
 	if (mpp_model_find_term(got, "loop:a.c:2:1.mean") != 0)
 		FAIL("expected the alias to find term 0");
