@@ -117,10 +117,14 @@ static void model_row(FILE *f, const mpp_ui_model *m, int with_app)
 	date(f, m->created_at);
 	fprintf(f, "</td><td class=\"n\">%lld</td><td class=\"n\">%lld</td>",
 		m->ntrain, m->nterms);
-	if (isnan(m->cv_mape))
-		fputs("<td class=\"n\">-</td>", f);
-	else
-		fprintf(f, "<td class=\"n\">%.1f</td>", m->cv_mape);
+	/* Inside the training ranges, then past them (x_mape). */
+	for (int k = 0; k < 2; k++) {
+		double e = k ? m->x_mape : m->cv_mape;
+		if (isnan(e))
+			fputs("<td class=\"n\">-</td>", f);
+		else
+			fprintf(f, "<td class=\"n\">%.1f</td>", e);
+	}
 	fprintf(f,
 		"<td class=\"n\">%.0f%%&ndash;%.0f%%</td><td "
 		"class=\"n\">%.0f</td>",
@@ -133,14 +137,19 @@ static void model_row(FILE *f, const mpp_ui_model *m, int with_app)
 
 static const char model_cols[] =
     "<th>version</th><th>trained (UTC)</th><th>runs</th><th>kept "
-    "terms</th><th>CV error %</th><th>interval</th><th>coverage %</th>"
+    "terms</th><th>CV error %</th><th title=\"measured by training's "
+    "extrapolation checks\">error past the range %</th><th>interval</th>"
+    "<th>coverage %</th>"
     "<th>method</th><th>terms</th></tr>";
 
 static void page_models(FILE *f, const mpp_ui_data *d)
 {
 	fputs("<h2>Active models</h2><p class=\"note\">One per application: "
 	      "what the daemon predicts with now. CV error: the mean absolute "
-	      "percentage error of a cross-validation. Interval: lower and "
+	      "percentage error of a cross-validation, for jobs inside the "
+	      "training range. Error past the range: the same, measured by "
+	      "training on part of the runs and predicting the largest ones; "
+	      "a job bigger than any trained errs more. Interval: lower and "
 	      "upper bound as a share of the prediction, for the coverage "
 	      "shown.</p><table id=\"active\"><tr><th>app</th>",
 	      f);

@@ -92,7 +92,7 @@ static int read_models(sqlite3 *db, mpp_ui_data *d, char *err, size_t errlen)
 	static const char sql[] =
 	    "SELECT m.id, a.name, m.version, m.active, m.method, "
 	    "m.created_at, m.ntrain, m.cv_mape, m.rel_lo, m.rel_hi, "
-	    "m.coverage, (SELECT count(*) FROM model_terms t WHERE "
+	    "m.coverage, m.x_mape, (SELECT count(*) FROM model_terms t WHERE "
 	    "t.model_id = m.id), (SELECT group_concat(feature, ' ') FROM "
 	    "(SELECT feature FROM model_terms t WHERE t.model_id = m.id "
 	    "ORDER BY idx)) FROM models m JOIN apps a ON a.id = m.app_id "
@@ -121,8 +121,9 @@ static int read_models(sqlite3 *db, mpp_ui_data *d, char *err, size_t errlen)
 		m->rel_lo = sqlite3_column_double(st, 8);
 		m->rel_hi = sqlite3_column_double(st, 9);
 		m->coverage = sqlite3_column_double(st, 10);
-		m->nterms = sqlite3_column_int64(st, 11);
-		m->terms = dup_col(st, 12);
+		m->x_mape = real_col(st, 11);
+		m->nterms = sqlite3_column_int64(st, 12);
+		m->terms = dup_col(st, 13);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

@@ -35,6 +35,7 @@ typedef struct mpp_ui_model {
 	int active;
 	double created_at; /* Unix seconds */
 	double cv_mape;    /* percent; NAN when unknown */
+	double x_mape;     /* past the training ranges, percent; NAN: unknown */
 	double rel_lo, rel_hi, coverage;
 } mpp_ui_model;
 

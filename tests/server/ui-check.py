@@ -203,13 +203,18 @@ def main():
             check("accuracy summary %s: n, within, past upper" % app, [str(n), str(within), str(late)],
                   row and [row[1], row[3], row[4]])
 
-        # Models: every version with its runs, kept terms, CV error.
+        # Models: every version with its runs, kept terms, CV error and
+        # the error past the training ranges.
         rows = doms["models"]["tables"]["versions"]
-        want = [[app, str(v), str(nt), str(nk), "-" if cv is None else "%.1f" % cv]
-                for app, v, nt, nk, cv in db.execute(
-                    "SELECT a.name, m.version, m.ntrain, (SELECT count(*) FROM model_terms t WHERE t.model_id = m.id), m.cv_mape "
+        pct = lambda x: "-" if x is None else "%.1f" % x
+        want = [[app, str(v), str(nt), str(nk), pct(cv), pct(xm)]
+                for app, v, nt, nk, cv, xm in db.execute(
+                    "SELECT a.name, m.version, m.ntrain, (SELECT count(*) FROM model_terms t WHERE t.model_id = m.id), m.cv_mape, m.x_mape "
                     "FROM models m JOIN apps a ON a.id = m.app_id ORDER BY a.name, m.version DESC")]
-        check("models: app, version, runs, kept terms, CV error", want, [[r[0], r[1], r[3], r[4], r[5]] for r in rows])
+        check("models: app, version, runs, kept terms, CV error, error past the range", want,
+              [[r[0], r[1], r[3], r[4], r[5], r[6]] for r in rows])
+        check("models: some error past the range measured", True,
+              any(xm is not None for (xm,) in db.execute("SELECT x_mape FROM models")))
         check("models: active rows", db.execute("SELECT count(*) FROM models WHERE active = 1").fetchone()[0],
               len(doms["models"]["tables"]["active"]))
 
