@@ -26,7 +26,11 @@
 # single-rank rows; it predicts runtime_s, MPI_Init included, so it is
 # compared with the targets' runtime_s); and the same prediction with
 # --no-noise (SMPI's timing of the segments, not the training traces':
-# the A/B of the machine's noise, simulate/README.md).
+# the A/B of the machine's noise, simulate/README.md); `simulate`,
+# `no_noise` and `work` are predicted_s (the simulated time plus the
+# residual the 2-rank training runs showed), `no_resid` the same
+# prediction's simulated_s alone (the A/B of the residual), `work_nr`
+# the same for `work`.
 # The profile: $MPP_PROFILE if set (mpipredict-calibrate's JSON), else the
 # test profile of tests/simulate/lib.sh (say which in the report).
 # The machine is shared: wall times are noisy; the load average is printed.
@@ -62,7 +66,7 @@ TRAIN[is]="-n 400000 -i $ii|-n 800000 -i $ii|-n 1200000 -i $ii"; TARGET[is]="-n 
 TRAIN[cg]="-n 24 -i $ic|-n 32 -i $ic|-n 40 -i $ic"; TARGET[cg]="-n 52 -i $ic"
 
 echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT, iterations: ${ITERS:-long}, traced at ranks: ${TRAIN_RANKS:-1}"
-printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s %9s %7s %9s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err no_noise err work err
+printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s %9s %7s %9s %7s %9s %7s %9s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err no_noise err work err no_resid err work_nr err
 # The real builds count their loops (mpipredict-cc): their rows give the
 # counted work that `predict --runs` uses (column work).
 export MPP_REAL_CC="mpipredict-cc mpicc"
@@ -117,13 +121,14 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		# shellcheck disable=SC2086
 		nn=$(mpipredict-simulate predict --profile profile.json "${trains[@]}" \
 		  --ranks 2 --nodes $nodes --json --repeats "$STAT" --no-noise --skeleton "$PWD/sk-$app" \
-		  -- "./$app.smpi" ${TARGET[$app]} 2>/dev/null | jq -r '.simulated_s // "nan"')
+		  -- "./$app.smpi" ${TARGET[$app]} 2>/dev/null | jq -r '.predicted_s // "nan"')
 		# the computation's total from counted work (--runs): the A/B of
 		# mpp_trace_work_cost in the same run
 		# shellcheck disable=SC2086
-		wk=$(mpipredict-simulate predict --profile profile.json "${trains[@]}" \
+		read -r wk wknr < <(mpipredict-simulate predict --profile profile.json "${trains[@]}" \
 		  --ranks 2 --nodes $nodes --json --repeats "$STAT" --runs "runs/$app.real.csv" \
-		  --skeleton "$PWD/sk-$app" -- "./$app.smpi" ${TARGET[$app]} 2>/dev/null | jq -r '.simulated_s // "nan"')
+		  --skeleton "$PWD/sk-$app" -- "./$app.smpi" ${TARGET[$app]} 2>/dev/null |
+		  jq -r '"\(.predicted_s // "nan") \(.simulated_s // "nan")"')
 		# plain SMPI on a placement whose prediction reused the skeleton:
 		# the unscaled skeleton (SMPI's own benchmark) replayed there
 		if [ "$(jq -r .skeleton_reused pred-$app-$place.json)" = true ]; then
@@ -149,16 +154,19 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		mpipredict-simulate replay --profile profile.json --trace "$mdir" \
 		  --nodes $nodes --json >rep-$app-$place.json 2>/dev/null
 		rc=$(jq '[.ranks[].compute_s] | add / length' rep-$app-$place.json 2>/dev/null || echo 0)
-		sim=$(jq -r '.simulated_s // "nan"' pred-$app-$place.json)
+		# the prediction (simulated + the residual), and the same
+		# without the residual: the A/B of the residual in one run
+		sim=$(jq -r '.predicted_s // "nan"' pred-$app-$place.json)
+		nr=$(jq -r '.simulated_s // "nan"' pred-$app-$place.json)
 		plain=$(jq -r '.plain_smpi_s // "nan"' pred-$app-$place.json)
 		rep=$(jq -r '.simulated_s // "nan"' rep-$app-$place.json)
 		# shellcheck disable=SC2086
 		reg=$(mpipredict-predict --db models.db --app "$app.real" \
 		  --args "${TARGET[$app]}" --ntasks 2 --nodes $nodes 2>/dev/null | tail -1 | cut -d, -f2)
 		awk -v a="$app" -v p="$place" -v m="$meas" -v s="$sim" -v b="$plain" \
-		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" -v nn="${nn:-nan}" -v wk="${wk:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
-		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%%\n",
-		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt), nn, e(nn, m), wk, e(wk, m) }' | tee -a table.txt
+		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" -v nn="${nn:-nan}" -v wk="${wk:-nan}" -v nr="${nr:-nan}" -v wn="${wknr:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
+		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%%\n",
+		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt), nn, e(nn, m), wk, e(wk, m), nr, e(nr, m), wn, e(wn, m) }' | tee -a table.txt
 		awk -v a="$app" -v p="$place" -v lo="$(head -1 w.txt | cut -d' ' -f1)" \
 		    -v m="$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)" \
 		    -v hi="$(tail -1 w.txt | cut -d' ' -f1)" -v mc="$mc" -v pc="$pc" -v r="$rep" -v rc="$rc" -v s="$sim" -v w="$meas" \
@@ -167,8 +175,8 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 	done
 done
 echo "MAPE over $(wc -l <table.txt) never-run configurations:"
-awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); q += ($15 < 0 ? -$15 : $15); k += ($17 < 0 ? -$17 : $17); w = $10 > w ? $10 : w; n++ }
-  END { printf "  simulate %.1f %% (--no-noise %.1f %%, --runs counted work %.1f %%), plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, q / n, k / n, b / n, r / n, g / n, w }' table.txt
+awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); q += ($15 < 0 ? -$15 : $15); k += ($17 < 0 ? -$17 : $17); x += ($19 < 0 ? -$19 : $19); y += ($21 < 0 ? -$21 : $21); w = $10 > w ? $10 : w; n++ }
+  END { printf "  simulate %.1f %% (without the residual %.1f %%, --no-noise %.1f %%, --runs counted work %.1f %%, without the residual %.1f %%), plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, x / n, q / n, k / n, y / n, b / n, r / n, g / n, w }' table.txt
 echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
 echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
 printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
