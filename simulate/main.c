@@ -543,15 +543,16 @@ static double mpi_actions_per_rank(const struct mpp_trace *t)
  * measured wall (the slowest rank's "# wall") minus the replay's
  * simulated time is time the real run spent in MPI beyond the model
  * (a rank descheduled inside a call while the other waits, the
- * transport's own costs), per MPI action of a rank. *per: the mean over
- * the sources, seconds per action; *used: sources measured (0: none had a
- * wall and MPI actions). Returns 0, or -1 with err. */
+ * transport's own costs), per MPI action of a rank. *per: the median over
+ * the sources (the least with use_min), seconds per action; *used:
+ * sources measured (0: none had two ranks, a wall and MPI actions).
+ * Returns 0, or -1 with err. */
 static int residual_per_action(const struct mpp_profile *p,
 			       const struct mpp_trace *const *src, size_t nsrc,
-			       const char *dir, double *per, size_t *used,
-			       char *err, size_t errlen)
+			       int use_min, const char *dir, double *per,
+			       size_t *used, char *err, size_t errlen)
 {
-	double sum = 0;
+	double v[32];
 	*per = 0;
 	*used = 0;
 	for (size_t s = 0; s < nsrc; s++) {
@@ -578,12 +579,18 @@ static int residual_per_action(const struct mpp_profile *p,
 		    mpp_trace_write_replay(t, rdir, &approx, err, errlen) < 0 ||
 		    mpp_replay_run(rdir, t->nranks, 0, &tl, err, errlen) < 0)
 			return -1;
-		sum += (t->wall - tl.sim_time) / acts;
+		if (*used < 32)
+			v[(*used)++] = (t->wall - tl.sim_time) / acts;
 		mpp_timeline_free(&tl);
-		(*used)++;
 	}
-	if (*used)
-		*per = sum / (double)*used;
+	/* Over the repeats as the laws take them (--repeats): the median,
+	 * so that one disturbed training run does not carry its disturbance
+	 * into every prediction; or the least disturbed. */
+	if (*used) {
+		gsl_sort(v, 1, *used);
+		*per = use_min ? v[0]
+			       : gsl_stats_median_from_sorted_data(v, 1, *used);
+	}
 	return 0;
 }
 
@@ -762,8 +769,8 @@ static int cmd_predict(int argc, char **argv)
 	    o.no_residual
 		? 0
 		: mpp_trace_noise_sources(train, nt, o.ranks, rsrc, 32);
-	if (nrsrc && residual_per_action(&p, rsrc, nrsrc, dir, &rper, &rused,
-					 err, sizeof err) < 0) {
+	if (nrsrc && residual_per_action(&p, rsrc, nrsrc, o.use_min, dir, &rper,
+					 &rused, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: residual: %s\n", prog, err);
 		json_decref(from);
 		goto clean;
