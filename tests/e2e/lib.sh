@@ -9,6 +9,13 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # (tests/lsan.supp); that needs full stacks through them.
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}fast_unwind_on_malloc=0"
 
+# bad MESSAGE...: one line, and the test fails at its end (the caller
+# starts with fail=0 and exits "$fail").
+bad() {
+	echo "$*"
+	fail=1
+}
+
 # e2e_need PROG...: exit 77 (skip) naming the programs not built yet.
 e2e_need() {
 	local p miss=()

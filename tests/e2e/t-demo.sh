@@ -8,7 +8,6 @@ set -u
 e2e_need mpipredict-cc mpipredict-instrument mpipredict-train \
 	mpipredict-predict mpipredictd
 fail=0
-bad() { echo "$*"; fail=1; }
 
 BUILD=$MPP_BUILD MPP_DEMO_DIR=$PWD/demo MPP_DEMO_QUICK=1 "$MPP_SRC/tests/demo.sh" >demo.out 2>&1
 rc=$?

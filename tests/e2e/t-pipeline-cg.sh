@@ -11,7 +11,6 @@ set -u
 . "$MPP_SRC/tests/e2e/lib.sh"
 e2e_need mpipredict-cc mpipredict-train mpipredict-predict mpipredictd
 fail=0
-bad() { echo "$*"; fail=1; }
 trap e2e_stop_daemon EXIT
 
 exe=$PWD/cg

@@ -128,3 +128,14 @@ noisy_traces() { # largest-trace function: the 2-rank runs (`function`)
 	echo "$1: the neighbour did not slow rank 1 in 3 attempts (computation $(compute_of "$1" 0) s and $(compute_of "$1" 1) s; core binding?)"
 	exit 1
 }
+heat_decks() { # progs/heat.c's decks d96.in, d120.in, d144.in: the
+	# tolerance falls with the size, as a user asks of a finer grid, so
+	# the iteration count grows (the target runs more iterations than
+	# any training deck)
+	local s nx tol
+	for s in "96 4e-3" "120 3e-3" "144 2e-3"; do
+		read -r nx tol <<<"$s"
+		printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = %s\ncheck_every = 5\nmax_iter = 100000\n' \
+			"$nx" "$nx" "$tol" >"d$nx.in"
+	done
+}

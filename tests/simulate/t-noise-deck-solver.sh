@@ -20,16 +20,9 @@ set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
 build_prog heat
-deck() { printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = %s\ncheck_every = 5\nmax_iter = 100000\n' "$1" "$1" "$2" >"d$1.in"; }
 trap stop_hogs EXIT
 bound=(--bind-to core --map-by core)
-# (nx, tol): the tolerance falls with the size, as a user asks of a finer
-# grid, so the iteration count grows
-sizes=("96 4e-3" "120 3e-3" "144 2e-3")
-for s in "${sizes[@]}"; do
-	read -r nx tol <<<"$s"
-	deck "$nx" "$tol"
-done
+heat_decks
 for nx in 96 120; do
 	MPIPREDICT_PARAMS="nx=$nx" traced q$nx 1 ./heat.real d$nx.in
 done

@@ -20,12 +20,7 @@ set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
 build_prog heat
-deck() { printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = %s\ncheck_every = 5\nmax_iter = 100000\n' "$1" "$1" "$2" >"d$1.in"; }
-sizes=("96 4e-3" "120 3e-3" "144 2e-3")
-for s in "${sizes[@]}"; do
-	read -r nx tol <<<"$s"
-	deck "$nx" "$tol"
-done
+heat_decks
 for nx in 96 120; do
 	MPIPREDICT_PARAMS="nx=$nx" traced h$nx 2 ./heat.real d$nx.in
 done
