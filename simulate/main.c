@@ -538,11 +538,10 @@ static double mpi_actions_per_rank(const struct mpp_trace *t)
 
 /* What the simulator misses on this machine, measured on the training
  * traces nearest the target (`src`, the noise's sources) of two ranks or
- * more: each replayed as it ran, its ranks on one node, with its own
- * segment timings; its
- * measured wall (the slowest rank's "# wall") minus the replay's
- * simulated time is time the real run spent in MPI beyond the model
- * (a rank descheduled inside a call while the other waits, the
+ * more: each replayed as it ran (its ranks on one node, its own segment
+ * timings); its measured wall (the slowest rank's "# wall") minus the
+ * replay's simulated time is time the real run spent in MPI beyond the
+ * model (a rank descheduled inside a call while the other waits, the
  * transport's own costs), per MPI action of a rank. *per: the median over
  * the sources (the least with use_min), seconds per action; *used:
  * sources measured (0: none had two ranks, a wall and MPI actions).
@@ -729,9 +728,8 @@ static int cmd_predict(int argc, char **argv)
 	/* The machine's noise, as the training runs at several ranks saw
 	 * it: without it no rank of the replay ever waits for a late one. */
 	const struct mpp_trace *ns[32];
-	size_t nns = o.no_noise
-			 ? 0
-			 : mpp_trace_noise_sources(train, nt, o.ranks, ns, 32);
+	size_t nsrc = mpp_trace_noise_sources(train, nt, o.ranks, ns, 32);
+	size_t nns = o.no_noise ? 0 : nsrc;
 	char noise[4400] = "none (--no-noise)";
 	json_t *from = nns ? json_array() : json_null();
 	if (!o.no_noise && !nns)
@@ -764,13 +762,9 @@ static int cmd_predict(int argc, char **argv)
 	 * per MPI action, times the target's actions per rank. */
 	double rper = 0, resid = 0;
 	size_t rused = 0;
-	const struct mpp_trace *rsrc[32];
-	size_t nrsrc =
-	    o.no_residual
-		? 0
-		: mpp_trace_noise_sources(train, nt, o.ranks, rsrc, 32);
-	if (nrsrc && residual_per_action(&p, rsrc, nrsrc, o.use_min, dir, &rper,
-					 &rused, err, sizeof err) < 0) {
+	if (!o.no_residual && nsrc &&
+	    residual_per_action(&p, ns, nsrc, o.use_min, dir, &rper, &rused,
+				err, sizeof err) < 0) {
 		fprintf(stderr, "%s: residual: %s\n", prog, err);
 		json_decref(from);
 		goto clean;
@@ -791,8 +785,8 @@ static int cmd_predict(int argc, char **argv)
 			 "residual: %+.6f s (%+.2f us per MPI action beyond "
 			 "the replay of %zu %d-rank '%s' run(s), x %.0f "
 			 "actions per rank)\n",
-			 resid, 1e6 * rper, rused, rsrc[0]->nranks,
-			 rsrc[0]->args, tacts);
+			 resid, 1e6 * rper, rused, ns[0]->nranks, ns[0]->args,
+			 tacts);
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
 	json_t *extra = json_pack(
