@@ -76,6 +76,23 @@ static void put_line(const char *run_id, const mpp_prediction *p)
 	printf(",%.6g,%.6g,%.6g\n", p->runtime_s, p->lower_s, p->upper_s);
 }
 
+/* The parameters of an answer outside their training range, on stderr
+ * (stdout keeps its columns): "mpipredict-predict: [PATH: run RUN: ]
+ * extrapolated: A, B (...)"; nothing when it is in range. */
+static void say_extrapolated(const char *path, const char *run,
+			     const mpp_prediction *p)
+{
+	if (!p->nextrapolated)
+		return;
+	fputs("mpipredict-predict: ", stderr);
+	if (run)
+		fprintf(stderr, "%s: run %s: ", path, run);
+	fputs("extrapolated: ", stderr);
+	for (size_t i = 0; i < p->nextrapolated; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", p->extrapolated[i]);
+	fputs(" (outside the training range: the wider interval)\n", stderr);
+}
+
 static int positive(const char *s, double *out)
 {
 	char *end;
@@ -151,20 +168,10 @@ static int from_features(const mpp_model *m, const char *path,
 		put_line(rs.runs[r].run_id, &out[r]);
 		edged += out[r].edge != 1;
 	}
-	/* Outside the training range, as the --args path says it: on
-	 * stderr, one line per run, so that stdout keeps its columns. */
-	for (size_t r = 0; rc == 0 && r < rs.nruns; r++) {
-		if (!out[r].nextrapolated)
-			continue;
-		fprintf(stderr,
-			"mpipredict-predict: %s: run %s: extrapolated: ", path,
-			rs.runs[r].run_id);
-		for (size_t i = 0; i < out[r].nextrapolated; i++)
-			fprintf(stderr, "%s%s", i ? ", " : "",
-				out[r].extrapolated[i]);
-		fputs(" (outside the training range: the wider interval)\n",
-		      stderr);
-	}
+	/* Outside the training range, as the --args path says it: one
+	 * line per run. */
+	for (size_t r = 0; rc == 0 && r < rs.nruns; r++)
+		say_extrapolated(path, rs.runs[r].run_id, &out[r]);
 	if (edged)
 		fprintf(stderr,
 			"mpipredict-predict: edge factor applied to %zu of %zu "
@@ -290,18 +297,7 @@ int main(int argc, char **argv)
 			rc = 2;
 		} else if (rc == 0) {
 			put_line("", &out);
-			/* Outside the training range: said on stderr, so that
-			 * stdout keeps its columns. */
-			for (size_t i = 0; i < out.nextrapolated; i++)
-				fprintf(
-				    stderr, "%s%s%s",
-				    i ? ", "
-				      : "mpipredict-predict: extrapolated: ",
-				    out.extrapolated[i],
-				    i + 1 < out.nextrapolated
-					? ""
-					: " (outside the training "
-					  "range: the wider interval)\n");
+			say_extrapolated(NULL, NULL, &out);
 			if (out.edge != 1)
 				fprintf(stderr,
 					"mpipredict-predict: edge factor %.4g "

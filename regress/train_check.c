@@ -198,10 +198,18 @@ struct xerr {
 	size_t n;
 };
 
-static void xerr_add(struct xerr *x, double predicted, double actual)
+/* One answer of a check past a range: its ratio actual / predicted
+ * widens the extrapolation interval (m xlo, xhi) and its error counts in
+ * x_mape. Returns the ratio. */
+static double past_range(mpp_model *m, struct xerr *x, double predicted,
+			 double actual)
 {
+	double ratio = actual / predicted;
+	m->xlo = fmin(m->xlo, ratio);
+	m->xhi = fmax(m->xhi, ratio);
 	x->sum += fabs(predicted - actual) / actual;
 	x->n++;
+	return ratio;
 }
 
 /* The edge check of range i (above). */
@@ -286,10 +294,7 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	for (size_t r = 0; r < d->m; r++) {
 		if (isnan(pred[r]))
 			continue;
-		double ratio = d->y[r] / (pred[r] * fs);
-		xerr_add(xe, pred[r] * fs, d->y[r]);
-		m->xlo = fmin(m->xlo, ratio);
-		m->xhi = fmax(m->xhi, ratio);
+		double ratio = past_range(m, xe, pred[r] * fs, d->y[r]);
 		chk[4] = isnan(chk[4]) ? ratio : fmin(chk[4], ratio);
 		chk[5] = isnan(chk[5]) ? ratio : fmax(chk[5], ratio);
 	}
@@ -339,10 +344,7 @@ static int extrapolation(const struct data *d, const mpp_runs *rs,
 			if (mpp_model_predict_params(sm, &d->params[pos[i]], &p,
 						     NULL, 0))
 				continue;
-			double ratio = d->y[pos[i]] / p.runtime_s;
-			xerr_add(xe, p.runtime_s, d->y[pos[i]]);
-			m->xlo = fmin(m->xlo, ratio);
-			m->xhi = fmax(m->xhi, ratio);
+			past_range(m, xe, p.runtime_s, d->y[pos[i]]);
 			rep->nextrap_checked++;
 		}
 	}
