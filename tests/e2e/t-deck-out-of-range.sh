@@ -19,6 +19,8 @@
 #   - mpipredict-predict --features, given real rows at N = 640 and
 #     N = 1100 (measured after training), names the N = 1100 run only,
 #     with the wider interval;
+#   - training reports an error past the range (x_mape) from its
+#     extrapolation checks, and GET /v1/models/lu gives the same;
 #   - mpipredictd answers a batch script that declares the parameters
 #     (`#MPIPREDICT param N=1100 NB=32`) with extrapolated ["N"] and the
 #     CLI's answer, and a features request that shows its args with the
@@ -69,6 +71,12 @@ jq -e '.models[0] | .params_basis as $b | .edges.N |
 	end' train.json >/dev/null ||
 	bad "the N edge: expected, from the counters, a check and factor = edge_ratio ^ kept_share (1 when no share is kept or the two disagree), from the run-time law none; got $(jq -c '.models[0] | {params_basis, N: .edges.N}' train.json)"
 
+# The error to expect past the range, from the extrapolation checks
+# (the longest fifth always; the edge check when the counters answer).
+xm=$(jq -r '.models[0].x_mape_pct' train.json)
+jq -e '.models[0] | (.x_mape_pct | type) == "number" and .x_mape_pct > 0 and .x_mape_answers >= 3' train.json >/dev/null ||
+	bad "expected an error past the range from 3 or more answers, got $(jq -c '.models[0] | {x_mape_pct, x_mape_answers}' train.json)"
+
 # predict ARGS NTASKS -> "answer lower upper" on stdout, stderr in perr.txt
 predict() {
 	mpipredict-predict --db models.db --app lu --args "$1" --ntasks "$2" 2>perr.txt | cut -d, -f2- | tr , ' '
@@ -118,6 +126,9 @@ curl -sS -o body.json -w '%{http_code}\n' -H 'Content-Type: application/json' \
 jq -e '.app == "lu" and .extrapolated == ["N"]' body.json >/dev/null ||
 	bad "script at N=1100: expected app lu, extrapolated [\"N\"], got $(cat body.json)"
 same "script at N=1100" "$params_far"
+curl -sS -o model.json "$E2E_URL/v1/models/lu"
+jq -e --argjson x "$xm" '(.x_mape - $x | fabs) < 1e-6 * $x' model.json >/dev/null ||
+	bad "GET /v1/models/lu: expected x_mape $xm, got $(jq -c '{x_mape, cv_mape}' model.json)"
 feats=$(mpipredict-predict --db models.db --app lu --used-features | jq -R . | jq -s .)
 row=$(sed -n '1p;3p' held.csv | jq -R 'split(",")' | jq -s '[.[0], .[1]] | transpose | map({(.[0]): .[1]}) | add')
 curl -sS -o body.json -w '%{http_code}\n' -H 'Content-Type: application/json' \
