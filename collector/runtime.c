@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -338,6 +339,7 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 	int l;
 	const struct __mpp_site *s;
 	double rate = mpp_time_ns_per_tick();
+	struct rusage ru;
 	size_t i, j;
 
 	f->ok = 1;
@@ -398,6 +400,12 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 	feat(f, wall > in_mpi + init ? wall - in_mpi - init : 0,
 	     "time:outside_mpi");
 	feat(f, (unsigned long long)t->unbound, "topo:unbound");
+	/* This rank's peak resident memory so far (the working set the
+	 * program and its MPI library touched), in KiB as Linux reports it. */
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		ru.ru_maxrss = 0;
+	feat(f, ru.ru_maxrss > 0 ? (unsigned long long)ru.ru_maxrss : 0,
+	     "mem:peak_rss_kib");
 	level_features(f, "comm", t->hist_msgs, t->hist_bytes);
 	/* Collectives: those on other communicators were classified per call;
 	 * the rest of the collective functions' totals were on

@@ -112,9 +112,12 @@ static int usable_features(const mpp_runs *rs, const size_t *rows, size_t nrows,
 			if (!isnan(rs->runs[rows[i]].values[f]))
 				has[build[i]] = 1;
 		/* time:* columns (time inside and outside MPI) measure the
-		 * run's outcome, not its work: never a predictor. */
+		 * run's outcome, not its work, and mem:* (peak resident
+		 * memory) what the system gave the run, MPI library included:
+		 * never a predictor. */
 		use[f] = (char)(memchr(has, 0, nb) == NULL &&
-				strncmp(rs->features[f], "time:", 5) != 0);
+				strncmp(rs->features[f], "time:", 5) != 0 &&
+				strncmp(rs->features[f], "mem:", 4) != 0);
 		*nusable += use[f] ? 1 : 0;
 	}
 	free(build);

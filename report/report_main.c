@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 	char err[512], bars[4][41], *end;
 	int c, as_json = 0, explicit_db = 0, top = 5, rc = 0, have_prof;
 	double rt, in_mean, in_max, out_mean, out_max, imb, modelled = NAN;
-	double init_mean, init_max;
+	double init_mean, init_max, rss_mean, rss_max;
 	struct rank_time *ranks = NULL;
 	size_t nranks = 0;
 	double msgs[MPP_NLV], bytes[MPP_NLV], cmsgs[MPP_NLV], cbytes[MPP_NLV];
@@ -371,6 +371,9 @@ int main(int argc, char **argv)
 	out_mean = col(&rs, r, "time:outside_mpi.mean") * 1e-9;
 	out_max = col(&rs, r, "time:outside_mpi.max") * 1e-9;
 	imb = out_mean > 0 ? out_max / out_mean : NAN;
+	/* KiB in the row; NaN in rows of a collector before it. */
+	rss_mean = col(&rs, r, "mem:peak_rss_kib.mean") / 1024;
+	rss_max = col(&rs, r, "mem:peak_rss_kib.max") / 1024;
 	if (read_rank_times(path, rs.runs[r].run_id, &ranks, &nranks, err,
 			    sizeof err)) {
 		fprintf(stderr, "mpipredict-report: %s\n", err);
@@ -438,6 +441,10 @@ int main(int argc, char **argv)
 					      num(out_mean), "max",
 					      num(out_max)));
 		json_object_set_new(d, "load_imbalance", num(imb));
+		json_object_set_new(d, "peak_rss_mib",
+				    json_pack("{s:o,s:o}", "mean",
+					      num(rss_mean), "max",
+					      num(rss_max)));
 		/* Per rank, from the collector's sidecar; null without. */
 		json_t *jr = nranks ? json_array() : json_null();
 		for (size_t k = 0; k < nranks; k++)
@@ -510,9 +517,15 @@ int main(int argc, char **argv)
 	       pct(out_mean, rt));
 	printf("  outside, max     %10.6f   |%s| %5.1f %%\n", out_max, bars[3],
 	       pct(out_max, rt));
-	printf(
-	    "  load imbalance (max / mean of the time outside MPI): %.3f\n\n",
-	    imb);
+	printf("  load imbalance (max / mean of the time outside MPI): %.3f\n",
+	       imb);
+	if (isnan(rss_mean))
+		printf("  peak memory per rank: not recorded (rows of a "
+		       "collector before it)\n\n");
+	else
+		printf("  peak memory per rank: mean %.1f MiB, max %.1f MiB "
+		       "(resident, MPI library included)\n\n",
+		       rss_mean, rss_max);
 	if (nranks) {
 		char b[41];
 		printf(
