@@ -47,6 +47,13 @@ bench-simulate: all
 	@MPP_BUILD=$(abspath $(BUILD)) TRAIN_RANKS=1 tests/simulate/bench.sh
 	@MPP_BUILD=$(abspath $(BUILD)) TRAIN_RANKS="1 2" tests/simulate/bench.sh
 
+# The second design RUNS times, with how far the truth moves between runs
+# (the floor under any method's error on this machine); not in `make bench`:
+# about 1.5 min per run.
+.PHONY: bench-simulate-repeat
+bench-simulate-repeat: all
+	@MPP_BUILD=$(abspath $(BUILD)) RUNS=$(or $(RUNS),8) tests/simulate/bench-repeat.sh
+
 # The tests (make check PART=simulate) also trace with libmpipredict.
 simulate: $(BUILD)/bin/mpipredict-simulate $(BUILD)/lib/mpp-smpitrace.o \
 	$(BUILD)/lib/libmpipredict.so
