@@ -401,7 +401,9 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 	     "time:outside_mpi");
 	feat(f, (unsigned long long)t->unbound, "topo:unbound");
 	/* This rank's peak resident memory so far (the working set the
-	 * program and its MPI library touched), in KiB as Linux reports it. */
+	 * program and its MPI library touched), in KiB as Linux reports it.
+	 * getrusage is one system call on Linux, so the crash dumps' signal
+	 * handlers may take it too. */
 	if (getrusage(RUSAGE_SELF, &ru) != 0)
 		ru.ru_maxrss = 0;
 	feat(f, ru.ru_maxrss > 0 ? (unsigned long long)ru.ru_maxrss : 0,
