@@ -48,15 +48,18 @@ for i in $(seq 1 "$RUNS"); do
 	  END { printf "%4d %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%%\n",
 	    r, s / n, nr / n, nn / n, w / n, p / n, rp / n, g / n }' "$keep/table-$i.txt"
 done | tee "$keep/per-run.txt"
-awk '{ for (c = 2; c <= 8; c++) { gsub("%", "", $c); v[c, NR] = $c; s[c] += $c } }
-  END { printf "%4s", "mean"; for (c = 2; c <= 8; c++) printf " %8.1f%%", s[c] / NR; print "";
-    printf "%4s", "med"
-    for (c = 2; c <= 8; c++) {
-      m = 0; for (i = 1; i <= NR; i++) x[i] = v[c, i]
-      for (i = 2; i <= NR; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
-      m = NR % 2 ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2
-      printf " %8.1f%%", m }
-    print "" }' "$keep/per-run.txt"
+# Mean and median of each column (sort does the ordering).
+col_stat() { # column -> "mean median"
+	tr -d % <"$keep/per-run.txt" | awk -v c="$1" '{ print $c }' | sort -g |
+		awk '{ v[NR] = $1; s += $1 }
+		  END { printf "%.1f %.1f\n", s / NR, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+mean="mean" med=" med"
+for c in 2 3 4 5 6 7 8; do
+	read -r a m < <(col_stat $c)
+	mean+=$(printf ' %8.1f%%' "$a") med+=$(printf ' %8.1f%%' "$m")
+done
+printf '%s\n%s\n' "$mean" "$med"
 
 # The floor: each target's truth in run i against run i + 1 (breakdown.txt:
 # 3 fastest, 4 median of the 5 runs).
