@@ -199,25 +199,40 @@ static void *run(void *arg)
 	double interval = k->audit_ms / 1e3, delay = interval;
 	double next_write = now_s() + interval;
 	double next_prune = now_s() + PRUNE_S;
+	/* A full batch writes early, but not before this: after each commit
+	 * the store's write lock stays free at least as long as the commit
+	 * held it. A writer that falls behind (a slow disk, a daemon under
+	 * more load than it can audit) would otherwise commit back to back,
+	 * and a training or an ingest, whose busy handler retries every
+	 * 100 ms, could wait out its whole busy timeout: starved, not
+	 * blocked. Behind that bound the queue fills and its drops are
+	 * counted, as for any overload. */
+	double not_before = 0;
 	unsigned long failures = 0;
 	for (;;) {
 		double t = now_s();
 		double until = next_write - t;
 		int ms = until <= 0 ? 0 : (int)(until * 1e3) + 1;
+		int early = pending.n == 0 && t >= not_before;
+		if (pending.n == 0 && !early && (not_before - t) * 1e3 + 1 < ms)
+			ms = (int)((not_before - t) * 1e3) + 1;
 		if (ms > k->reload_ms)
 			ms = k->reload_ms;
 		/* A full batch wakes the writer, unless one is waiting for a
-		 * retry: the queue filling up must not hasten that. */
-		long queued = mpp_audit_wait(k->q, ms, pending.n == 0);
+		 * retry (the queue filling up must not hasten that) or the
+		 * store is being left free. */
+		long queued = mpp_audit_wait(k->q, ms, early);
 		if (queued < 0)
 			break;
 		t = now_s();
-		if (t >= next_write ||
-		    (pending.n == 0 && (size_t)queued >= k->batch)) {
+		if (t >= next_write || (pending.n == 0 && t >= not_before &&
+					(size_t)queued >= k->batch)) {
 			char err[256];
 			if (pending.n == 0)
 				mpp_audit_take(k->q, k->batch, &pending);
-			if (pending.n > 0 &&
+			double began = now_s();
+			int wrote = pending.n > 0;
+			if (wrote &&
 			    write_batch(k, &pending, err, sizeof err) != 0) {
 				failures++;
 				/* 1st, 2nd, 4th, 8th...: few lines. */
@@ -238,7 +253,13 @@ static void *run(void *arg)
 				delay = interval;
 			}
 			report_dropped(k);
+			if (wrote && failures == 0) {
+				double end = now_s();
+				not_before = end + (end - began);
+			}
 			next_write = now_s() + (failures ? delay : interval);
+			if (next_write < not_before)
+				next_write = not_before;
 		}
 		reload_if_changed(k);
 		if (atomic_exchange(&k->prune_now, 0) ||
