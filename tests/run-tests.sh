@@ -8,7 +8,9 @@
 # A test is an executable file named t-*.sh under a PATH, or a compiled test
 # $MPP_BUILD/tests/<same sub-path>/t-*. Each runs alone, in a fresh empty
 # directory that is its cwd and $TMPDIR and that is removed afterwards
-# (KEEP=1 keeps it), with a time limit (MPP_TEST_TIMEOUT, default 900 s).
+# (KEEP=1 keeps it), with a time limit (MPP_TEST_TIMEOUT, default 900 s),
+# in a process group of its own that is killed when the test ends (what it
+# left running dies with it).
 # Exit status 0 is a pass, 77 a skip (the test prints why), anything else a
 # failure; the last lines of a failing test's output are shown.
 #
@@ -66,8 +68,18 @@ for t in "${tests[@]}"; do
 	log=$logdir/$(echo "$name" | tr '/' '_').log
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/mpp-test.XXXXXX")
 	start=$(date +%s%N)
-	(cd "$dir" && TMPDIR=$dir timeout -k 5 "$timeout_s" "$t") >"$log" 2>&1 </dev/null
+	# In a session of its own (setsid, which here execs in the subshell's
+	# process: $! leads the group): when the test ends, whatever it left
+	# running (the client loop of a test that failed half-way, a daemon)
+	# is killed with the group, so it cannot load the tests after it.
+	(cd "$dir" && TMPDIR=$dir exec setsid timeout -k 5 "$timeout_s" "$t") >"$log" 2>&1 </dev/null &
+	tpid=$!
+	# The test is not in the terminal's process group: an interrupt of
+	# the runner takes the test down with it.
+	trap 'kill -KILL -- "-$tpid" 2>/dev/null; exit 130' INT TERM
+	wait "$tpid"
 	rc=$?
+	kill -KILL -- "-$tpid" 2>/dev/null
 	ms=$((($(date +%s%N) - start) / 1000000))
 	secs=$((ms / 1000)).$((ms % 1000 / 100))
 	[ "${KEEP:-0}" = 1 ] || rm -rf "$dir"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test runner counts passes, failures and skips, ends with the summary
-# line, and exits non-zero on any failure or when no test ran at all.
+# line, exits non-zero on any failure or when no test ran at all, and kills
+# what a test left running when it ends.
 set -u
 runner=$MPP_SRC/tests/run-tests.sh
 mkdir -p suite/a empty
@@ -17,6 +18,25 @@ printf '%s\n' "$out" | grep -q 'expected 1, got 2' || { echo "the failing test's
 
 rm suite/a/t-fail.sh
 MPP_BUILD=$PWD/b "$runner" "$PWD/suite" >/dev/null 2>&1 || { echo "expected exit 0 with no failure"; exit 1; }
+
+# A test that fails with a loop still running in the background (as a
+# client loop left behind by a failed check): the loop must not outlive it.
+# The loop beats in a file outside the test's directory (which the runner
+# removes); a beat that still changes afterwards is a live loop (a pid
+# alone is not: here nothing reaps orphans, so a killed one stays a zombie).
+beat=$PWD/beat
+mkdir -p leftover
+printf '#!/bin/bash\n(echo $BASHPID >%s.pid; while :; do date +%%s%%N >%s; sleep 0.05; done) &\nsleep 0.3\nexit 1\n' "$beat" "$beat" >leftover/t-leaves-a-loop.sh
+chmod +x leftover/t-leaves-a-loop.sh
+MPP_BUILD=$PWD/b "$runner" "$PWD/leftover" >/dev/null 2>&1
+[ -s "$beat" ] || { echo "the leftover test's loop never started"; exit 1; }
+b1=$(cat "$beat")
+sleep 0.3
+if [ "$(cat "$beat")" != "$b1" ]; then
+	kill "$(cat "$beat.pid")"
+	echo "expected the runner to kill what a test left running; its loop (pid $(cat "$beat.pid")) still beat"
+	exit 1
+fi
 
 out=$(MPP_BUILD=$PWD/b "$runner" "$PWD/empty" 2>&1); rc=$?
 [ $rc -ne 0 ] || { echo "expected a non-zero exit when no test ran"; exit 1; }
