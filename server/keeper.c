@@ -211,11 +211,14 @@ static void *run(void *arg)
 	unsigned long failures = 0;
 	for (;;) {
 		double t = now_s();
-		double until = next_write - t;
-		int ms = until <= 0 ? 0 : (int)(until * 1e3) + 1;
+		/* Wake for the next timed write, or at the end of the
+		 * store's free time when a full batch may then go early. */
 		int early = pending.n == 0 && t >= not_before;
-		if (pending.n == 0 && !early && (not_before - t) * 1e3 + 1 < ms)
-			ms = (int)((not_before - t) * 1e3) + 1;
+		double wake =
+		    pending.n == 0 && !early && not_before < next_write
+			? not_before
+			: next_write;
+		int ms = wake <= t ? 0 : (int)((wake - t) * 1e3) + 1;
 		if (ms > k->reload_ms)
 			ms = k->reload_ms;
 		/* A full batch wakes the writer, unless one is waiting for a
