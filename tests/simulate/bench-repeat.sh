@@ -32,21 +32,19 @@ for i in $(seq 1 "$RUNS"); do
 		exit 1
 	fi
 	cp "$bench_out/table.txt" "$keep/table-$i.txt"
+	cp "$bench_out/mape.txt" "$keep/mape-$i.txt"
 	cp "$bench_out/breakdown.txt" "$keep/breakdown-$i.txt"
 done
 
-# One line per run: the MAPE of each method over the never-run targets.
-# table.txt columns (bench.sh): 5 simulate, 7 plain SMPI, 9 own trace
-# replayed, 13 regression, 15 --no-noise, 17 --runs, 19 simulate without
-# the residual.
+# One line per run: the MAPE of each method over the never-run targets,
+# as bench.sh computed them (mape.txt: simulate, no_resid, no_noise, work,
+# work_nr, plain, replayed, regress, slowest_s).
 echo
 echo "MAPE over the never-run configurations, per run:"
 printf '%4s %9s %9s %9s %9s %9s %9s %9s\n' run simulate no_resid no_noise work plain replayed regress
 for i in $(seq 1 "$RUNS"); do
-	awk -v r="$i" 'function a(x) { gsub("%", "", x); return x < 0 ? -x : x }
-	  { s += a($5); nr += a($19); nn += a($15); w += a($17); p += a($7); rp += a($9); g += a($13); n++ }
-	  END { printf "%4d %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%%\n",
-	    r, s / n, nr / n, nn / n, w / n, p / n, rp / n, g / n }' "$keep/table-$i.txt"
+	tail -n 1 "$keep/mape-$i.txt" | awk -v r="$i" '{ printf "%4d %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%% %8.1f%%\n",
+	    r, $1, $2, $3, $4, $6, $7, $8 }'
 done | tee "$keep/per-run.txt"
 # Mean and median of each column (sort does the ordering).
 col_stat() { # column -> "mean median"

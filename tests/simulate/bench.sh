@@ -174,9 +174,14 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		      a, p, lo, m, hi, 100 * (hi - lo) / m, mc, pc, 100 * (pc - mc) / mc, w - mc, r - rc, s - pc }' >>breakdown.txt
 	done
 done
-echo "MAPE over $(wc -l <table.txt) never-run configurations:"
+# Each method's MAPE over the targets, one column each (mape.txt: a header
+# line and the figures; bench-repeat.sh reads it too), then in words.
 awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += ($9 < 0 ? -$9 : $9); g += ($13 < 0 ? -$13 : $13); q += ($15 < 0 ? -$15 : $15); k += ($17 < 0 ? -$17 : $17); x += ($19 < 0 ? -$19 : $19); y += ($21 < 0 ? -$21 : $21); w = $10 > w ? $10 : w; n++ }
-  END { printf "  simulate %.1f %% (without the residual %.1f %%, --no-noise %.1f %%, --runs counted work %.1f %%, without the residual %.1f %%), plain SMPI %.1f %%, same config replayed %.1f %%, regression parameters path %.1f %% (vs runtime_s); slowest prediction %.2f s wall\n", s / n, x / n, q / n, k / n, y / n, b / n, r / n, g / n, w }' table.txt
+  END { print "simulate no_resid no_noise work work_nr plain replayed regress slowest_s"
+    printf "%.1f %.1f %.1f %.1f %.1f %.1f %.1f %.1f %.2f\n", s / n, x / n, q / n, k / n, y / n, b / n, r / n, g / n, w }' table.txt >mape.txt
+read -ra mp < <(tail -n 1 mape.txt)
+echo "MAPE over $(wc -l <table.txt) never-run configurations:"
+printf '  simulate %s %% (without the residual %s %%, --no-noise %s %%, --runs counted work %s %%, without the residual %s %%), plain SMPI %s %%, same config replayed %s %%, regression parameters path %s %% (vs runtime_s); slowest prediction %s s wall\n' "${mp[@]}"
 echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
 echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
 printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
