@@ -428,12 +428,18 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 	s.order = calloc(n ? n : 1, sizeof(*s.order));
 	if (o->pred == MPP_EASY_HISTORY) {
 		s.hist = mpp_hist_new(o->hist_method);
-		if (o->hist_method == MPP_HIST_LEARNED)
+		if (o->hist_method == MPP_HIST_LEARNED ||
+		    o->hist_method == MPP_HIST_ONLINE)
 			s.hpred = calloc(n ? n : 1, sizeof(*s.hpred));
 		if (s.hist && o->hist_method == MPP_HIST_LEARNED &&
 		    o->under > 0 && mpp_hist_set_under(s.hist, o->under))
 			rc = MPP_ENOMEM;
-		if (!s.hist || (o->hist_method == MPP_HIST_LEARNED && !s.hpred))
+		if (s.hist && o->hist_method == MPP_HIST_ONLINE && o->loss &&
+		    mpp_hist_set_loss(s.hist, o->loss))
+			rc = MPP_EINVAL;
+		if (!s.hist || ((o->hist_method == MPP_HIST_LEARNED ||
+				 o->hist_method == MPP_HIST_ONLINE) &&
+				!s.hpred))
 			rc = MPP_ENOMEM;
 	}
 	if (!s.out || !s.pred || !s.initial || !s.queue || !s.running ||

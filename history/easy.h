@@ -38,7 +38,9 @@ typedef struct mpp_easy_opts {
 	int hist_method; /* history.h method when pred is MPP_EASY_HISTORY */
 	int corrector;   /* enum mpp_easy_corrector */
 	double under;    /* MPP_HIST_LEARNED: mpp_hist_set_under (0: 1) */
-	double bound_s;  /* bounded slowdown's bound (10 s) */
+	const struct mpp_nag_loss *loss; /* MPP_HIST_ONLINE: mpp_hist_set_loss
+					    (NULL: the study's) */
+	double bound_s;                  /* bounded slowdown's bound (10 s) */
 } mpp_easy_opts;
 
 /* Per job, filled by mpp_easy_run (arrays of n, the caller's). */

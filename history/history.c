@@ -20,6 +20,7 @@
 
 #include "common/status.h"
 #include "history/learn.h"
+#include "history/nag.h"
 
 enum { NLAST = 16, KEYMAX = 512 };
 
@@ -35,6 +36,10 @@ typedef struct rec {
 	double nrun, sum_run, sum_procs, last_end;
 	double lrat[NLAST];
 	size_t nrat, rpos;
+	/* The online method: the user's last three finished jobs, newest
+	 * first: their submission times and run times. */
+	double sub3[3], run3[3];
+	size_t n3;
 } rec;
 
 struct mpp_hist {
@@ -42,6 +47,7 @@ struct mpp_hist {
 	rec *slots;
 	size_t cap, n;
 	mpp_learn *learn; /* MPP_HIST_LEARNED */
+	mpp_nag *nag;     /* MPP_HIST_ONLINE */
 };
 
 static uint64_t fnv1a(const char *s)
@@ -64,12 +70,36 @@ static mpp_learn *learn_new(double under)
 			     LEARN_MIN, under);
 }
 
+/* The online method's model (nag.h): the study's 19 features
+ * (online_features() below), the products of each pair of x[1..16] and
+ * the squares of x[1..18], as the study's quadratic predictor. It answers
+ * once it has learnt from ONLINE_MIN finished jobs; before that, ours (the
+ * study's answered 1 s from its empty model: a daemon must not tell a
+ * site's first users that). */
+enum {
+	ONLINE_BASE = 19,
+	ONLINE_NQ = ONLINE_BASE + 16 * 15 / 2 + 18,
+	ONLINE_MIN = 200
+};
+
+static void quadratic(const double *x, double *q)
+{
+	size_t k = ONLINE_BASE;
+
+	memcpy(q, x, ONLINE_BASE * sizeof(*q));
+	for (size_t a = 1; a <= 16; a++)
+		for (size_t b = a + 1; b <= 16; b++)
+			q[k++] = x[a] * x[b];
+	for (size_t a = 1; a <= 18; a++)
+		q[k++] = x[a] * x[a];
+}
+
 mpp_hist *mpp_hist_new(int method)
 {
 	mpp_hist *h;
 
 	if (method != MPP_HIST_TSAFRIR && method != MPP_HIST_OURS &&
-	    method != MPP_HIST_LEARNED)
+	    method != MPP_HIST_LEARNED && method != MPP_HIST_ONLINE)
 		return NULL;
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -79,7 +109,10 @@ mpp_hist *mpp_hist_new(int method)
 	h->slots = calloc(h->cap, sizeof(*h->slots));
 	if (method == MPP_HIST_LEARNED)
 		h->learn = learn_new(1);
-	if (!h->slots || (method == MPP_HIST_LEARNED && !h->learn)) {
+	if (method == MPP_HIST_ONLINE)
+		h->nag = mpp_nag_new(ONLINE_NQ, &mpp_nag_study);
+	if (!h->slots || (method == MPP_HIST_LEARNED && !h->learn) ||
+	    (method == MPP_HIST_ONLINE && !h->nag)) {
 		mpp_hist_free(h);
 		return NULL;
 	}
@@ -94,6 +127,7 @@ void mpp_hist_free(mpp_hist *h)
 		free(h->slots[i].key);
 	free(h->slots);
 	mpp_learn_free(h->learn);
+	mpp_nag_free(h->nag);
 	free(h);
 }
 
@@ -105,6 +139,8 @@ int mpp_hist_method_parse(const char *name, int *method)
 		*method = MPP_HIST_OURS;
 	else if (name && strcmp(name, "learned") == 0)
 		*method = MPP_HIST_LEARNED;
+	else if (name && strcmp(name, "online") == 0)
+		*method = MPP_HIST_ONLINE;
 	else
 		return -1;
 	return 0;
@@ -114,6 +150,7 @@ const char *mpp_hist_method_name(int method)
 {
 	return method == MPP_HIST_TSAFRIR   ? "tsafrir"
 	       : method == MPP_HIST_LEARNED ? "learned"
+	       : method == MPP_HIST_ONLINE  ? "online"
 					    : "ours";
 }
 
@@ -139,6 +176,20 @@ int mpp_hist_set_under(mpp_hist *h, double under)
 		return MPP_ENOMEM;
 	mpp_learn_free(h->learn);
 	h->learn = l;
+	return MPP_OK;
+}
+
+int mpp_hist_set_loss(mpp_hist *h, const mpp_nag_loss *loss)
+{
+	mpp_nag *m;
+
+	if (h->method != MPP_HIST_ONLINE || mpp_nag_nobs(h->nag))
+		return MPP_EINVAL;
+	m = mpp_nag_new(ONLINE_NQ, loss);
+	if (!m)
+		return MPP_EINVAL;
+	mpp_nag_free(h->nag);
+	h->nag = m;
 	return MPP_OK;
 }
 
@@ -380,6 +431,48 @@ static void features(const mpp_hist *h, const mpp_hist_job *j, const keys *k,
 	x[21] = u ? u->nrun : 0;
 }
 
+/*
+ * The online method's features, the SC'15 study's 19 as its predictor
+ * computes them (predictor_sgdlinear): 1; for each of the user's last
+ * three finished jobs, the time from its submission to now if it ended
+ * (its run time otherwise), capped at the request (the request when
+ * there is no such job); the request; the means of the first two and
+ * three (0.33 x the sum, as the study); the mean of all the user's runs
+ * (0 before any); the time since the user's last job ended (0 before
+ * any); the size over the user's mean size (0 before any); the user's
+ * running jobs' processors, elapsed sum, count and longest; the time of
+ * day and of week (cos, sin); the size. The "since its submission"
+ * features measure how long ago the user submitted, wait included: that
+ * is what the study's predictor learnt from, and what reached 45.80.
+ */
+static void online_features(const mpp_hist *h, const mpp_hist_job *j,
+			    const keys *k, double *x)
+{
+	const rec *u = lookup(h, k->u);
+	double req = j->req_s > 0 ? j->req_s : 0, now = j->submit_s;
+	size_t n3 = u ? u->n3 : 0;
+
+	features(h, j, k, x); /* x[10..18], the running jobs and the clock */
+	x[0] = 1;
+	for (size_t i = 0; i < 3; i++) {
+		double v = req;
+		if (i < n3)
+			v = u->sub3[i] + u->run3[i] > now ? u->run3[i]
+							  : now - u->sub3[i];
+		x[1 + i] = tf(fmin(req, v));
+	}
+	x[4] = req;
+	x[5] = n3 >= 2 ? 0.5 * (x[1] + x[2]) : n3 == 1 ? x[1] : req;
+	x[6] = n3 >= 3 ? 0.33 * (x[1] + x[2] + x[3]) : x[5];
+	x[7] = u && u->nrun > 0 ? u->sum_run / u->nrun : 0;
+	x[8] = u && u->last_end > 0 ? tf(now - u->last_end) : 0;
+	x[9] = u && u->nrun > 0 && u->sum_procs > 0
+		   ? j->procs / (u->sum_procs / u->nrun)
+		   : 0;
+	for (size_t i = ONLINE_BASE; i < MPP_HIST_NFEAT; i++)
+		x[i] = 0;
+}
+
 /* The learned prediction from features x: NAN before the first fit. */
 static double learned(const mpp_hist *h, const double *x)
 {
@@ -415,6 +508,10 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 		features(h, j, &k, out->feat);
 		out->nfeat = MPP_HIST_NFEAT;
 	}
+	if (h->method == MPP_HIST_ONLINE) {
+		online_features(h, j, &k, out->feat);
+		out->nfeat = MPP_HIST_NFEAT;
+	}
 	out->known = isfinite(b);
 	if (!out->known) {
 		out->runtime_s = req;
@@ -430,6 +527,13 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 		double f = learned(h, out->feat);
 		if (isfinite(f))
 			p = floor(f);
+	}
+	if (h->method == MPP_HIST_ONLINE &&
+	    mpp_nag_nobs(h->nag) >= ONLINE_MIN) {
+		/* The study's answer: |x.b|, at least 1 s. */
+		double q[ONLINE_NQ];
+		quadratic(out->feat, q);
+		p = floor(fabs(mpp_nag_predict(h->nag, q)));
 	}
 	if (req > 0 && p > req)
 		p = req;
@@ -501,6 +605,18 @@ int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
 		if (rc == MPP_ENOMEM)
 			return rc;
 	}
+	if (h->method == MPP_HIST_ONLINE) {
+		double x[MPP_HIST_NFEAT], q[ONLINE_NQ];
+		if (at_submit && at_submit->nfeat == MPP_HIST_NFEAT)
+			memcpy(x, at_submit->feat, sizeof(x));
+		else
+			online_features(h, j, &k, x);
+		quadratic(x, q);
+		(void)mpp_nag_fit(
+		    h->nag, q, runtime_s,
+		    mpp_nag_weight_of(mpp_nag_loss_of(h->nag)->weight,
+				      runtime_s, j->procs));
+	}
 	b = base(h, &k);
 	ks[0] = k.u;
 	ks[1] = k.a;
@@ -523,6 +639,12 @@ int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
 		u->epos = (u->epos + 1) % NLAST;
 		u->nerr++;
 	}
+	memmove(u->sub3 + 1, u->sub3, 2 * sizeof(*u->sub3));
+	memmove(u->run3 + 1, u->run3, 2 * sizeof(*u->run3));
+	u->sub3[0] = j->submit_s;
+	u->run3[0] = runtime_s;
+	if (u->n3 < 3)
+		u->n3++;
 	u->nrun++;
 	u->sum_run += runtime_s;
 	u->sum_procs += j->procs > 0 ? j->procs : 0;

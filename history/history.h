@@ -18,6 +18,10 @@
  *   the time of day and week, ours' prediction...) fitted online with an
  *   asymmetric loss that penalises under-predictions (learn.h); ours until
  *   the first fit.
+ * - MPP_HIST_ONLINE: the SC'15 study's predictor: a linear model over the
+ *   study's 19 features and their pairwise products and squares, one
+ *   normalised adaptive gradient step per finished job on a composite
+ *   loss (nag.h); ours until it has learnt from ONLINE_MIN jobs.
  *
  * A running job that outlives its prediction is corrected upward with
  * mpp_hist_correct() (Tsafrir's fixed steps, capped at the request).
@@ -41,6 +45,7 @@ enum mpp_hist_method {
 	MPP_HIST_TSAFRIR = 0,
 	MPP_HIST_OURS = 1,
 	MPP_HIST_LEARNED = 2, /* learn.h: an online regression */
+	MPP_HIST_ONLINE = 3,  /* nag.h: the SC'15 study's online learner */
 };
 
 /* What is known of a job at submission. user is required; app may be NULL
@@ -80,7 +85,8 @@ typedef struct mpp_hist_pred {
 mpp_hist *mpp_hist_new(int method);
 void mpp_hist_free(mpp_hist *h);
 
-/* Parses "tsafrir", "ours" or "learned" into *method: 0, else -1. */
+/* Parses "tsafrir", "ours", "learned" or "online" into *method: 0, else
+ * -1. */
 int mpp_hist_method_parse(const char *name, int *method);
 const char *mpp_hist_method_name(int method);
 
@@ -125,5 +131,12 @@ int mpp_hist_method(const mpp_hist *h);
  * KTH-SP2 replay). Returns 0 or MPP_EINVAL (another method, under <= 0,
  * already observing), MPP_ENOMEM. */
 int mpp_hist_set_under(mpp_hist *h, double under);
+
+/* MPP_HIST_ONLINE only, before it has observed anything: the loss its
+ * learner minimises (nag.h; default mpp_nag_study). Returns 0 or
+ * MPP_EINVAL (another method, an invalid loss, already observing),
+ * MPP_ENOMEM. */
+struct mpp_nag_loss;
+int mpp_hist_set_loss(mpp_hist *h, const struct mpp_nag_loss *loss);
 
 #endif

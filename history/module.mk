@@ -7,10 +7,11 @@
 # (history.h), linked by the daemon; it needs $(HISTORY_LDLIBS) (GSL for
 # the learned method's fits, learn.c).
 
-HISTORY_SRC := history/history.c history/learn.c history/swf.c history/easy.c
+HISTORY_SRC := history/history.c history/learn.c history/nag.c history/swf.c \
+	history/easy.c
 # HISTORY_LIB is named in the top Makefile.
 HISTORY_LDLIBS := $(shell pkg-config --libs gsl) -lm
-$(OBJ)/history/learn.o: CPPFLAGS += $(shell pkg-config --cflags gsl)
+$(OBJ)/history/learn.o $(OBJ)/history/nag.o: CPPFLAGS += $(shell pkg-config --cflags gsl)
 
 $(HISTORY_LIB): $(HISTORY_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)
@@ -50,10 +51,16 @@ TEST_BINS += $(HISTORY_TESTS)
 SHARE += history/KTH-SP2-filtered.swf.xz
 FORMAT_SRC += $(wildcard history/*.c history/*.h tests/history/*.c)
 
-.PHONY: history bench-history
+.PHONY: history bench-history bench-history-grid
 history: $(HISTORY_LIB) $(HISTORY_PROGS) $(HISTORY_TESTS)
 
 # The KTH-SP2 replay: the published rows first, then ours.
 bench-history: $(BUILD)/bin/mpipredict-replay
 	@MPP_BUILD=$(abspath $(BUILD)) history/bench-history.sh
 BENCHES += bench-history
+
+# The SC'15 study's grid of losses, weights and correctors for the online
+# learner, on the whole trace and on each half; not in `make bench`: about
+# 20 min on 2 cores.
+bench-history-grid: $(BUILD)/bin/mpipredict-replay
+	@MPP_BUILD=$(abspath $(BUILD)) history/bench-history-grid.sh

@@ -13,6 +13,7 @@
 
 #include "history/easy.h"
 #include "history/history.h"
+#include "history/nag.h"
 #include "common/status.h"
 
 static const char usage[] =
@@ -24,7 +25,8 @@ static const char usage[] =
     "\n"
     "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
     "                            predicted first (default easy)\n"
-    "  --pred requested|clairvoyant|tsafrir|ours|learned (default requested)\n"
+    "  --pred requested|clairvoyant|tsafrir|ours|learned|online\n"
+    "                            (default requested)\n"
     "  --corrector steps|request|double\n"
     "                            a prediction exceeded grows by Tsafrir's\n"
     "                            steps (default), to the request, or to\n"
@@ -32,6 +34,9 @@ static const char usage[] =
     "  --under X                 learned: an under-prediction weighs X\n"
     "                            times an over-prediction in the fit\n"
     "                            (default 1)\n"
+    "  --loss OVER/UNDER/THR     online: the loss, each side CURVE:G with\n"
+    "                            CURVE abs|square|exp (default\n"
+    "                            square:100/abs:1/60, the SC'15 study's)\n"
     "  --procs N                 machine size (default 100)\n"
     "  --bound S                 bounded slowdown's bound (default 10)\n"
     "  --jobs N                  replay the first N jobs only\n"
@@ -83,6 +88,7 @@ int main(int argc, char **argv)
 	    {"corrector", required_argument, NULL, 'c'},
 	    {"procs", required_argument, NULL, 'n'},
 	    {"under", required_argument, NULL, 'u'},
+	    {"loss", required_argument, NULL, 'l'},
 	    {"bound", required_argument, NULL, 'b'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"schedule", required_argument, NULL, 'o'},
@@ -90,6 +96,7 @@ int main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
 	mpp_easy_opts o = {.procs = 100, .bound_s = 10};
+	mpp_nag_loss loss;
 	const char *pred = "requested", *sched = "easy", *schedule = NULL;
 	long maxjobs = 0, v;
 	mpp_swf_job *jobs;
@@ -144,6 +151,11 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		}
+		case 'l':
+			if (mpp_nag_loss_parse(optarg, &loss, err, sizeof(err)))
+				return usage_error("--loss: %s", err);
+			o.loss = &loss;
+			break;
 		case 'n':
 			if (!count_arg(optarg, &v) || v > 1000000000)
 				return usage_error("--procs: '%s' is not a "

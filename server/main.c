@@ -58,7 +58,8 @@ static const char usage[] =
     "                         (default 0: whatever their age)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
     "  --history METHOD       answer jobs without a model from the user's\n"
-    "                         finished jobs: ours, tsafrir, learned or off\n"
+    "                         finished jobs: ours, tsafrir, learned, online\n"
+    "                         or off\n"
     "                         (default ours)\n"
     "  --history-max-keys N   rebuild the history from the store past N\n"
     "                         users and finer keys (default 262144)\n"
@@ -260,7 +261,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			else if (mpp_hist_method_parse(optarg, &o->history)) {
 				fprintf(stderr,
 					"mpipredictd: --history: expected "
-					"ours, learned, "
+					"ours, learned, online, "
 					"tsafrir or off, got '%s'\n",
 					optarg);
 				exit(1);

@@ -7,7 +7,8 @@
 # asked to extrapolate), the learned answer is near 0.3 x 6600 s; ours
 # answers otherwise, from the user's recent runs. The fit survives a
 # restart (it is rebuilt from the table) and jobs that arrive while the
-# daemon runs are learnt.
+# daemon runs are learnt. The online method (--history online) answers
+# from its own learner, the same after a restart.
 . "$MPP_SRC/tests/server/lib.sh"
 
 # The jobs ended over the last few days, the last ones a few minutes ago
@@ -45,6 +46,25 @@ st=$(req POST /v1/predict "$ask")
 ours=$(jq_body .runtime_s)
 [ -n "$ours" ] && [ "$ours" != "$learned" ] ||
 	fail "ours, the same job: expected another answer than learned's $learned s, got $ours"
+stop_daemon
+
+# The online learner (the SC'15 study's, nag.c) learns the same 300 jobs,
+# one gradient step each, when the daemon starts: its answer is its own
+# (not ours', which it gives until it has learnt from 200 jobs), inside
+# [1 s, the limit], and the same after a restart.
+start_daemon --history online
+st=$(req POST /v1/predict "$ask")
+expect_status 200 "$st" "online, 300 finished jobs"
+online=$(jq_body .runtime_s)
+[ "$(jq_body .basis)" = history ] || fail "online: expected basis history, got $(cat body)"
+awk -v p="$online" -v o="$ours" 'BEGIN { exit !(p >= 1 && p <= 6600 && p != o) }' ||
+	fail "online: expected an answer of its own in [1, 6600] s (ours: $ours s), got $online"
+stop_daemon
+start_daemon --history online
+st=$(req POST /v1/predict "$ask")
+again=$(jq_body .runtime_s)
+[ "$st" = 200 ] && awk -v p="$again" -v l="$online" 'BEGIN { d = p - l; exit !(d * d < (0.02 * l) ^ 2) }' ||
+	fail "online after a restart: expected $online s within 2 %, got $st $(cat body)"
 stop_daemon
 
 # A restart rebuilds the same fit from the table: the same answer (within

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The trace replay's schedules are valid: on the first 3000 jobs of
 # KTH-SP2, for EASY and EASY++ with each kind of prediction (the learned
-# one also with corrections by doubling), no job starts
+# one also with corrections by doubling; the online one, whose answers
+# fall short for most jobs, with the most corrections), no job starts
 # before its submission, at most 100 processors are ever busy (by actual
 # run times), and, where predictions never fall short (requested times,
 # actual times), no job starts after the reservation EASY made for it when
@@ -14,7 +15,7 @@ xz -dc "$trace" > kth.swf || { echo "cannot read $trace"; exit 1; }
 fail=0
 for sched in easy easy++; do
 	for predcor in requested clairvoyant tsafrir ours learned:steps \
-		learned:double; do
+		learned:double online:steps; do
 		pred=${predcor%%:*} cor=steps
 		[ "$pred" = "$predcor" ] || cor=${predcor#*:}
 		name="$sched-$pred-$cor"

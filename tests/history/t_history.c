@@ -3,13 +3,16 @@
  * sequences: Tsafrir's rule (two finished jobs, mean truncated, capped at
  * the request), users kept apart, the step correction, ours preferring the
  * same request and size and removing the user's bias, intervals from the
- * user's errors, bad input, many users.
+ * user's errors, bad input, many users; the learned method's fit; the
+ * online learner (nag.h): its fit, its scale invariance, where each loss
+ * puts its answer, bad input and loss specs, and the online method.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "history/history.h"
+#include "history/nag.h"
 #include "common/status.h"
 
 static int failures;
@@ -282,6 +285,233 @@ static void learned_fit(void)
 	mpp_hist_free(h);
 }
 
+/* A deterministic value in [-1, 1] from i (Knuth's multiplicative hash). */
+static double jitter(int i)
+{
+	unsigned hsh = (unsigned)i * 2654435761u;
+
+	return ((double)((hsh >> 8) % 2001) - 1000) / 1000;
+}
+
+static mpp_nag_loss loss_of(const char *spec)
+{
+	mpp_nag_loss l = mpp_nag_study;
+	char err[256];
+
+	if (mpp_nag_loss_parse(spec, &l, err, sizeof(err)))
+		printf("FAIL loss '%s': %s\n", spec, err), failures++;
+	return l;
+}
+
+/* y = 50 + 3 t (+-2 %), t in 1..100, one pass of n observations; the
+ * model's value at t = 20 and 80. scale multiplies t. */
+static void nag_line(const mpp_nag_loss *l, double scale, int n, double *at20,
+		     double *at80)
+{
+	mpp_nag *m = mpp_nag_new(2, l);
+	double x[2] = {1, 0};
+
+	if (!m) {
+		printf("FAIL mpp_nag_new\n");
+		failures++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		double t = 1 + (i * 37) % 100;
+		x[1] = t * scale;
+		mpp_nag_fit(m, x, (50 + 3 * t) * (1 + 0.02 * jitter(i)), 1);
+	}
+	x[1] = 20 * scale;
+	*at20 = mpp_nag_predict(m, x);
+	x[1] = 80 * scale;
+	*at80 = mpp_nag_predict(m, x);
+	mpp_nag_free(m);
+}
+
+/* The value one constant feature settles at, for y = 100 +- 50. */
+static double nag_constant(const char *spec)
+{
+	mpp_nag_loss l = loss_of(spec);
+	mpp_nag *m;
+	double x = 1, v;
+
+	l.eta = 10;
+	l.lambda = 0;
+	m = mpp_nag_new(1, &l);
+	if (!m)
+		return NAN;
+	for (int i = 0; i < 20000; i++)
+		mpp_nag_fit(m, &x, 100 + 50 * jitter(i), 1);
+	v = mpp_nag_predict(m, &x);
+	mpp_nag_free(m);
+	return v;
+}
+
+static void nag_fit(void)
+{
+	mpp_nag_loss l = loss_of("square:1/square:1/0");
+	double a20, a80, b20, b80, v;
+	mpp_nag *m;
+	double x[2] = {1, 3}, before;
+
+	l.eta = 10; /* a step for run times of about 100 s */
+	l.lambda = 0;
+	nag_line(&l, 1, 20000, &a20, &a80);
+	EXPECT(fabs(a20 - 110) < 0.05 * 110 && fabs(a80 - 290) < 0.05 * 290,
+	       "square loss on y = 50 + 3t: expected 110 and 290 within 5 %%, "
+	       "got %g and %g",
+	       a20, a80);
+	/* The normalised gradient does not care about a feature's unit:
+	 * t in seconds or in microseconds gives the same answers. */
+	nag_line(&l, 1e6, 20000, &b20, &b80);
+	EXPECT(fabs(a20 - b20) < 1e-6 * a20 && fabs(a80 - b80) < 1e-6 * a80,
+	       "t scaled by 1e6: expected the same answers (%g, %g), got "
+	       "%g and %g",
+	       a20, a80, b20, b80);
+
+	/* Where each loss puts a constant's answer, for y uniform in
+	 * 50..150: a squared over-prediction against a linear
+	 * under-prediction keeps it low, the reverse high, and abs on both
+	 * sides with a 60 s threshold at the median plus 60. */
+	v = nag_constant("square:100/abs:1/0");
+	EXPECT(v < 70,
+	       "over square:100, under abs:1: expected an answer "
+	       "well below the mean 100, got %g",
+	       v);
+	v = nag_constant("abs:1/square:100/0");
+	EXPECT(v > 130,
+	       "over abs:1, under square:100: expected an answer "
+	       "well above the mean 100, got %g",
+	       v);
+	v = nag_constant("abs:1/abs:1/60");
+	EXPECT(fabs(v - 160) < 10,
+	       "abs on both sides, threshold 60: expected about 160 (the "
+	       "median plus 60), got %g",
+	       v);
+
+	/* Bad input changes nothing. */
+	m = mpp_nag_new(2, &l);
+	EXPECT(m != NULL, "mpp_nag_new");
+	if (m) {
+		mpp_nag_fit(m, x, 10, 1);
+		before = mpp_nag_predict(m, x);
+		x[1] = NAN;
+		EXPECT(mpp_nag_fit(m, x, 10, 1) == MPP_EINVAL,
+		       "a NaN feature: expected MPP_EINVAL");
+		x[1] = 3;
+		EXPECT(mpp_nag_fit(m, x, INFINITY, 1) == MPP_EINVAL,
+		       "an infinite run time: expected MPP_EINVAL");
+		EXPECT(mpp_nag_fit(m, x, 10, 0) == MPP_EINVAL,
+		       "weight 0: expected MPP_EINVAL");
+		EXPECT(mpp_nag_nobs(m) == 1 && mpp_nag_predict(m, x) == before,
+		       "after refused observations: expected 1 observation "
+		       "and the same answer");
+		mpp_nag_free(m);
+	}
+}
+
+static void nag_specs(void)
+{
+	static const char *bad[] = {
+	    "square:100/abs:1", "cube:1/abs:1/0",    "abs:-1/abs:1/0",
+	    "abs:1/abs:1/-5",   "abs:1/abs:1/0/x",   "abs:/abs:1/0",
+	    "abs:1/abs:1/60s",  "abs:1/abs:1/0/1/1", ""};
+	mpp_nag_loss l;
+	char err[256];
+
+	EXPECT(mpp_nag_loss_parse("exp:1e-05/square:100/600/1logmr", &l, err,
+				  sizeof(err)) == 0 &&
+		   l.over == MPP_NAG_EXP && l.over_g == 1e-5 &&
+		   l.under == MPP_NAG_SQUARE && l.under_g == 100 &&
+		   l.thr == 600 && l.weight == MPP_NAG_W1LOGMR &&
+		   l.eta == mpp_nag_study.eta,
+	       "exp:1e-05/square:100/600/1logmr: expected its fields");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		EXPECT(mpp_nag_loss_parse(bad[i], &l, err, sizeof(err)) == -1 &&
+			   strstr(err, bad[i]),
+		       "loss '%s': expected a refusal naming it, got '%s'",
+		       bad[i], err);
+	}
+	EXPECT(fabs(mpp_nag_weight_of(MPP_NAG_W11LOG1RM, 10, 10) -
+		    (11 - log(100))) < 1e-12 &&
+		   mpp_nag_weight_of(MPP_NAG_W11LOG1RM, 1e6, 100) == 1e-3 &&
+		   mpp_nag_weight_of(MPP_NAG_W1, 5, 5) == 1,
+	       "the study's weights, at least 1e-3");
+}
+
+/* The online method: 600 jobs of 5 users, each running 0.3 x its request
+ * (+-20 %), learnt with a step for run times of a few 1000 s. The study's
+ * shape of loss (over-predictions squared x100) answers below the actual
+ * time for most of the last 300 jobs, the reverse for few, the symmetric
+ * square loss about right on average; all inside [1 s, request]. */
+static void online(void)
+{
+	mpp_hist *h = mpp_hist_new(MPP_HIST_ONLINE),
+		 *hr = mpp_hist_new(MPP_HIST_ONLINE),
+		 *hs = mpp_hist_new(MPP_HIST_ONLINE), *o;
+	mpp_nag_loss low = loss_of("square:100/abs:1/0"),
+		     rev = loss_of("abs:1/square:100/0"),
+		     sym = loss_of("square:1/square:1/0");
+	size_t under = 0, under_r = 0, n = 0, outside = 0;
+	mpp_hist_pred p, pr, ps;
+	double ratio = 0;
+	char user[16];
+
+	EXPECT(h && hr && hs, "expected online histories");
+	if (!h || !hr || !hs)
+		return;
+	low.eta = rev.eta = sym.eta = 100;
+	low.lambda = rev.lambda = sym.lambda = 0;
+	EXPECT(mpp_hist_set_loss(h, &low) == MPP_OK &&
+		   mpp_hist_set_loss(hr, &rev) == MPP_OK &&
+		   mpp_hist_set_loss(hs, &sym) == MPP_OK,
+	       "set_loss before use");
+	for (int i = 0; i < 600; i++) {
+		double req = 600 * (1 + i % 7) * (1 + (i / 7) % 3);
+		double run = 0.3 * req * (1 + 0.2 * jitter(i));
+		snprintf(user, sizeof(user), "u%d", i % 5);
+		mpp_hist_job j = {.user = user,
+				  .req_s = req,
+				  .procs = 1 + i % 4,
+				  .submit_s = 1000.0 * i,
+				  .end_s = 1000.0 * i + run};
+		mpp_hist_predict(h, &j, &p);
+		mpp_hist_predict(hr, &j, &pr);
+		mpp_hist_predict(hs, &j, &ps);
+		if (i >= 300) {
+			n++;
+			under += p.runtime_s < run;
+			under_r += pr.runtime_s < run;
+			ratio += ps.runtime_s / run;
+			outside += p.runtime_s < 1 || p.runtime_s > req ||
+				   pr.runtime_s < 1 || pr.runtime_s > req ||
+				   ps.runtime_s < 1 || ps.runtime_s > req;
+		}
+		mpp_hist_observe_at(h, &j, run, &p);
+		mpp_hist_observe_at(hr, &j, run, &pr);
+		mpp_hist_observe_at(hs, &j, run, &ps);
+	}
+	EXPECT(outside == 0, "%zu answers outside [1 s, request]", outside);
+	EXPECT(under * 10 > n * 9 && under_r * 10 < n,
+	       "expected the study's shape of loss to under-predict nearly all "
+	       "of %zu jobs (got %zu) and the reverse loss few (got %zu)",
+	       n, under, under_r);
+	EXPECT(fabs(ratio / (double)n - 1) < 0.1,
+	       "square loss: expected predicted / actual about 1 on average, "
+	       "got %.2f",
+	       ratio / (double)n);
+	EXPECT(mpp_hist_set_loss(h, &rev) == MPP_EINVAL,
+	       "set_loss after observing: expected MPP_EINVAL");
+	o = mpp_hist_new(MPP_HIST_OURS);
+	EXPECT(o && mpp_hist_set_loss(o, &rev) == MPP_EINVAL,
+	       "set_loss on ours: expected MPP_EINVAL");
+	mpp_hist_free(o);
+	mpp_hist_free(h);
+	mpp_hist_free(hr);
+	mpp_hist_free(hs);
+}
+
 int main(void)
 {
 	tsafrir();
@@ -291,6 +521,9 @@ int main(void)
 	bad_input();
 	many_users();
 	learned_fit();
+	nag_fit();
+	nag_specs();
+	online();
 	if (failures)
 		printf("%d failures\n", failures);
 	return failures ? 1 : 0;
