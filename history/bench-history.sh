@@ -35,9 +35,10 @@ printf '%-44s %8s %8s %8s %9s\n' "EASY++ with" AVEbsld "MAE s" under "wait s"
 for p in "tsafrir --corrector steps" "tsafrir --corrector request" \
 	 "ours --corrector steps" "ours --corrector request" \
 	 "learned --corrector steps" "learned --corrector request" \
-	 "learned --under 5 --corrector steps" "learned --under 5 --corrector request"; do
+	 "learned --under 5 --corrector steps" "learned --under 5 --corrector request" \
+	 "online --corrector steps" "online --loss abs:1/abs:1/60 --corrector steps"; do
 	out=$("$bin" --scheduler easy++ --pred $p "$tmp/kth.swf") || exit 1
-	printf '%-44s %8s %8s %8s %9s\n' "$(echo $p | sed 's/ --corrector /, corrected by /; s/ --under \([0-9]*\)/ (under x\1)/')" \
+	printf '%-44s %8s %8s %8s %9s\n' "$(echo $p | sed 's/ --corrector /, corrected by /; s/ --under \([0-9]*\)/ (under x\1)/; s/ --loss \([^ ]*\)/ \1/')" \
 		"$(printf '%s\n' "$out" | field avebsld)" "$(printf '%s\n' "$out" | field mae_s)" \
 		"$(printf '%s\n' "$out" | field under)" "$(printf '%s\n' "$out" | field wait_s)"
 done
