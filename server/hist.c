@@ -14,6 +14,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "history/history.h"
+#include "history/nag.h"
 #include "common/status.h"
 #include "server/api.h"
 #include "server/log.h"
@@ -22,6 +23,10 @@
 struct mpp_histsvc {
 	pthread_mutex_t lock;
 	mpp_hist *hist;
+	/* The online method's loss, for every predictor built (a rebuild
+	 * too); has_loss 0: the study's. */
+	mpp_nag_loss loss;
+	int has_loss;
 	int64_t last_id;
 	/* Keys past this many are dropped by rebuilding from the (pruned)
 	 * jobs table: a user's many distinct requests and sizes would
@@ -78,15 +83,33 @@ static int learn(void *ctx, const mpp_job_rec *r)
 	return rc == MPP_ENOMEM ? rc : MPP_OK;
 }
 
-int mpp_histsvc_open(const char *db_path, int method, size_t max_keys,
-		     mpp_histsvc **out, char *err, size_t errlen)
+/* A new, empty predictor of h's method and loss; NULL: out of memory. */
+static mpp_hist *hist_new(const mpp_histsvc *h, int method)
+{
+	mpp_hist *p = mpp_hist_new(method);
+
+	if (p && h->has_loss && method == MPP_HIST_ONLINE &&
+	    mpp_hist_set_loss(p, &h->loss)) {
+		mpp_hist_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int mpp_histsvc_open(const char *db_path, int method, const mpp_nag_loss *loss,
+		     size_t max_keys, mpp_histsvc **out, char *err,
+		     size_t errlen)
 {
 	mpp_histsvc *h = calloc(1, sizeof(*h));
 	mpp_store *s = NULL;
 	int rc;
 
 	*out = NULL;
-	if (!h || !(h->hist = mpp_hist_new(method))) {
+	if (h && loss) {
+		h->loss = *loss;
+		h->has_loss = 1;
+	}
+	if (!h || !(h->hist = hist_new(h, method))) {
 		free(h);
 		snprintf(err, errlen, "out of memory");
 		return MPP_ENOMEM;
@@ -127,7 +150,7 @@ void mpp_histsvc_free(mpp_histsvc *h)
 static int rebuild(mpp_histsvc *h, mpp_store *s, const char *why, char *err,
 		   size_t errlen)
 {
-	mpp_hist *fresh = mpp_hist_new(mpp_hist_method(h->hist)), *old;
+	mpp_hist *fresh = hist_new(h, mpp_hist_method(h->hist)), *old;
 	int64_t last = 0;
 	target t = {h, fresh};
 	int rc;

@@ -28,10 +28,13 @@ typedef struct mpp_histsvc mpp_histsvc;
 struct mpp_reply;
 
 /* Opens the store at db_path read-only, learns every finished job in it
- * (by end time) with history method `method` (history.h); past max_keys
- * keys, a refresh rebuilds it from the table. Returns 0, or an
+ * (by end time) with history method `method` (history.h; the online
+ * method with `loss`, NULL: the study's, see history/nag.h); past
+ * max_keys keys, a refresh rebuilds it from the table. Returns 0, or an
  * mpp_status with err. */
-int mpp_histsvc_open(const char *db_path, int method, size_t max_keys,
+struct mpp_nag_loss;
+int mpp_histsvc_open(const char *db_path, int method,
+		     const struct mpp_nag_loss *loss, size_t max_keys,
 		     mpp_histsvc **out, char *err, size_t errlen);
 void mpp_histsvc_free(mpp_histsvc *h);
 

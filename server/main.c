@@ -21,6 +21,7 @@
 #include "server/cache.h"
 #include "server/http.h"
 #include "history/history.h"
+#include "history/nag.h"
 #include "server/hist.h"
 #include "server/keeper.h"
 #include "server/log.h"
@@ -61,6 +62,9 @@ static const char usage[] =
     "                         finished jobs: ours, tsafrir, learned, online\n"
     "                         or off\n"
     "                         (default ours)\n"
+    "  --history-loss SPEC    with --history online: its loss, OVER/UNDER/\n"
+    "                         THRESHOLD[/WEIGHT] as in mpipredict-replay\n"
+    "                         (default the SC'15 study's square:100/abs:1/60)\n"
     "  --history-max-keys N   rebuild the history from the store past N\n"
     "                         users and finer keys (default 262144)\n"
     "  --ui-users yes|no      user names on the staff page (GET /) without\n"
@@ -82,6 +86,8 @@ struct options {
 	int log_level;
 	int history; /* history.h method, -1 off */
 	unsigned long history_max_keys;
+	mpp_nag_loss history_loss; /* --history-loss */
+	int has_history_loss;
 	int ui_users; /* -1: by the listen address */
 };
 
@@ -127,6 +133,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		O_KEEP_DAYS,
 		O_HISTORY,
 		O_HISTORY_KEYS,
+		O_HISTORY_LOSS,
 		O_UI_USERS,
 		O_UI_REFRESH,
 		O_HELP,
@@ -154,6 +161,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
 	    {"history", required_argument, NULL, O_HISTORY},
 	    {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
+	    {"history-loss", required_argument, NULL, O_HISTORY_LOSS},
 	    {"ui-users", required_argument, NULL, O_UI_USERS},
 	    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
 	    {"help", no_argument, NULL, O_HELP},
@@ -255,6 +263,18 @@ static void parse_options(int argc, char **argv, struct options *o)
 			o->history_max_keys =
 			    number("history-max-keys", optarg, 1, 100000000);
 			break;
+		case O_HISTORY_LOSS: {
+			char why[256];
+			if (mpp_nag_loss_parse(optarg, &o->history_loss, why,
+					       sizeof(why))) {
+				fprintf(stderr,
+					"mpipredictd: --history-loss: %s\n",
+					why);
+				exit(1);
+			}
+			o->has_history_loss = 1;
+			break;
+		}
 		case O_HISTORY:
 			if (strcmp(optarg, "off") == 0)
 				o->history = -1;
@@ -322,6 +342,11 @@ static void parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->db == NULL) {
 		fprintf(stderr, "mpipredictd: --db FILE is required\n");
+		exit(1);
+	}
+	if (o->has_history_loss && o->history != MPP_HIST_ONLINE) {
+		fprintf(stderr, "mpipredictd: --history-loss: only with "
+				"--history online\n");
 		exit(1);
 	}
 }
@@ -439,8 +464,9 @@ int main(int argc, char **argv)
 				 (long long)o.keep_rows);
 	/* After the keeper: it created or migrated the store. */
 	if (o.history >= 0 &&
-	    mpp_histsvc_open(o.db, o.history, o.history_max_keys, &history, err,
-			     sizeof err)) {
+	    mpp_histsvc_open(o.db, o.history,
+			     o.has_history_loss ? &o.history_loss : NULL,
+			     o.history_max_keys, &history, err, sizeof err)) {
 		fprintf(stderr, "mpipredictd: %s: history: %s\n", o.db, err);
 		status = 2;
 		goto out;

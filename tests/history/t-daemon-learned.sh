@@ -66,6 +66,25 @@ again=$(jq_body .runtime_s)
 [ "$st" = 200 ] && awk -v p="$again" -v l="$online" 'BEGIN { d = p - l; exit !(d * d < (0.02 * l) ^ 2) }' ||
 	fail "online after a restart: expected $online s within 2 %, got $st $(cat body)"
 stop_daemon
+# --history-loss: on these 300 jobs the study's loss (over-predictions
+# squared x100), with its step size for a trace of long jobs, has not
+# settled and answers high; abs on both sides (a median) answers lower
+# and nearer 0.3 x 6600 = 1980 s. A bad loss, or the option without
+# --history online, is refused at start with its reason.
+start_daemon --history online --history-loss abs:1/abs:1/0
+st=$(req POST /v1/predict "$ask")
+med=$(jq_body .runtime_s)
+[ "$st" = 200 ] && awk -v p="$med" -v l="$online" 'BEGIN { d = p - 1980; e = l - 1980; exit !(p < l && d * d < e * e) }' ||
+	fail "online, --history-loss abs:1/abs:1/0: expected below the study's loss' $online s and nearer 1980 s, got $st $(cat body)"
+stop_daemon
+mpipredictd --db "$DB" --history online --history-loss square:100/cube:1/0 > out 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "history-loss: 'square:100/cube:1/0'" out ||
+	fail "a bad --history-loss: expected exit 1 naming it, got $rc: $(cat out)"
+mpipredictd --db "$DB" --history ours --history-loss abs:1/abs:1/0 > out 2>&1
+rc=$?
+[ $rc = 1 ] && grep -q "only with --history online" out ||
+	fail "--history-loss with --history ours: expected exit 1, got $rc: $(cat out)"
 
 # A restart rebuilds the same fit from the table: the same answer (within
 # 2 %: the time of day and the time since the user's last job moved on).

@@ -226,6 +226,31 @@ static void many_users(void)
  * request for a request it never saw (ours would say the user's last runs).
  * With under-predictions weighing 9 times more, it predicts higher and
  * under-predicts less often. */
+/* A deterministic value in [-1, 1] from i (Knuth's multiplicative hash). */
+static double jitter(int i)
+{
+	unsigned hsh = (unsigned)i * 2654435761u;
+
+	return ((double)((hsh >> 8) % 2001) - 1000) / 1000;
+}
+
+/* Job i of a synthetic workload: 5 users in turn, requests of 10 to 210
+ * minutes, sizes 1-4, one submission every 1000 s, each running 0.3 x
+ * its request with -20..+20 % of noise the features cannot foretell. */
+static mpp_hist_job synth_job(int i, char *user, size_t ulen, double *run)
+{
+	double req = 600 * (1 + i % 7) * (1 + (i / 7) % 3);
+	unsigned hsh = (unsigned)i * 2654435761u;
+
+	*run = 0.3 * req * (1 + ((double)((hsh >> 16) % 41) - 20) / 100);
+	snprintf(user, ulen, "u%d", i % 5);
+	return (mpp_hist_job){.user = user,
+			      .req_s = req,
+			      .procs = 1 + i % 4,
+			      .submit_s = 1000.0 * i,
+			      .end_s = 1000.0 * i + *run};
+}
+
 static void learned_fit(void)
 {
 	mpp_hist *h = mpp_hist_new(MPP_HIST_LEARNED),
@@ -240,18 +265,9 @@ static void learned_fit(void)
 	EXPECT(mpp_hist_set_under(hu, 9) == MPP_OK, "set_under before use");
 	EXPECT(mpp_hist_set_under(hu, 0) == MPP_EINVAL, "under 0 refused");
 	for (int i = 0; i < 600; i++) {
-		double req = 600 * (1 + i % 7) * (1 + (i / 7) % 3);
-		/* Noise the features cannot foretell: -20..+20 % from a
-		 * hash of i. */
-		unsigned hsh = (unsigned)i * 2654435761u;
-		double run =
-		    0.3 * req * (1 + ((double)((hsh >> 16) % 41) - 20) / 100);
-		snprintf(user, sizeof(user), "u%d", i % 5);
-		mpp_hist_job j = {.user = user,
-				  .req_s = req,
-				  .procs = 1 + i % 4,
-				  .submit_s = 1000.0 * i,
-				  .end_s = 1000.0 * i + run};
+		double run;
+		mpp_hist_job j = synth_job(i, user, sizeof(user), &run);
+		double req = j.req_s;
 		if (i == 150) {
 			p = predict(h, user, NULL, req, 1);
 			EXPECT(p.known, "150 jobs: expected a prediction");
@@ -283,14 +299,6 @@ static void learned_fit(void)
 	EXPECT(mpp_hist_set_under(h, 2) == MPP_EINVAL,
 	       "set_under on ours: expected MPP_EINVAL");
 	mpp_hist_free(h);
-}
-
-/* A deterministic value in [-1, 1] from i (Knuth's multiplicative hash). */
-static double jitter(int i)
-{
-	unsigned hsh = (unsigned)i * 2654435761u;
-
-	return ((double)((hsh >> 8) % 2001) - 1000) / 1000;
 }
 
 static mpp_nag_loss loss_of(const char *spec)
@@ -468,14 +476,9 @@ static void online(void)
 		   mpp_hist_set_loss(hs, &sym) == MPP_OK,
 	       "set_loss before use");
 	for (int i = 0; i < 600; i++) {
-		double req = 600 * (1 + i % 7) * (1 + (i / 7) % 3);
-		double run = 0.3 * req * (1 + 0.2 * jitter(i));
-		snprintf(user, sizeof(user), "u%d", i % 5);
-		mpp_hist_job j = {.user = user,
-				  .req_s = req,
-				  .procs = 1 + i % 4,
-				  .submit_s = 1000.0 * i,
-				  .end_s = 1000.0 * i + run};
+		double run;
+		mpp_hist_job j = synth_job(i, user, sizeof(user), &run);
+		double req = j.req_s;
 		mpp_hist_predict(h, &j, &p);
 		mpp_hist_predict(hr, &j, &pr);
 		mpp_hist_predict(hs, &j, &ps);
