@@ -593,7 +593,7 @@ int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
 	if (check_job(j) || !(runtime_s > 0) || !isfinite(runtime_s))
 		return MPP_EINVAL;
 	make_keys(j, &k);
-	if (h->method == MPP_HIST_LEARNED) {
+	if (h->method == MPP_HIST_LEARNED && !j->alias) {
 		double x[MPP_HIST_NFEAT];
 		int rc;
 		if (at_submit && at_submit->nfeat == MPP_HIST_NFEAT)
@@ -605,7 +605,7 @@ int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
 		if (rc == MPP_ENOMEM)
 			return rc;
 	}
-	if (h->method == MPP_HIST_ONLINE) {
+	if (h->method == MPP_HIST_ONLINE && !j->alias) {
 		double x[MPP_HIST_NFEAT], q[ONLINE_NQ];
 		if (at_submit && at_submit->nfeat == MPP_HIST_NFEAT)
 			memcpy(x, at_submit->feat, sizeof(x));

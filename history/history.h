@@ -51,11 +51,15 @@ enum mpp_hist_method {
 /* What is known of a job at submission. user is required; app may be NULL
  * or "" (unknown); req_s <= 0 means no requested limit (no cap); procs <= 0
  * unknown. Strings are borrowed for the call only. The fields after procs
- * feed MPP_HIST_LEARNED only and may be left 0 (unknown): submit_s and
- * end_s are times in seconds on one clock (Unix time in the daemon, the
+ * feed MPP_HIST_LEARNED and ONLINE only and may be left 0 (unknown): submit_s
+ * and end_s are times in seconds on one clock (Unix time in the daemon, the
  * trace's in the replay; end_s is read by mpp_hist_observe); running_* are
  * the same user's jobs running at submission: how many, their processors,
- * the sum and the largest of their elapsed times. */
+ * the sum and the largest of their elapsed times. alias != 0 (observe
+ * only): a job already observed under another identity of its user (the
+ * daemon learns each job under the user's name and "uid:N"): the
+ * identity's records learn it, the learned and online models do not
+ * learn it twice. */
 typedef struct mpp_hist_job {
 	const char *user;
 	const char *app;
@@ -63,6 +67,7 @@ typedef struct mpp_hist_job {
 	double procs;
 	double submit_s, end_s;
 	double running, running_procs, running_elapsed_s, running_max_s;
+	int alias;
 } mpp_hist_job;
 
 /* The features of MPP_HIST_LEARNED (history.c lists them). */

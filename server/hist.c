@@ -74,6 +74,7 @@ static int learn(void *ctx, const mpp_job_rec *r)
 		snprintf(uid, sizeof(uid), "uid:%lld", (long long)r->uid);
 		if (strcmp(uid, r->user) != 0) {
 			j.user = uid;
+			j.alias = 1; /* the models have learnt it above */
 			rc = mpp_hist_observe(hist, &j, r->runtime_s);
 		}
 	}

@@ -515,6 +515,59 @@ static void online(void)
 	mpp_hist_free(hs);
 }
 
+/* A job learnt again under another identity of its user (the daemon's
+ * "uid:N" beside the name) teaches that identity's records but not the
+ * online model a second time: a user's answers are those of
+ * a history that never saw the aliases; without the flag they are not. */
+static void aliases(void)
+{
+	mpp_hist *h[3];
+	mpp_nag_loss l = loss_of("abs:1/abs:1/0");
+	mpp_hist_pred p[3], pu;
+	char user[16], uid[16];
+	double run;
+
+	l.eta = 100;
+	l.lambda = 0;
+	for (int k = 0; k < 3; k++) {
+		h[k] = mpp_hist_new(MPP_HIST_ONLINE);
+		if (!h[k] || mpp_hist_set_loss(h[k], &l)) {
+			printf("FAIL online history\n");
+			failures++;
+			return;
+		}
+	}
+	for (int i = 0; i < 400; i++) {
+		mpp_hist_job j = synth_job(i, user, sizeof(user), &run);
+		mpp_hist_observe(h[0], &j, run);
+		mpp_hist_observe(h[1], &j, run);
+		mpp_hist_observe(h[2], &j, run);
+		snprintf(uid, sizeof(uid), "uid:%d", 1000 + i % 5);
+		j.user = uid;
+		mpp_hist_observe(h[2], &j, run); /* the model learns it twice */
+		j.alias = 1;
+		mpp_hist_observe(h[1], &j, run);
+	}
+	for (int k = 0; k < 3; k++) {
+		mpp_hist_job j = {.user = "u1",
+				  .req_s = 4200,
+				  .procs = 2,
+				  .submit_s = 400000};
+		mpp_hist_predict(h[k], &j, &p[k]);
+	}
+	pu = predict(h[1], "uid:1001", NULL, 4200, 2);
+	EXPECT(p[1].runtime_s == p[0].runtime_s,
+	       "aliases: expected the answer of a history without them (%g), "
+	       "got %g",
+	       p[0].runtime_s, p[1].runtime_s);
+	EXPECT(p[2].runtime_s != p[0].runtime_s,
+	       "every job learnt twice: expected another answer than %g",
+	       p[0].runtime_s);
+	EXPECT(pu.known, "an alias identity: expected its records to answer");
+	for (int k = 0; k < 3; k++)
+		mpp_hist_free(h[k]);
+}
+
 int main(void)
 {
 	tsafrir();
@@ -527,6 +580,7 @@ int main(void)
 	nag_fit();
 	nag_specs();
 	online();
+	aliases();
 	if (failures)
 		printf("%d failures\n", failures);
 	return failures ? 1 : 0;
