@@ -356,6 +356,26 @@ static double tf(double t)
 	return t > 0 ? t : 0;
 }
 
+/* Features 10-18 of both learners: the user's running jobs (processors,
+ * elapsed sum, count, longest), the time of day and of week (cos, sin),
+ * the job's size. */
+static void running_and_clock(const mpp_hist_job *j, double *x)
+{
+	double t = j->submit_s > 0 ? j->submit_s : 0;
+	double day = 2 * M_PI * fmod(t, 86400) / 86400;
+	double week = 2 * M_PI * fmod(t, 604800) / 604800;
+
+	x[10] = j->running_procs > 0 ? j->running_procs : 0;
+	x[11] = tf(j->running_elapsed_s);
+	x[12] = j->running > 0 ? j->running : 0;
+	x[13] = tf(j->running_max_s);
+	x[14] = cos(day);
+	x[15] = sin(day);
+	x[16] = cos(week);
+	x[17] = sin(week);
+	x[18] = j->procs > 0 ? j->procs : 0;
+}
+
 /*
  * The learned method's features of job j, from the state before it ends
  * (after Gaussier et al.'s list, plus what this product knows): 1; the
@@ -372,7 +392,7 @@ static void features(const mpp_hist *h, const mpp_hist_job *j, const keys *k,
 		     double *x)
 {
 	const rec *u = lookup(h, k->u);
-	double req = j->req_s > 0 ? j->req_s : 0, l[3], b, day, week;
+	double req = j->req_s > 0 ? j->req_s : 0, l[3], b;
 	size_t nl = u ? (u->n < 3 ? u->n : 3) : 0;
 
 	for (size_t i = 0; i < 3; i++) {
@@ -402,18 +422,7 @@ static void features(const mpp_hist *h, const mpp_hist_job *j, const keys *k,
 	x[9] = u && u->nrun > 0 && u->sum_procs > 0 && j->procs > 0
 		   ? j->procs / (u->sum_procs / u->nrun)
 		   : 1;
-	x[10] = j->running_procs > 0 ? j->running_procs : 0;
-	x[11] = tf(j->running_elapsed_s);
-	x[12] = j->running > 0 ? j->running : 0;
-	x[13] = tf(j->running_max_s);
-	day = 2 * M_PI * fmod(j->submit_s > 0 ? j->submit_s : 0, 86400) / 86400;
-	week =
-	    2 * M_PI * fmod(j->submit_s > 0 ? j->submit_s : 0, 604800) / 604800;
-	x[14] = cos(day);
-	x[15] = sin(day);
-	x[16] = cos(week);
-	x[17] = sin(week);
-	x[18] = j->procs > 0 ? j->procs : 0;
+	running_and_clock(j, x);
 	b = ours_base(h, k);
 	if (!isfinite(b))
 		b = req;
@@ -452,7 +461,7 @@ static void online_features(const mpp_hist *h, const mpp_hist_job *j,
 	double req = j->req_s > 0 ? j->req_s : 0, now = j->submit_s;
 	size_t n3 = u ? u->n3 : 0;
 
-	features(h, j, k, x); /* x[10..18], the running jobs and the clock */
+	running_and_clock(j, x);
 	x[0] = 1;
 	for (size_t i = 0; i < 3; i++) {
 		double v = req;

@@ -19,9 +19,16 @@
 struct mpp_nag {
 	size_t p, nobs;
 	mpp_nag_loss loss;
-	double N;                 /* sum over observations of |x / s|^2 */
-	double *b, *s, *G, *next; /* coefficients, scales, squared gradients */
+	double N; /* sum over observations of |x / s|^2 */
+	/* The state, 3p doubles: the coefficients b, the scales s, the sums
+	 * of squared gradients G. A step is computed in `next` and copied
+	 * over the state only when all of it is finite. */
+	double *state, *next;
 };
+
+/* s and G within a state of 3p doubles (b is its start). */
+#define SCALES(v, m) ((v) + (m)->p)
+#define GRADS(v, m)  ((v) + 2 * (m)->p)
 
 const mpp_nag_loss mpp_nag_study = {.over = MPP_NAG_SQUARE,
 				    .over_g = 100,
@@ -148,11 +155,9 @@ mpp_nag *mpp_nag_new(size_t p, const mpp_nag_loss *loss)
 		return NULL;
 	m->p = p;
 	m->loss = *loss;
-	m->b = calloc(p, sizeof(*m->b));
-	m->s = calloc(p, sizeof(*m->s));
-	m->G = calloc(p, sizeof(*m->G));
-	m->next = calloc(p, sizeof(*m->next));
-	if (!m->b || !m->s || !m->G || !m->next) {
+	m->state = calloc(3 * p, sizeof(*m->state));
+	m->next = calloc(3 * p, sizeof(*m->next));
+	if (!m->state || !m->next) {
 		mpp_nag_free(m);
 		return NULL;
 	}
@@ -163,9 +168,7 @@ void mpp_nag_free(mpp_nag *m)
 {
 	if (!m)
 		return;
-	free(m->b);
-	free(m->s);
-	free(m->G);
+	free(m->state);
 	free(m->next);
 	free(m);
 }
@@ -192,7 +195,7 @@ static double dot(const double *a, const double *b, size_t p)
 
 double mpp_nag_predict(const mpp_nag *m, const double *x)
 {
-	return dot(m->b, x, m->p);
+	return dot(m->state, x, m->p);
 }
 
 /* The derivative of a curve at e >= 0. exp's argument is bounded so that
@@ -213,6 +216,7 @@ int mpp_nag_fit(mpp_nag *m, const double *x, double y, double w)
 {
 	const mpp_nag_loss *l = &m->loss;
 	double N = m->N, d, dl;
+	double *b = m->next, *sc = SCALES(m->next, m), *G = GRADS(m->next, m);
 	size_t p = m->p;
 
 	if (!isfinite(y) || !(w > 0) || !isfinite(w))
@@ -220,35 +224,34 @@ int mpp_nag_fit(mpp_nag *m, const double *x, double y, double w)
 	for (size_t i = 0; i < p; i++)
 		if (!isfinite(x[i]))
 			return MPP_EINVAL;
+	memcpy(m->next, m->state, 3 * p * sizeof(*m->next));
 	/* The scales first: a feature larger than any before shrinks its
 	 * coefficient by the same factor, so b_i x_i keeps its size. */
-	memcpy(m->next, m->b, p * sizeof(*m->next));
 	for (size_t i = 0; i < p; i++) {
 		double a = fabs(x[i]);
-		if (a > m->s[i]) {
-			m->next[i] *= m->s[i] / a;
-			m->s[i] = a;
+		if (a > sc[i]) {
+			b[i] *= sc[i] / a;
+			sc[i] = a;
 		}
-		if (m->s[i] > 0)
-			N += (x[i] / m->s[i]) * (x[i] / m->s[i]);
+		if (sc[i] > 0)
+			N += (x[i] / sc[i]) * (x[i] / sc[i]);
 	}
-	d = dot(m->next, x, p) - y;
+	d = dot(b, x, p) - y;
 	dl = d > l->thr    ? w * curve_d(l->over, l->over_g, d - l->thr)
 	     : d == l->thr ? 0
 			   : -w * curve_d(l->under, l->under_g, l->thr - d);
 	for (size_t i = 0; i < p; i++) {
-		double g = dl * x[i] + l->lambda * m->next[i];
-		if (g == 0 || m->s[i] == 0)
+		double g = dl * x[i] + l->lambda * b[i];
+		if (g == 0 || sc[i] == 0)
 			continue;
-		m->G[i] += g * g;
-		m->next[i] -=
-		    l->eta * g /
-		    (m->s[i] * sqrt(m->G[i] * N / (double)(m->nobs + 1)));
+		G[i] += g * g;
+		b[i] -= l->eta * g /
+			(sc[i] * sqrt(G[i] * N / (double)(m->nobs + 1)));
 	}
-	for (size_t i = 0; i < p; i++)
+	for (size_t i = 0; i < 3 * p; i++)
 		if (!isfinite(m->next[i]))
-			return MPP_EINVAL; /* scales and G moved; b did not */
-	memcpy(m->b, m->next, p * sizeof(*m->b));
+			return MPP_EINVAL; /* the state is as before */
+	memcpy(m->state, m->next, 3 * p * sizeof(*m->state));
 	m->N = N;
 	m->nobs++;
 	return MPP_OK;
