@@ -17,17 +17,27 @@
 #     the other (Spearman).
 # About 20 minutes on 2 cores (0.15-0.3 s per replay). Results are kept in
 # build/bench/history-grid/.
+#
+# A site's own trace: TRACE=FILE (SWF, plain or .xz) and PROCS=N (its
+# machine size, default 100), e.g. to choose the loss for
+# `mpipredictd --history online --history-loss` on the first half of its
+# own jobs and see what it is worth on the second.
 set -u
 bin=$MPP_BUILD/bin/mpipredict-replay
 src=$(cd "$(dirname "$0")" && pwd)
 out=$MPP_BUILD/bench/history-grid
+trace=${TRACE:-$src/KTH-SP2-filtered.swf.xz}
+procs=${PROCS:-100}
 mkdir -p "$out"
-xz -dc "$src/KTH-SP2-filtered.swf.xz" > "$out/kth.swf" || exit 1
-grep '^;' "$out/kth.swf" > "$out/head.txt"
-njobs=$(grep -vc '^;' "$out/kth.swf")
+case $trace in
+*.xz) xz -dc "$trace" > "$out/all.swf" ;;
+*) cat "$trace" > "$out/all.swf" ;;
+esac || { echo "cannot read $trace"; exit 1; }
+grep '^;' "$out/all.swf" > "$out/head.txt"
+njobs=$(grep -vc '^;' "$out/all.swf")
 half=$((njobs / 2))
-{ cat "$out/head.txt"; grep -v '^;' "$out/kth.swf" | head -n "$half"; } > "$out/h1.swf"
-{ cat "$out/head.txt"; grep -v '^;' "$out/kth.swf" | tail -n +"$((half + 1))"; } > "$out/h2.swf"
+{ cat "$out/head.txt"; grep -v '^;' "$out/all.swf" | head -n "$half"; } > "$out/h1.swf"
+{ cat "$out/head.txt"; grep -v '^;' "$out/all.swf" | tail -n +"$((half + 1))"; } > "$out/h2.swf"
 
 sides="abs:1 abs:100 abs:10000 square:1 square:100 square:10000 exp:0.0001 exp:1e-05"
 : > "$out/specs.txt"
@@ -41,20 +51,21 @@ done; done; done
 
 run_grid() { # trace name
 	xargs -P "$(nproc)" -L1 sh -c \
-		'"$0" --scheduler easy++ --pred online --loss "$1" --corrector "$2" "$3" |
-		 sed "s|^|$1 $2 |"' "$bin" < <(sed "s|\$| $out/$1.swf|" "$out/specs.txt") \
+		'"$0" --procs "$4" --scheduler easy++ --pred online --loss "$1" \
+		   --corrector "$2" "$3" | sed "s|^|$1 $2 |"' "$bin" \
+		< <(sed "s|\$| $out/$1.swf $procs|" "$out/specs.txt") \
 		> "$out/grid-$1.txt" || { echo "grid on $1: a replay failed"; exit 1; }
 }
-for t in kth h1 h2; do
+for t in all h1 h2; do
 	echo "grid on $t: $(wc -l < "$out/specs.txt") replays..."
 	run_grid "$t"
 	for p in "tsafrir --corrector steps" "ours --corrector request" \
 		 "learned --corrector request" "clairvoyant"; do
-		echo "$p $("$bin" --scheduler easy++ --pred $p "$out/$t.swf")"
+		echo "$p $("$bin" --procs "$procs" --scheduler easy++ --pred $p "$out/$t.swf")"
 	done > "$out/base-$t.txt"
 done
 
-python3 - "$out" <<'EOF'
+python3 - "$out" "$(basename "$trace"), $njobs jobs, $procs processors" <<'EOF'
 import math, sys
 out = sys.argv[1]
 
@@ -75,19 +86,19 @@ def base(name):
         b[line.split(" easy++")[0]] = figures(line)
     return b
 
-W, H1, H2 = grid("kth"), grid("h1"), grid("h2")
-BW, B1, B2 = base("kth"), base("h1"), base("h2")
+W, H1, H2 = grid("all"), grid("h1"), grid("h2")
+BW, B1, B2 = base("all"), base("h1"), base("h2")
 keys = sorted(set(W) & set(H1) & set(H2))
 vals = sorted(W[k][0] for k in keys)
 pct = lambda q: vals[min(len(vals) - 1, int(q * len(vals)))]
 best = min(keys, key=lambda k: W[k][0])
-print(f"\n{len(keys)} configurations, EASY++, KTH-SP2 (28,481 jobs)")
+print(f"\n{len(keys)} configurations, EASY++, {sys.argv[2]}")
 print(f"AVEbsld over the grid: best {vals[0]:.2f}, 10th percentile {pct(0.1):.2f}, "
       f"median {pct(0.5):.2f}, worst {vals[-1]:.2f}")
 print(f"best in hindsight: {best}: AVEbsld {W[best][0]:.2f}, MAE {W[best][1]:.0f} s")
 study = "square:100/abs:1/60/1 steps"
 if study in W:
-    print(f"the study's best ({study}; 45.80 in its simulator): "
+    print(f"the study's best on KTH-SP2 ({study}; 45.80 there, in its simulator): "
           f"AVEbsld {W[study][0]:.2f}, MAE {W[study][1]:.0f} s")
 
 def rank(v):

@@ -63,4 +63,5 @@ BENCHES += bench-history
 # learner, on the whole trace and on each half; not in `make bench`: about
 # 20 min on 2 cores.
 bench-history-grid: $(BUILD)/bin/mpipredict-replay
-	@MPP_BUILD=$(abspath $(BUILD)) history/bench-history-grid.sh
+	@MPP_BUILD=$(abspath $(BUILD)) TRACE=$(TRACE) PROCS=$(PROCS) \
+	  history/bench-history-grid.sh
