@@ -18,7 +18,7 @@
  * coefficient when that grows, so features of very different scales
  * need no normalising) and the sum of its squared gradients (AdaGrad's
  * step size). Each observation costs O(p); nothing is kept per
- * observation: memory is 3p doubles.
+ * observation: memory is 6p doubles (the state and a step's copy).
  *
  * Not thread-safe: one thread at a time per mpp_nag.
  */
