@@ -2,7 +2,8 @@
 # The trace replay's schedules are valid: on the first 3000 jobs of
 # KTH-SP2, for EASY and EASY++ with each kind of prediction (the learned
 # one also with corrections by doubling; the online one, whose answers
-# fall short for most jobs, with the most corrections), no job starts
+# fall short for most jobs, with the most corrections; and what each
+# loss makes of the trace's real users), no job starts
 # before its submission, at most 100 processors are ever busy (by actual
 # run times), and, where predictions never fall short (requested times,
 # actual times), no job starts after the reservation EASY made for it when
@@ -47,6 +48,21 @@ w_easy=$(sed -n 's/.*wait_s=\([0-9]*\).*/\1/p' easy-requested-steps.out)
 w_pp=$(sed -n 's/.*wait_s=\([0-9]*\).*/\1/p' easy++-clairvoyant-steps.out)
 [ -n "$w_easy" ] && [ -n "$w_pp" ] && [ "$w_pp" -lt "$w_easy" ] ||
 	{ echo "expected EASY++ clairvoyant to wait less than EASY requested, got $w_pp vs $w_easy s"; fail=1; }
+# The online learner on the real users of the trace: the study's loss
+# (over-predictions squared x100) leaves it optimistic, the reverse loss
+# (under-predictions squared x100) pessimistic: on the first 3000 jobs
+# the first under-predicts at least twice the share of jobs the second
+# does (55.7 % against 22.2 % when written). A bad --loss is refused with
+# the spec named.
+under_of() { mpipredict-replay --jobs 3000 --scheduler easy++ --pred online "$@" kth.swf |
+	sed -n 's/.* under=\([0-9.]*\).*/\1/p'; }
+u_study=$(under_of)
+u_rev=$(under_of --loss abs:1/square:100/0)
+awk -v a="$u_study" -v b="$u_rev" 'BEGIN { exit !(a != "" && b != "" && a >= 2 * b) }' ||
+	{ echo "online: expected the study's loss to under-predict at least twice the reverse's share, got $u_study and $u_rev"; fail=1; }
+err=$(mpipredict-replay --pred online --loss square:100/abs:1 kth.swf 2>&1 >/dev/null); rc=$?
+[ $rc -eq 1 ] && printf '%s' "$err" | grep -q "square:100/abs:1" ||
+	{ echo "a bad --loss: expected exit 1 naming it, got $rc '$err'"; fail=1; }
 # Bad input: a line with a missing field names the file, line and field.
 printf '1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1\n' > bad.swf
 err=$(mpipredict-replay bad.swf 2>&1 >/dev/null); rc=$?
