@@ -77,6 +77,32 @@ __attribute__((format(printf, 2, 3))) static void fail(struct decoder *d,
 	va_start(ap, fmt);
 	vsnprintf(d->err, d->errlen, fmt, ap);
 	va_end(ap);
+	/* Every name echoed here was checked to be UTF-8, but a message cut
+	 * at errlen can end inside a character: end it before that one. */
+	size_t n = strlen(d->err);
+	d->err[mpp_utf8_check(d->err, n)] = '\0';
+}
+
+/* The first NAME_SHOWN bytes of a request's name, cut at a character
+ * boundary and marked "..." when cut, for an error message to quote: a
+ * name may be as long as the body, an error is one short line. `name` is
+ * known to be UTF-8 (bad_text). */
+enum { NAME_SHOWN = 64 };
+static const char *shown(const char *name, char out[NAME_SHOWN + 4])
+{
+	size_t n = strlen(name);
+	if (n <= NAME_SHOWN)
+		return name;
+	size_t k = 0;
+	for (;;) {
+		size_t c = mpp_utf8_seq((const unsigned char *)name + k, n - k);
+		if (c == 0 || k + c > NAME_SHOWN)
+			break;
+		k += c;
+	}
+	memcpy(out, name, k);
+	memcpy(out + k, "...", 4);
+	return out;
 }
 
 static const char *copy(struct decoder *d, const unsigned char *s, size_t len)
@@ -305,8 +331,9 @@ static void element(struct decoder *d, int kind, const char *s, size_t len)
 		if (ok && !(x >= 0))
 			ok = 0;
 		if (!ok) {
+			char buf[NAME_SHOWN + 4];
 			fail(d, "features.%s: expected a finite number >= 0",
-			     d->feature);
+			     shown(d->feature, buf));
 			return;
 		}
 		if (d->failed)
@@ -388,10 +415,11 @@ static int open_container(struct decoder *d, int kind)
 		return 1;
 	}
 	/* A container inside features, args or argv: a wrong element. */
-	if (d->field == F_FEATURES)
+	if (d->field == F_FEATURES) {
+		char buf[NAME_SHOWN + 4];
 		fail(d, "features.%s: expected a finite number >= 0",
-		     d->feature);
-	else
+		     shown(d->feature, buf));
+	} else
 		fail(d, "%s[%zu]: expected a string",
 		     d->field == F_ARGS ? "args" : "argv",
 		     d->field == F_ARGS ? d->q->nargs : d->q->nargv);
@@ -441,8 +469,11 @@ static int on_key(void *ctx, const unsigned char *s, size_t len)
 		return 1;
 	}
 	int rc = mpp_strmap_put(&d->names, d->feature, len, 0);
-	if (rc == 1)
-		fail(d, "features: duplicate name '%s'", d->feature);
+	if (rc == 1) {
+		char buf[NAME_SHOWN + 4];
+		fail(d, "features: duplicate name '%s'",
+		     shown(d->feature, buf));
+	}
 	mpp_kv *f = grow(q->features, q->nfeatures, &d->features_cap,
 			 sizeof *q->features);
 	if (rc < 0 || f == NULL) {

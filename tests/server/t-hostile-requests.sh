@@ -76,6 +76,17 @@ expect_status 200 "$st" "a valid multi-byte feature name"
 [ "$(jq -r '.ignored_features[0]' body)" = "größe€😀" ] ||
 	fail "expected the multi-byte name echoed unchanged, got $(cat body)"
 
+# A feature name of 601 bytes, mostly two-byte characters, with a value
+# that is not a number: the error quotes the name's start, cut between
+# characters (not in one: a fuzzer found the message cut at 511 bytes
+# inside an é), on one short line.
+name="a$(printf 'é%.0s' $(seq 300))"
+st=$(req POST /v1/predict "{\"app\":\"heat\",\"features\":{\"$name\":\"x\"}}")
+expect_status 400 "$st" "a long multi-byte feature name with a string value"
+strict_utf8 "a long multi-byte feature name"
+jq -e '.error | test("^features\\.aé+\\.\\.\\.: expected a finite number >= 0$") and (length < 120)' body >/dev/null ||
+	fail "a long multi-byte feature name: expected the name's start, whole characters, in a short error, got $(head -c 700 body)"
+
 # 500 query parameters: an answer, not a connection held 10 s.
 query=$(seq 500 | sed 's/^/a/;s/$/=1/' | paste -sd'&')
 st=$(curl -s -m 8 -o body -w '%{http_code}' "$URL/healthz?$query")
