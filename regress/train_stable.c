@@ -15,10 +15,13 @@
  * within the 1-SE set's standard error; the larger targets inside the
  * one-SE band. Each is refitted without the longest fifth of the runs,
  * then without the fifth with the largest value of each varying job
- * parameter, and predicts what was left out; the first candidate whose
- * mean error there is within 10 % (relative, plus 0.5 points) of the best
- * candidate's is kept. The 1-SE set comes first, so the rule's parsimony
- * stands whenever its terms extrapolate as well as any other.
+ * parameter (that value held out whole, so the held runs lie past the
+ * range of the rest), and predicts what was left out the way the model
+ * will answer there (past a range, with ridge as the fit, NNLS refitted
+ * on the same terms: train.c's extrapolation fit); the first candidate
+ * whose mean error there is within 10 % (relative, plus 0.5 points) of
+ * the best candidate's is kept. The 1-SE set comes first, so the rule's
+ * parsimony stands whenever its terms extrapolate as well as any other.
  *
  * Limit (measured, docs/benchmarks.md): when two sets differ only beyond
  * the training range (force + steps against force + halo on sizes 16-32
@@ -49,26 +52,68 @@ static int cmp_desc_y(const void *a, const void *b, void *ctx)
 	return (x < z) - (x > z);
 }
 
+/* Whether held run r has a varying parameter outside the range of the
+ * runs kept for training. */
+static int outside_kept(const struct data *d, size_t r)
+{
+	for (size_t v = 0; v < d->nvars; v++) {
+		double x = *mpp_params_get(&d->params[r], d->vars[v]);
+		int below = 1, above = 1;
+		for (size_t q = 0; q < d->m && (below || above); q++)
+			if (!d->held[q]) {
+				double y =
+				    *mpp_params_get(&d->params[q], d->vars[v]);
+				below &= x < y;
+				above &= x > y;
+			}
+		if (below || above)
+			return 1;
+	}
+	return 0;
+}
+
 /* MAPE (percent) on the held runs of the terms F refitted without them;
- * INFINITY when the fit fails. */
+ * INFINITY when the fit fails. Each held run is answered as the model
+ * will answer it: with ridge as the fit, a run outside the kept runs'
+ * ranges takes the NNLS refit of the same terms (the extrapolation fit,
+ * train.c), as a request outside the training ranges does. Judged by
+ * ridge alone, a set without the program's dominant work counter can
+ * win here on cancelling terms and then answer past the range with an
+ * NNLS fit that cannot grow like that counter (jacobi3d, session of
+ * 2026-11-28 in docs/benchmarks.md). cx: room for t + 1 values. */
 static double extrap_err(const struct data *d, const size_t *F, size_t t,
-			 int fit, double *c)
+			 int fit, double *c, double *cx)
 {
 	double e = 0;
 	size_t n = 0;
+	int xfit = -1; /* the NNLS refit: -1 not tried, 0 failed, 1 made */
 
 	if (mpp_tr_final_fit(d, FOLD_HELD, F, t, fit, c))
 		return INFINITY;
 	for (size_t r = 0; r < d->m; r++)
 		if (d->held[r]) {
-			double p = mpp_tr_predict_row(d, r, F, t, c);
+			const double *k = c;
+			if (fit == FIT_RIDGE && t > 0 && outside_kept(d, r)) {
+				if (xfit < 0)
+					xfit = mpp_tr_final_fit(d, FOLD_HELD, F,
+								t, FIT_NNLS,
+								cx) == MPP_OK;
+				if (xfit)
+					k = cx;
+			}
+			double p = mpp_tr_predict_row(d, r, F, t, k);
 			e += fabs(p - d->y[r]) / d->y[r];
 			n++;
 		}
 	return n ? 100 * e / (double)n : INFINITY;
 }
 
-/* Mark the nx runs with the largest key as held out. */
+/* Mark the nx runs with the largest key as held out, and with them every
+ * run that ties the last one, up to half the runs: a parameter's largest
+ * value is held out whole, so that its held runs lie past the range of
+ * the runs kept (with 5 sizes x 2 rank counts x 3 iterations x 3
+ * repeats, a fifth of the runs is 14 of the 18 runs of the largest size:
+ * the other 4 stayed in, and the check never left the range). */
 static void hold_top(struct data *d, size_t *pos, double *key, size_t nx)
 {
 	for (size_t r = 0; r < d->m; r++) {
@@ -76,9 +121,11 @@ static void hold_top(struct data *d, size_t *pos, double *key, size_t nx)
 		d->held[r] = 0;
 	}
 	qsort_r(pos, d->m, sizeof(*pos), cmp_desc_y, key);
-	for (size_t i = 0; i < nx; i++)
-		d->held[pos[i]] = 1;
-	d->nheld_train = d->m - nx;
+	size_t n = 0;
+	while (n < nx ||
+	       (n > 0 && n < d->m / 2 && key[pos[n]] == key[pos[n - 1]]))
+		d->held[pos[n++]] = 1;
+	d->nheld_train = d->m - n;
 }
 
 /* Mean over folds of the held-out MAPE of the fixed columns F (the final
@@ -155,7 +202,8 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 			 size_t *Fout, size_t *tout, mpp_train_report *rep)
 {
 	size_t nx = d->m / 5, *pos = NULL, T = cv->nt, t1;
-	double bm = INFINITY, bse = 0, *xe = NULL, *c = NULL, *key = NULL;
+	double bm = INFINITY, bse = 0, *xe = NULL, *c = NULL, *cx = NULL,
+	       *key = NULL;
 	struct cands cs = {0, 0, cv->tmax, NULL, NULL, NULL};
 	int rc = MPP_OK;
 
@@ -168,7 +216,8 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 	key = malloc(d->m * sizeof(*key));
 	d->held = calloc(d->m, 1);
 	c = malloc((cv->tmax + 1) * sizeof(*c));
-	if (!pos || !key || !d->held || !c) {
+	cx = malloc((cv->tmax + 1) * sizeof(*cx));
+	if (!pos || !key || !d->held || !c || !cx) {
 		rc = MPP_ENOMEM;
 		goto out;
 	}
@@ -250,7 +299,7 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 		hold_top(d, pos, key, nx);
 		for (size_t i = 0; i < cs.n; i++)
 			xe[i] += extrap_err(d, cs.cols + i * cs.tmax, cs.t[i],
-					    fit, c) /
+					    fit, c, cx) /
 				 (double)(d->nvars + 1);
 	}
 	double best = INFINITY;
@@ -276,6 +325,7 @@ out:
 	d->held = NULL;
 	free(xe);
 	free(c);
+	free(cx);
 	free(cs.cols);
 	free(cs.t);
 	free(cs.ti);
