@@ -53,11 +53,17 @@ mkfifo lock.sql
 sqlite3 "$DB" <lock.sql >/dev/null 2>&1 &
 holder=$!
 exec 3>lock.sql
+# The holder waits for the lock (.timeout): the daemon may be writing the
+# records it kept at this moment, and without a wait BEGIN IMMEDIATE fails
+# at once, nothing is held, and the shutdown below has nothing to report.
+echo '.timeout 5000' >&3
 echo 'BEGIN IMMEDIATE; INSERT INTO apps(name, created_at) VALUES ("lock", 0);' >&3
+locked=0
 for _ in $(seq 100); do
-	sqlite3 "$DB" 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || break
+	sqlite3 "$DB" 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1 || { locked=1; break; }
 	sleep 0.05
 done
+[ "$locked" = 1 ] || fail "expected the holder to take the store's write lock within 5 s"
 for i in $(seq 10); do
 	st=$(curl -s -m 2 -o body -w '%{http_code}' --data-binary '{"app":"heat","ntasks":4}' "$URL/v1/predict")
 	expect_status 200 "$st" "prediction $i while the store is locked"
