@@ -86,6 +86,19 @@ expect_status 400 "$st" "a long multi-byte feature name with a string value"
 strict_utf8 "a long multi-byte feature name"
 jq -e '.error | test("^features\\.aé+\\.\\.\\.: expected a finite number >= 0$") and (length < 120)' body >/dev/null ||
 	fail "a long multi-byte feature name: expected the name's start, whole characters, in a short error, got $(head -c 700 body)"
+# The same in a real shape: a counter of a code built in a Spack install
+# tree padded to 512 bytes (config:install_tree:padded_length), under a
+# user's directory with a non-ASCII name placed across byte 64; the
+# duplicate is refused naming it, cut before the 'ü'.
+pad=$(printf '__spack_path_placeholder__%.0s' $(seq 20) | head -c 480)
+name="loop:/home/jürgen/spack/opt/$(printf %s "$pad" | head -c 32)/müller-solver/$pad/src/flux.c:212:5.mean"
+[ "$(printf '%s' "$name" | head -c 64 | tail -c 1 | od -An -tx1 | tr -d ' ')" = c3 ] ||
+	fail "the test's name: expected byte 64 to start the 'ü'"
+st=$(req POST /v1/predict "{\"app\":\"heat\",\"features\":{\"$name\":1,\"$name\":2}}")
+expect_status 400 "$st" "a duplicate Spack-padded feature name"
+strict_utf8 "a duplicate Spack-padded feature name"
+jq -e --arg n "$(printf %s "$name" | head -c 63)" '.error == "features: duplicate name '"'"'" + $n + "...'"'"'"' body >/dev/null ||
+	fail "a duplicate Spack-padded feature name: expected its first 63 bytes quoted (whole characters), got $(head -c 700 body)"
 
 # 500 query parameters: an answer, not a connection held 10 s.
 query=$(seq 500 | sed 's/^/a/;s/$/=1/' | paste -sd'&')
