@@ -52,24 +52,27 @@ static int cmp_desc_y(const void *a, const void *b, void *ctx)
 	return (x < z) - (x > z);
 }
 
-/* Whether held run r has a varying parameter outside the range of the
- * runs kept for training. */
-static int outside_kept(const struct data *d, size_t r)
+/* out[r] = 1 for each held run with a varying parameter outside the
+ * range of the runs kept for training, else 0. */
+static void mark_outside(const struct data *d, unsigned char *out)
 {
+	memset(out, 0, d->m);
 	for (size_t v = 0; v < d->nvars; v++) {
-		double x = *mpp_params_get(&d->params[r], d->vars[v]);
-		int below = 1, above = 1;
-		for (size_t q = 0; q < d->m && (below || above); q++)
-			if (!d->held[q]) {
-				double y =
-				    *mpp_params_get(&d->params[q], d->vars[v]);
-				below &= x < y;
-				above &= x > y;
+		double lo = INFINITY, hi = -INFINITY;
+		for (size_t r = 0; r < d->m; r++)
+			if (!d->held[r]) {
+				double x =
+				    *mpp_params_get(&d->params[r], d->vars[v]);
+				lo = fmin(lo, x);
+				hi = fmax(hi, x);
 			}
-		if (below || above)
-			return 1;
+		for (size_t r = 0; r < d->m; r++)
+			if (d->held[r]) {
+				double x =
+				    *mpp_params_get(&d->params[r], d->vars[v]);
+				out[r] |= x < lo || x > hi;
+			}
 	}
-	return 0;
 }
 
 /* MAPE (percent) on the held runs of the terms F refitted without them;
@@ -80,9 +83,11 @@ static int outside_kept(const struct data *d, size_t r)
  * ridge alone, a set without the program's dominant work counter can
  * win here on cancelling terms and then answer past the range with an
  * NNLS fit that cannot grow like that counter (jacobi3d, session of
- * 2026-11-28 in docs/benchmarks.md). cx: room for t + 1 values. */
-static double extrap_err(const struct data *d, const size_t *F, size_t t,
-			 int fit, double *c, double *cx)
+ * 2026-11-28 in docs/benchmarks.md). out: mark_outside's flags; cx:
+ * room for t + 1 values. */
+static double extrap_err(const struct data *d, const unsigned char *out,
+			 const size_t *F, size_t t, int fit, double *c,
+			 double *cx)
 {
 	double e = 0;
 	size_t n = 0;
@@ -93,7 +98,7 @@ static double extrap_err(const struct data *d, const size_t *F, size_t t,
 	for (size_t r = 0; r < d->m; r++)
 		if (d->held[r]) {
 			const double *k = c;
-			if (fit == FIT_RIDGE && t > 0 && outside_kept(d, r)) {
+			if (fit == FIT_RIDGE && t > 0 && out[r]) {
 				if (xfit < 0)
 					xfit = mpp_tr_final_fit(d, FOLD_HELD, F,
 								t, FIT_NNLS,
@@ -204,6 +209,7 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 	size_t nx = d->m / 5, *pos = NULL, T = cv->nt, t1;
 	double bm = INFINITY, bse = 0, *xe = NULL, *c = NULL, *cx = NULL,
 	       *key = NULL;
+	unsigned char *out = NULL;
 	struct cands cs = {0, 0, cv->tmax, NULL, NULL, NULL};
 	int rc = MPP_OK;
 
@@ -217,7 +223,8 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 	d->held = calloc(d->m, 1);
 	c = malloc((cv->tmax + 1) * sizeof(*c));
 	cx = malloc((cv->tmax + 1) * sizeof(*cx));
-	if (!pos || !key || !d->held || !c || !cx) {
+	out = malloc(d->m);
+	if (!pos || !key || !d->held || !c || !cx || !out) {
 		rc = MPP_ENOMEM;
 		goto out;
 	}
@@ -297,9 +304,10 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 					: *mpp_params_get(&d->params[r],
 							  d->vars[h - 1]);
 		hold_top(d, pos, key, nx);
+		mark_outside(d, out);
 		for (size_t i = 0; i < cs.n; i++)
-			xe[i] += extrap_err(d, cs.cols + i * cs.tmax, cs.t[i],
-					    fit, c, cx) /
+			xe[i] += extrap_err(d, out, cs.cols + i * cs.tmax,
+					    cs.t[i], fit, c, cx) /
 				 (double)(d->nvars + 1);
 	}
 	double best = INFINITY;
@@ -326,6 +334,7 @@ out:
 	free(xe);
 	free(c);
 	free(cx);
+	free(out);
 	free(cs.cols);
 	free(cs.t);
 	free(cs.ti);
