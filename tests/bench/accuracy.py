@@ -63,6 +63,7 @@ SEED = 20261122
 REPORTED = {}  # (app, work folder) -> training's reported errors
 ENTRIES = {}   # (app or "all apps", split, method, scope) -> [(setting, p)]
 BOOT = 2000    # bootstrap resamples for a goal's interval
+SESSION_TERMS = {}  # (app, split, session) -> (fit, kept features)
 
 
 def params_of(args, nprocs):
@@ -234,8 +235,19 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         sdbk = os.path.join(work, "session%d.db" % k)
         if os.path.exists(sdbk):
             os.remove(sdbk)
-        rc, _ = run([opt.bin + "/mpipredict-train", "--db", sdbk, "--app",
-                     app, s_csv], log)
+        rc, out = run([opt.bin + "/mpipredict-train", "--db", sdbk,
+                       "--app", app, "--json", s_csv], log)
+        if rc == 0:
+            # The terms each session kept (issue 15, requirement 3: the
+            # choice must not flip between sessions).
+            try:
+                m = json.loads(out)["models"][0]
+                SESSION_TERMS[(app, os.path.basename(work), k)] = (
+                    m.get("fit"),
+                    frozenset(t["feature"] for t in m.get("terms", [])),
+                    frozenset(law(t) for t in m.get("terms", [])))
+            except (ValueError, KeyError, IndexError):
+                pass
         res[name] = from_params(sdbk) if rc == 0 else \
             "mpipredict-train on session %d failed (see %s)" % (k, log)
 
@@ -515,6 +527,41 @@ def ratio_interval(pairs, rng):
     return r, lo, hi
 
 
+def law(term):
+    """A kept term's power law in the job parameters, exponents rounded to
+    0.1 (two counters of one loop nest, n i and 6 n i, have the same law);
+    its name when it has no parameter model."""
+    pm = term.get("param_model") or {}
+    ex = pm.get("exponents")
+    if not pm.get("predictable") or not ex:
+        return term["feature"]
+    return " ".join("%s^%.1f" % (k, v) for k, v in sorted(ex.items())
+                    if abs(v) >= 0.05) or "1"
+
+
+def same_terms(app, split):
+    """Whether the two sessions kept the same terms: "same", or how many
+    of them both kept, with each session's fit."""
+    t1 = SESSION_TERMS.get((app, split, 1))
+    t2 = SESSION_TERMS.get((app, split, 2))
+    if app == "all apps":
+        pairs = [(SESSION_TERMS.get((a, sp, 1)), SESSION_TERMS.get((a, sp, 2)))
+                 for (a, sp, k) in SESSION_TERMS if sp == split and k == 1]
+        pairs = [(x, y) for x, y in pairs if x and y]
+        same = sum(x[1] == y[1] for x, y in pairs)
+        laws = sum(x[2] == y[2] for x, y in pairs)
+        return "the same in %d of %d apps, laws in %d" % (same, len(pairs),
+                                                          laws)
+    if not t1 or not t2:
+        return "n/a"
+    def cmp(a, b):
+        if a == b:
+            return "the same (%d)" % len(a)
+        return "%d shared of %d / %d" % (len(a & b), len(a), len(b))
+    return "%s, laws %s (%s / %s)" % (cmp(t1[1], t2[1]), cmp(t1[2], t2[2]),
+                                      t1[0], t2[0])
+
+
 def stability_interval(app, split, rng):
     """The larger over the smaller of the two sessions' MAPEs, with its
     90 % interval, the test settings resampled in pairs (each setting's
@@ -624,11 +671,11 @@ def stability(results):
         ratio = hi / lo if lo > 0 else float("inf")
         iv = stability_interval(app, split, rng)
         print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s answered %s%% "
-              "/ %s%%; default/params answered %s%%" % (
+              "/ %s%%; default/params answered %s%%; terms %s" % (
                   app, split, r[6], r2[6], ratio,
                   "[%.2f, %.2f] %s" % (iv[1], iv[2], verdict(iv, 1.5))
                   if iv else "", fmt(r[9]), fmt(r2[9]),
-                  fmt(d[9]) if d else "n/a"))
+                  fmt(d[9]) if d else "n/a", same_terms(app, split)))
 
 
 def goals(results):
