@@ -42,7 +42,9 @@ times; a setting keeps its error and its repeats' spread together). A goal
 is "met" when the whole interval is within it, "NOT met" when all of it is
 above, and "not resolved" otherwise: the test settings and repeats of this
 run cannot tell, on this machine's noise. The model's own uncertainty
-(another training sample) is not in the interval.
+(another training sample) is not in the interval. The stability lines also
+say whether the two sessions kept the same terms and the same power laws
+of the job parameters (requirement 3: the choice must not flip).
 
 Writes OUT/results.csv, OUT/predictions.csv, OUT/<app>.svg (predicted vs
 actual, if gnuplot is there) and prints the table and the goals.
