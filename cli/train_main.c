@@ -243,13 +243,21 @@ static json_t *to_json(const struct app_result *a)
 	json_object_set_new(out, "x_mape_answers",
 			    json_integer((json_int_t)r->x_answers));
 	/* The stable choice of terms (regress/train_stable.c). */
+	json_t *checks = json_array();
+	for (size_t i = 0; i < r->nstable_checks; i++)
+		json_array_append_new(
+		    checks,
+		    json_pack("{s:s, s:I, s:I}", "by", r->stable_check[i].by,
+			      "held", (json_int_t)r->stable_check[i].held,
+			      "outside",
+			      (json_int_t)r->stable_check[i].outside));
 	json_object_set_new(
 	    out, "stable_choice",
-	    json_pack("{s:I, s:I, s:I, s:o}", "candidates",
+	    json_pack("{s:I, s:I, s:I, s:o, s:o}", "candidates",
 		      (json_int_t)r->stable_candidates, "kept_candidate",
 		      (json_int_t)r->stable_pick, "one_se_target",
 		      (json_int_t)r->target_one_se, "extrap_mape_pct",
-		      jnum(r->extrap_mape)));
+		      jnum(r->extrap_mape), "checks", checks));
 	return out;
 }
 

@@ -92,6 +92,9 @@ typedef struct mpp_train_report {
 	 * two trainings agree on its direction, else 1); NAN: not checked.
 	 * NULL: none. */
 #define MPP_EDGE_CHECK 7
+/* The stable choice's checks reported (the longest runs, then up to 7
+ * parameters). */
+#define MPP_STABLE_CHECKS 8
 	double *edge_check;
 	size_t nedge_check; /* ranges it covers (placement adds one after) */
 	/* The stable choice of terms (train_stable.c): targets inside the
@@ -102,6 +105,14 @@ typedef struct mpp_train_report {
 	size_t stable_pick; /* index of the kept one: 0 is the 1-SE set */
 	size_t target_one_se;
 	double extrap_mape;
+	/* Its checks, in order: the longest runs ("runtime"), then each
+	 * varying parameter's largest values; the runs each held out, and
+	 * how many of those lay outside the kept runs' ranges. */
+	size_t nstable_checks;
+	struct {
+		char by[32];
+		size_t held, outside;
+	} stable_check[MPP_STABLE_CHECKS];
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

@@ -32,6 +32,7 @@
  */
 #include "regress/train_data.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,6 +306,19 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 							  d->vars[h - 1]);
 		hold_top(d, pos, key, nx);
 		mark_outside(d, out);
+		if (h < MPP_STABLE_CHECKS) {
+			size_t held = 0, outside = 0;
+			for (size_t r = 0; r < d->m; r++) {
+				held += d->held[r];
+				outside += out[r];
+			}
+			snprintf(rep->stable_check[h].by,
+				 sizeof rep->stable_check[h].by, "%s",
+				 h == 0 ? "runtime" : d->vars[h - 1]);
+			rep->stable_check[h].held = held;
+			rep->stable_check[h].outside = outside;
+			rep->nstable_checks = h + 1;
+		}
 		for (size_t i = 0; i < cs.n; i++)
 			xe[i] += extrap_err(d, out, cs.cols + i * cs.tmax,
 					    cs.t[i], fit, c, cx) /
