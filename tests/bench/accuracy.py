@@ -502,6 +502,21 @@ def setting_errors(ent):
     return out
 
 
+def bootstrap(units, stat, rng):
+    """stat(units) and its 90 % interval, the units resampled with
+    replacement BOOT times; None when stat cannot be formed (it returns
+    None)."""
+    if not units:
+        return None
+    r = stat(units)
+    if r is None:
+        return None
+    boots = sorted(x for x in (stat([rng.choice(units) for _ in units])
+                               for _ in range(BOOT)) if x is not None)
+    return (r, boots[int(0.05 * (len(boots) - 1))],
+            boots[int(0.95 * (len(boots) - 1))])
+
+
 def ratio_interval(pairs, rng):
     """MAPE / noise floor over the settings `pairs` (setting_errors), and
     its 90 % interval by resampling the test settings (a cluster
@@ -513,20 +528,7 @@ def ratio_interval(pairs, rng):
         nruns = sum(n for _, _, n in sample)
         floor = sum(d * n for _, d, n in sample) / nruns
         return err / floor if floor > 0 else None
-    if not pairs:
-        return None
-    r = ratio(pairs)
-    if r is None:
-        return None
-    boots = []
-    for _ in range(BOOT):
-        b = ratio([rng.choice(pairs) for _ in pairs])
-        if b is not None:
-            boots.append(b)
-    boots.sort()
-    lo = boots[int(0.05 * (len(boots) - 1))]
-    hi = boots[int(0.95 * (len(boots) - 1))]
-    return r, lo, hi
+    return bootstrap(pairs, ratio, rng)
 
 
 def law(term):
@@ -579,12 +581,7 @@ def stability_interval(app, split, rng):
         m2 = statistics.mean(y for _, y in sample)
         lo, hi = sorted((m1, m2))
         return hi / lo if lo > 0 else None
-    if not pairs or ratio(pairs) is None:
-        return None
-    boots = sorted(x for x in (ratio([rng.choice(pairs) for _ in pairs])
-                               for _ in range(BOOT)) if x is not None)
-    return (ratio(pairs), boots[int(0.05 * (len(boots) - 1))],
-            boots[int(0.95 * (len(boots) - 1))])
+    return bootstrap(pairs, ratio, rng)
 
 
 def verdict(iv, goal):
