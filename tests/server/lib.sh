@@ -72,3 +72,31 @@ healthy() {
 rows() {
 	sqlite3 "$DB" "SELECT count(*) FROM $1"
 }
+
+# hold_lock / release_lock: another connection holds the store's write lock
+# (as a training does) until release_lock. The holder waits for the lock
+# (.timeout): the daemon may be writing (an audit batch, kept records) at
+# that moment, and without a wait BEGIN IMMEDIATE fails at once and
+# nothing is held (t-audit-failing and t-runs-while-locked failed so under
+# load). Fails the test when the lock is not taken within 5 s.
+hold_lock() {
+	rm -f lock.sql
+	mkfifo lock.sql
+	sqlite3 "$DB" <lock.sql >/dev/null 2>&1 &
+	LOCK_HOLDER=$!
+	exec 3>lock.sql
+	echo '.timeout 5000' >&3
+	echo 'BEGIN IMMEDIATE; INSERT INTO apps(name, created_at) VALUES ("lock", 0);' >&3
+	local _
+	for _ in $(seq 100); do
+		sqlite3 "$DB" 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1 ||
+			return 0
+		sleep 0.05
+	done
+	fail "expected another connection to take the store's write lock within 5 s"
+}
+release_lock() {
+	echo 'ROLLBACK;' >&3
+	exec 3>&-
+	wait "$LOCK_HOLDER"
+}

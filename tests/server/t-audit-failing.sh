@@ -49,21 +49,7 @@ grep -q 'written again' daemon.log || fail "expected a line saying the audit rec
 
 # A connection holds the write lock: predictions are still answered, and
 # SIGTERM is not held up by SQLite's busy timeout (10 s per attempt).
-mkfifo lock.sql
-sqlite3 "$DB" <lock.sql >/dev/null 2>&1 &
-holder=$!
-exec 3>lock.sql
-# The holder waits for the lock (.timeout): the daemon may be writing the
-# records it kept at this moment, and without a wait BEGIN IMMEDIATE fails
-# at once, nothing is held, and the shutdown below has nothing to report.
-echo '.timeout 5000' >&3
-echo 'BEGIN IMMEDIATE; INSERT INTO apps(name, created_at) VALUES ("lock", 0);' >&3
-locked=0
-for _ in $(seq 100); do
-	sqlite3 "$DB" 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1 || { locked=1; break; }
-	sleep 0.05
-done
-[ "$locked" = 1 ] || fail "expected the holder to take the store's write lock within 5 s"
+hold_lock
 for i in $(seq 10); do
 	st=$(curl -s -m 2 -o body -w '%{http_code}' --data-binary '{"app":"heat","ntasks":4}' "$URL/v1/predict")
 	expect_status 200 "$st" "prediction $i while the store is locked"
@@ -75,9 +61,7 @@ wait "$PID"
 rc=$?
 PID=
 ms=$((($(date +%s%N) - start) / 1000000))
-echo 'ROLLBACK;' >&3
-exec 3>&-
-wait "$holder"
+release_lock
 [ "$rc" = 0 ] || fail "expected exit 0 after SIGTERM, got $rc"
 [ "$ms" -lt 6000 ] || fail "expected the daemon to stop within 6 s while the store is locked, took $ms ms"
 grep -q 'not written at shutdown\|did not answer' daemon.log ||

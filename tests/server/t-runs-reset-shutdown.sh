@@ -18,24 +18,6 @@ for i in $(seq 12); do
 done
 echo t0ken >token
 
-# lock / unlock: hold the write lock from another connection.
-lock() {
-	rm -f lock.sql
-	mkfifo lock.sql
-	sqlite3 "$DB" <lock.sql >/dev/null 2>&1 &
-	holder=$!
-	exec 3>lock.sql
-	echo 'BEGIN IMMEDIATE; INSERT INTO apps(name, created_at) VALUES ("lock", 0);' >&3
-	for _ in $(seq 100); do
-		sqlite3 "$DB" 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || break
-		sleep 0.05
-	done
-}
-unlock() {
-	echo 'ROLLBACK;' >&3
-	exec 3>&-
-	wait "$holder"
-}
 raw_post() { # FILE.csv -> FILE.http
 	{
 		printf 'POST /v1/runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t0ken\r\n'
@@ -49,7 +31,7 @@ raw_post() { # FILE.csv -> FILE.http
 start_daemon --token-file token --threads 1
 
 # Three clients reset while their bodies wait for the lock.
-lock
+hold_lock
 resets=()
 for i in 1 2 3; do
 	raw_post part$i.csv
@@ -60,7 +42,7 @@ wait "${resets[@]}"
 for i in 1 2 3; do
 	[ "$(cat reset$i.out)" = reset ] || fail "expected client $i to reset, got $(cat reset$i.out)"
 done
-unlock
+release_lock
 for _ in $(seq 100); do
 	[ "$(rows runs)" = 6 ] && break
 	sleep 0.1
@@ -70,7 +52,7 @@ healthy "after the resets"
 
 # Shutdown while one body is being written and seven wait (the ingest
 # queue holds 8).
-lock
+hold_lock
 posts=()
 for i in $(seq 4 11); do
 	curl -s -m 30 -o runs$i.body -w '%{http_code}' --data-binary @part$i.csv \
@@ -80,7 +62,7 @@ for i in $(seq 4 11); do
 done
 kill -TERM "$PID"
 sleep 1
-unlock
+release_lock
 wait "$PID"
 rc=$?
 PID=

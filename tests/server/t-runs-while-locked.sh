@@ -12,15 +12,7 @@
 echo t0ken >token
 start_daemon --token-file token --threads 1
 
-mkfifo lock.sql
-sqlite3 "$DB" <lock.sql >/dev/null 2>&1 &
-holder=$!
-exec 3>lock.sql
-echo 'BEGIN IMMEDIATE; INSERT INTO apps(name, created_at) VALUES ("lock", 0);' >&3
-for _ in $(seq 100); do
-	sqlite3 "$DB" 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || break
-	sleep 0.05
-done
+hold_lock
 
 curl -s -m 30 -o runs.body -w '%{http_code}' --data-binary @runs.csv \
 	-H 'Authorization: Bearer t0ken' "$URL/v1/runs" >runs.status &
@@ -34,9 +26,7 @@ done
 ms=$((($(date +%s%N) - start) / 1000000))
 [ ! -s runs.status ] || fail "expected POST /v1/runs still waiting for the lock, it answered $(cat runs.status)"
 
-echo 'ROLLBACK;' >&3
-exec 3>&-
-wait "$holder"
+release_lock
 wait "$poster"
 [ "$(cat runs.status)" = 200 ] || fail "expected POST /v1/runs answered 200 after the lock, got $(cat runs.status): $(cat runs.body)"
 [ "$(rows runs)" = 5 ] || fail "expected 5 runs stored, got $(rows runs)"
