@@ -5,7 +5,7 @@
  *   mpirun -np P mpipredict-calibrate [--db FILE] [--machine NAME]
  *          [--levels LIST] [--reps N]
  *       locates every rank (host, package: collector/topo.h), picks for
- *       each level in LIST (default cmp,socket,net) a pair of ranks with
+ *       each level in LIST (default cmp,socket,net,mem) a pair of ranks with
  *       rank 0 at that level, runs the experiments (experiments.h), fits
  *       the parameters (fit.h) and stores the profile in the store; levels
  *       not in LIST come from the machine's newest stored profile; a level
@@ -27,6 +27,7 @@
 
 #include "calibrate/experiments.h"
 #include "calibrate/fit.h"
+#include "calibrate/memory.h"
 #include "collector/topo.h"
 #include "regress/profile_json.h"
 #include "schema/store.h"
@@ -43,7 +44,8 @@ static const char usage[] =
     "  --db FILE       the store (default models.db; created when missing)\n"
     "  --machine NAME  profile name (default: the host name of rank 0)\n"
     "  --levels LIST   comma-separated levels to measure (default "
-    "cmp,socket,net);\n"
+    "cmp,socket,net,mem;\n"
+    "                  mem: the memory curve of rank 0's node);\n"
     "                  the others are kept from the newest stored profile\n"
     "  --reps N        repetitions of each timed experiment (default 50)\n"
     "  --show          print the newest stored profile as JSON and exit\n"
@@ -53,21 +55,24 @@ static const char usage[] =
 
 struct opts {
 	const char *db, *machine;
-	int want[MPP_NLV], reps, show;
+	int want[MPP_NLV], want_mem, reps, show;
 };
 
-static int parse_levels(const char *s, int *want)
+static int parse_levels(const char *s, int *want, int *want_mem)
 {
 	char *copy = strdup(s), *tok, *save = NULL;
 	int i, ok = copy != NULL;
 
 	for (i = 0; i < MPP_NLV; i++)
 		want[i] = 0;
+	*want_mem = 0;
 	for (tok = copy ? strtok_r(copy, ",", &save) : NULL; ok && tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < MPP_NLV && strcmp(tok, mpp_lv_names[i]); i++)
 			;
-		if (i == MPP_NLV)
+		if (!strcmp(tok, "mem"))
+			*want_mem = 1;
+		else if (i == MPP_NLV)
 			ok = 0;
 		else
 			want[i] = 1;
@@ -96,7 +101,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	o->machine = NULL;
 	o->reps = 50;
 	o->show = 0;
-	o->want[0] = o->want[1] = o->want[2] = 1;
+	o->want[0] = o->want[1] = o->want[2] = o->want_mem = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
@@ -107,7 +112,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->machine = optarg;
 			break;
 		case 'l':
-			if (parse_levels(optarg, o->want) < 0) {
+			if (parse_levels(optarg, o->want, &o->want_mem) < 0) {
 				fprintf(stderr,
 					"mpipredict-calibrate: --levels %s: "
 					"expected a comma-separated list of "
@@ -284,6 +289,11 @@ static int store_profile(const struct opts *o, mpp_loggps_profile *p)
 			p->missing[i] = old.missing[i];
 			old.missing[i] = NULL;
 		}
+	/* The memory curve, when not measured now. */
+	if (have_old && !o->want_mem && !p->mem) {
+		p->mem = old.mem;
+		old.mem = NULL;
+	}
 	if (have_old)
 		mpp_loggps_profile_clear(&old);
 	if (rc == MPP_OK && !(json = mpp_profile_to_json(p))) {
@@ -385,6 +395,23 @@ int main(int argc, char **argv)
 			}
 		}
 		cal_timings_free(&t);
+	}
+	/* The memory curve of rank 0's node (calibrate/memory.h). */
+	if (status == 0 && o.want_mem) {
+		mpp_mem_curve c;
+		if (cal_run_memory(w.node[me] == w.node[0],
+				   o.reps > 5 ? 5 : o.reps, &c, err,
+				   sizeof err) < 0) {
+			if (me == 0)
+				fprintf(stderr, "mpipredict-calibrate: %s\n",
+					err);
+			status = 2;
+		} else if (me == 0 && !(prof.mem = malloc(sizeof c))) {
+			fprintf(stderr,
+				"mpipredict-calibrate: out of memory\n");
+			status = 2;
+		} else if (me == 0)
+			*prof.mem = c;
 	}
 	if (me == 0 && status == 0)
 		status = store_profile(&o, &prof);

@@ -3,7 +3,7 @@
 # MPI program (compiled with $(MPICC)) that links the collector's topology
 # code (collector/topo.c, hwloc), the store and regress/'s LogGPS model.
 
-CALIBRATE_OBJS := $(addprefix $(OBJ)/calibrate/,calibrate_main.o experiments.o fit.o)
+CALIBRATE_OBJS := $(addprefix $(OBJ)/calibrate/,calibrate_main.o experiments.o fit.o memory.o)
 
 $(OBJ)/calibrate/%.o: CC := $(MPICC)
 $(OBJ)/calibrate/%.o: CPPFLAGS += $(shell pkg-config --cflags gsl)

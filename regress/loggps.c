@@ -24,6 +24,7 @@ void mpp_loggps_profile_clear(mpp_loggps_profile *p)
 		}
 		free(p->missing[i]);
 	}
+	free(p->mem);
 	*p = (mpp_loggps_profile){0};
 }
 

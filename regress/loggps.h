@@ -40,6 +40,8 @@ typedef struct mpp_loggps_profile {
 	int nodes_seen, packages_per_node, cores_per_node;
 	mpp_loggps_level *level[MPP_NLV]; /* NULL: not measured here */
 	char *missing[MPP_NLV]; /* why a level is NULL; owned, or NULL */
+	/* The memory curve (memory.h), owned; NULL: not measured. */
+	struct mpp_mem_curve *mem;
 } mpp_loggps_profile;
 
 /* Frees everything the profile owns (not p itself). */

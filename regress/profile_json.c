@@ -10,6 +10,8 @@
 
 #include "regress/profile_json.h"
 
+#include "regress/memory.h"
+
 static json_t *num_or_null(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
@@ -46,6 +48,26 @@ static json_t *level_to_json(const mpp_loggps_level *l)
 	return o;
 }
 
+static json_t *mem_to_json(const mpp_mem_curve *c)
+{
+	json_t *o = json_object(), *x = json_array(), *cs = json_array();
+
+	for (int i = 0; i < c->npoints; i++)
+		json_array_append_new(x, json_real(c->node_kib[i]));
+	for (int k = 0; k < c->ncurves; k++) {
+		json_t *cv = json_object(), *t = json_array();
+		for (int i = 0; i < c->npoints; i++)
+			json_array_append_new(t,
+					      json_real(c->ns_per_byte[k][i]));
+		json_object_set_new(cv, "ranks", json_integer(c->ranks[k]));
+		json_object_set_new(cv, "ns_per_byte", t);
+		json_array_append_new(cs, cv);
+	}
+	json_object_set_new(o, "node_kib", x);
+	json_object_set_new(o, "curves", cs);
+	return o;
+}
+
 char *mpp_profile_to_json(const mpp_loggps_profile *p)
 {
 	json_t *d = json_object(), *lv = json_object(), *miss = json_object();
@@ -79,6 +101,8 @@ char *mpp_profile_to_json(const mpp_loggps_profile *p)
 	}
 	json_object_set_new(d, "levels", lv);
 	json_object_set_new(d, "missing", miss);
+	json_object_set_new(d, "memory",
+			    p->mem ? mem_to_json(p->mem) : json_null());
 	s = json_dumps(d, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 			      JSON_REAL_PRECISION(6));
 	json_decref(d);
@@ -169,6 +193,77 @@ static int level_from_json(json_t *o, mpp_loggps_level *l, const char *where,
 	return 0;
 }
 
+/* The "memory" object into a new curve at *out. */
+static int mem_from_obj(json_t *o, const char *name, mpp_mem_curve **out,
+			char *err, size_t errlen)
+{
+	json_t *x = json_object_get(o, "node_kib"),
+	       *cs = json_object_get(o, "curves");
+	char where[320];
+	mpp_mem_curve *c;
+
+	if (!json_is_array(x) || !json_is_array(cs)) {
+		snprintf(err, errlen,
+			 "%s: memory: expected an object with arrays "
+			 "\"node_kib\" and \"curves\"",
+			 name);
+		return -1;
+	}
+	if (json_array_size(x) > MPP_MEM_POINTS ||
+	    json_array_size(cs) > MPP_MEM_CURVES) {
+		snprintf(err, errlen,
+			 "%s: memory: at most %d points and %d curves", name,
+			 MPP_MEM_POINTS, MPP_MEM_CURVES);
+		return -1;
+	}
+	c = calloc(1, sizeof *c);
+	if (!c) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	c->npoints = (int)json_array_size(x);
+	c->ncurves = (int)json_array_size(cs);
+	for (int i = 0; i < c->npoints; i++) {
+		json_t *v = json_array_get(x, (size_t)i);
+		c->node_kib[i] = json_is_number(v) ? json_number_value(v) : NAN;
+	}
+	for (int k = 0; k < c->ncurves; k++) {
+		json_t *cv = json_array_get(cs, (size_t)k),
+		       *t = json_object_get(cv, "ns_per_byte");
+		double r;
+		snprintf(where, sizeof where, "%s: memory.curves[%d]", name, k);
+		if (!json_is_object(cv) ||
+		    get_num(cv, "ranks", 0, &r, where, err, errlen) < 0 ||
+		    !json_is_array(t) ||
+		    json_array_size(t) != (size_t)c->npoints) {
+			if (json_is_object(cv) &&
+			    json_is_number(json_object_get(cv, "ranks")))
+				snprintf(err, errlen,
+					 "%s: field \"ns_per_byte\" must be "
+					 "an array as long as node_kib",
+					 where);
+			else if (!json_is_object(cv))
+				snprintf(err, errlen, "%s: expected an object",
+					 where);
+			free(c);
+			return -1;
+		}
+		c->ranks[k] = r >= 1 && r <= 1e6 ? (int)r : 0;
+		for (int i = 0; i < c->npoints; i++) {
+			json_t *v = json_array_get(t, (size_t)i);
+			c->ns_per_byte[k][i] =
+			    json_is_number(v) ? json_number_value(v) : NAN;
+		}
+	}
+	snprintf(where, sizeof where, "%s: memory", name);
+	if (mpp_mem_curve_check(c, where, err, errlen) < 0) {
+		free(c);
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
 int mpp_profile_from_json(const char *name, const char *text,
 			  mpp_loggps_profile *p, char *err, size_t errlen)
 {
@@ -228,10 +323,42 @@ int mpp_profile_from_json(const char *name, const char *text,
 		if (level_from_json(v, p->level[i], where, err, errlen) < 0)
 			goto fail;
 	}
+	v = json_object_get(d, "memory");
+	if (v && !json_is_null(v) &&
+	    mem_from_obj(v, name, &p->mem, err, errlen) < 0)
+		goto fail;
 	json_decref(d);
 	return 0;
 fail:
 	json_decref(d);
 	mpp_loggps_profile_clear(p);
 	return -1;
+}
+
+char *mpp_mem_curve_to_json(const mpp_mem_curve *c)
+{
+	json_t *o = mem_to_json(c);
+	char *s =
+	    o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(9)) : NULL;
+	json_decref(o);
+	return s;
+}
+
+int mpp_mem_curve_from_json(const char *name, const char *text,
+			    mpp_mem_curve **out, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *o = json_loads(text, 0, &je);
+	int rc;
+
+	*out = NULL;
+	if (!o) {
+		snprintf(err, errlen, "%s:%d: %s", name, je.line, je.text);
+		return -1;
+	}
+	rc = json_is_object(o) ? mem_from_obj(o, name, out, err, errlen) : -1;
+	if (!json_is_object(o))
+		snprintf(err, errlen, "%s: memory: expected an object", name);
+	json_decref(o);
+	return rc;
 }

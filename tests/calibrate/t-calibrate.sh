@@ -5,12 +5,17 @@
 #   - one package, 2 ranks: cmp measured (every parameter a number, samples
 #     = reps x 17 timed operations, no contention step: h and C all null),
 #     socket and net null and listed in "missing" with why;
+#   - the memory curve (level mem, calibrate/memory.h) of that node: at
+#     least 10 footprints from 1 MiB up, increasing, curves for 1 and 2
+#     streaming ranks, every time per byte positive, and the largest
+#     footprint slower per byte than the smallest (out of the caches, on
+#     any machine with caches);
 #   - --show prints the stored profile, the same document;
 #   - two packages of two PUs, 4 ranks: cmp (0,1) and socket (0,2) measured,
 #     one contention step (ranks 2 and 3, j = 2) on cmp: h[1] a number,
 #     h[0] null; net missing;
 #   - fake nodes (parity) over TCP, --levels net: net measured, cmp kept
-#     from the stored profile unchanged;
+#     from the stored profile unchanged, and the memory curve too;
 #   - bad arguments exit 1, --show on an empty store exits 2, one line each.
 set -u
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -46,11 +51,17 @@ q '.missing.net' one.json | grep -q '^one node' ||
 q '.created_at' one.json | grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$' ||
 	fail "expected an ISO-8601 created_at, got $(q '.created_at' one.json)"
 
+jq -e '.memory | (.node_kib | length >= 10 and .[0] == 1024 and (. as $x | [range(1; length)] | all($x[.] > $x[. - 1])))
+	and ([.curves[].ranks] == [1, 2])
+	and ([.curves[].ns_per_byte[]] | all(. > 0))
+	and (.curves[0].ns_per_byte | .[length - 1] > .[0])' one.json >/dev/null ||
+	fail "expected a memory curve from 1 MiB up, increasing footprints, curves for 1 and 2 ranks, positive times, the largest footprint slower; got $(jq -c .memory one.json)"
+
 mpipredict-calibrate --show --db m.db --machine box >show.json || fail "--show exited with $?"
 [ "$(jq -S . show.json)" = "$(jq -S . one.json)" ] || fail "expected --show to print the stored profile; got $(cat show.json)"
 
 HWLOC_SYNTHETIC="pack:2 core:2 pu:1" MPIPREDICT_TEST_PU=rank \
-	cal -np 4 mpipredict-calibrate --db m.db --machine two --reps $reps >two.json 2>err.txt ||
+	cal -np 4 mpipredict-calibrate --db m.db --machine two --levels cmp,socket,net --reps $reps >two.json 2>err.txt ||
 	fail "4 ranks: exit $?: $(cat err.txt)"
 [ "$(q '[.levels.cmp, .levels.socket] | map(.o | type) | join(",")' two.json)" = number,number ] ||
 	fail "expected cmp and socket measured on two packages, got $(q '.levels' two.json)"
@@ -67,6 +78,9 @@ HWLOC_SYNTHETIC="pack:1 core:2 pu:1" MPIPREDICT_TEST_PU=rank MPIPREDICT_TEST_NOD
 [ "$(q '.nodes_seen' net.json)" = 2 ] || fail "expected nodes_seen 2, got $(q '.nodes_seen' net.json)"
 [ "$(jq -S .levels.cmp net.json)" = "$(jq -S .levels.cmp one.json)" ] ||
 	fail "expected --levels net to keep the stored cmp level; got $(jq -c .levels.cmp net.json)"
+[ "$(jq -S .memory net.json)" = "$(jq -S .memory one.json)" ] ||
+	fail "expected --levels net to keep the stored memory curve"
+[ "$(q '.memory' two.json)" = null ] || fail "expected no memory curve without level mem and no stored one"
 [ "$(q '.missing.socket' net.json)" = "one package per node on this machine" ] ||
 	fail "expected --levels net to keep why socket is missing, got $(q '.missing.socket' net.json)"
 [ "$(sqlite3 m.db 'SELECT count(*) FROM machine_profiles')" = 3 ] ||
