@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "regress/comm_feature.h"
+#include "regress/memory.h"
 #include "regress/placement.h"
+#include "regress/profile_json.h"
 #include "regress/train.h"
 #include "schema/store.h"
 
@@ -258,6 +260,37 @@ static json_t *to_json(const struct app_result *a)
 		      (json_int_t)r->stable_pick, "one_se_target",
 		      (json_int_t)r->target_one_se, "extrap_mape_pct",
 		      jnum(r->extrap_mape), "checks", checks));
+	/* The memory regime (regress/train_memory.c). */
+	json_t *merr = json_array(), *mcv = json_array();
+	for (int b = 0; b < MPP_NMEM_BETAS; b++) {
+		json_array_append_new(merr, jnum(r->mem_err[b]));
+		json_array_append_new(mcv, jnum(r->mem_cv[b]));
+	}
+	json_t *mlaw = json_null();
+	if (m->mem_beta > 0 && m->mem_law.predictable) {
+		mlaw = json_object();
+		json_object_set_new(mlaw, "a_kib", json_real(m->mem_a));
+		json_object_set_new(mlaw, "b", json_real(m->mem_b));
+		json_object_set_new(mlaw, "log_c", json_real(m->mem_law.log_c));
+		json_object_set_new(mlaw, "cv_mape_pct",
+				    jnum(m->mem_law.cv_mape));
+		json_t *ex = json_object();
+		for (size_t v = 0; v < m->mem_law.nvars; v++)
+			json_object_set_new(ex, m->mem_law.vars[v],
+					    json_real(m->mem_law.expo[v]));
+		json_object_set_new(mlaw, "expo", ex);
+	}
+	json_object_set_new(
+	    out, "memory",
+	    json_pack(
+		"{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "beta", m->mem_beta,
+		"held", (json_int_t)r->mem_held, "held_mape_pct_by_beta", merr,
+		"others_cv_mape_pct_by_beta", mcv, "slowdown_range",
+		json_pack("[o, o]", jnum(r->mem_slow_lo), jnum(r->mem_slow_hi)),
+		"none_because",
+		r->mem_why ? json_string(r->mem_why) : json_null(),
+		"peak_memory_law", mlaw, "betas_tried",
+		json_pack("[f, f, f]", 0.0, 0.5, 1.0)));
 	return out;
 }
 
@@ -346,6 +379,23 @@ static void print_summary(const struct app_result *a)
 		printf("; MAPE %.2f %% on %zu answers past a range", m->x_mape,
 		       r->x_answers);
 	putchar('\n');
+	/* The memory regime (regress/memory.h). */
+	if (m->mem_beta > 0)
+		printf("memory regime: answers x (1 + %.2g (slowdown - 1)); "
+		       "the %zu runs with the largest footprints err %.2f %% "
+		       "with it, %.2f %% without; the runs' slowdowns "
+		       "%.3f-%.3f\n",
+		       m->mem_beta, r->mem_held,
+		       r->mem_err[m->mem_beta == 1 ? 2 : 1], r->mem_err[0],
+		       r->mem_slow_lo, r->mem_slow_hi);
+	else if (isfinite(r->mem_err[0]))
+		printf("memory regime: none (the %zu runs with the largest "
+		       "footprints err %.2f %% without, %.2f %% and %.2f %% "
+		       "with half or all of the time following the curve)\n",
+		       r->mem_held, r->mem_err[0], r->mem_err[1],
+		       r->mem_err[2]);
+	else if (r->mem_why && isfinite(r->mem_slow_lo))
+		printf("memory regime: none (%s)\n", r->mem_why);
 }
 
 /* Refuse an app whose runs come from several builds, unless allowed. */
@@ -368,17 +418,19 @@ static int check_builds(const mpp_runs *rs, const struct app_result *a)
 	return 0;
 }
 
-/* Append model:comm_s to rs from the newest machine profile in db, if
- * there is one; a store that cannot be read (missing, not migrated yet)
- * or holds no profile leaves rs as it is. *profile gets the profile's
- * text (malloc'ed) when it was used. Returns 0, or 1 after printing why (a
- * stored profile that does not parse, out of memory). */
-static int add_comm_model(const char *db, mpp_runs *rs, char **profile)
+/* The newest machine profile in db, if there is one: *profile gets its
+ * text (malloc'ed) and *parsed the same parsed; when it has a measured
+ * communication level, model:comm_s is appended to rs. A store that cannot
+ * be read (missing, not migrated yet) or holds no profile leaves all as
+ * it is. Returns 0, or 1 after printing why (a stored profile that does
+ * not parse, out of memory). */
+static int load_profile(const char *db, mpp_runs *rs, char **profile,
+			mpp_loggps_profile *parsed)
 {
 	mpp_store *s = NULL;
 	char err[512], *text = NULL;
 	size_t nset;
-	int rc;
+	int rc, levels = 0;
 
 	if (access(db, R_OK) != 0 ||
 	    mpp_store_open(db, MPP_STORE_READONLY, &s, err, sizeof(err)))
@@ -387,8 +439,12 @@ static int add_comm_model(const char *db, mpp_runs *rs, char **profile)
 	mpp_store_close(s);
 	if (rc)
 		return 0;
-	rc = mpp_runs_add_comm_feature_json(rs, db, text, &nset, err,
-					    sizeof(err));
+	rc = mpp_profile_from_json(db, text, parsed, err, sizeof(err));
+	for (int i = 0; rc == 0 && i < MPP_NLV; i++)
+		levels += parsed->level[i] != NULL;
+	if (rc == 0 && levels)
+		rc = mpp_runs_add_comm_feature_json(rs, db, text, &nset, err,
+						    sizeof(err));
 	if (rc)
 		free(text);
 	else
@@ -423,6 +479,7 @@ int main(int argc, char **argv)
 	struct app_result *apps = NULL;
 	size_t napps = 0;
 	char err[512], *profile = NULL;
+	mpp_loggps_profile machine = {0};
 
 	mpp_train_opts_init(&o);
 	o.progress = progress_stderr;
@@ -501,11 +558,13 @@ int main(int argc, char **argv)
 		}
 	}
 	/* The derived feature model:comm_s when the store holds a machine
-	 * profile (mpipredict-calibrate): training may select it. */
-	if (add_comm_model(db, &rs, &profile)) {
+	 * profile (mpipredict-calibrate): training may select it; and its
+	 * memory curve, for the memory regime (regress/memory.h). */
+	if (load_profile(db, &rs, &profile, &machine)) {
 		rc = 2;
 		goto out;
 	}
+	o.mem = machine.mem;
 	/* Group the rows by app, in order of first appearance. */
 	apps = calloc(rs.nruns, sizeof(*apps));
 	if (!apps) {
@@ -599,6 +658,7 @@ out:
 	}
 	free(apps);
 	free(profile);
+	mpp_loggps_profile_clear(&machine);
 	mpp_runs_free(&rs);
 	return rc;
 }

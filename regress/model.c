@@ -11,6 +11,7 @@
 
 #include "regress/comm_feature.h"
 #include "regress/loggps.h"
+#include "regress/memory.h"
 #include "regress/placement.h"
 
 mpp_model *mpp_model_new(void)
@@ -53,6 +54,8 @@ void mpp_model_free(mpp_model *m)
 	param_model_free(&m->law);
 	for (int k = 0; k < MPP_NCOMM_LAWS; k++)
 		param_model_free(&m->comm_laws[k]);
+	param_model_free(&m->mem_law);
+	free(m->mem);
 	free(m->comm_profile_json);
 	if (m->comm_profile) {
 		mpp_loggps_profile_clear(m->comm_profile);
@@ -187,15 +190,70 @@ static void judge_ranges(const mpp_model *m, const mpp_params *p,
 	}
 }
 
-int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
-			       const mpp_params *p, mpp_prediction *out,
-			       char *err, size_t errlen)
+/* Ranks per node of the job p (1 when p does not say). */
+static double ranks_per_node(const mpp_model *m, const mpp_params *p)
+{
+	const double *np = p ? mpp_params_get(p, "nprocs") : NULL;
+	double nodes = p ? mpp_placement_nodes(m, p) : 0;
+
+	return np && nodes >= 1 && *np >= nodes ? ceil(*np / nodes) : 1;
+}
+
+/* A rank's peak memory (KiB) by the model's power law at p, or NAN. */
+static double mem_law_kib(const mpp_model *m, const mpp_params *p)
+{
+	double l = m->mem_law.log_c;
+
+	if (!p || !m->mem_law.predictable)
+		return NAN;
+	for (size_t j = 0; j < m->mem_law.nvars; j++) {
+		const double *v = mpp_params_get(p, m->mem_law.vars[j]);
+		if (!v || !(*v > 0))
+			return NAN;
+		l += m->mem_law.expo[j] * log(*v);
+	}
+	return m->mem_a + m->mem_b * exp(l);
+}
+
+/* The memory regime's factor into out (memory.h): the footprint from
+ * rss_kib (a rank's peak memory; NAN: from the model's law at p). 1 for a
+ * model without one; MPP_EINVAL naming what is missing. */
+static int mem_factor(const mpp_model *m, double rss_kib, const mpp_params *p,
+		      double rpn, mpp_prediction *out, char *err, size_t errlen)
+{
+	out->mem_factor = 1;
+	out->mem_node_kib = NAN;
+	if (!(m->mem_beta > 0) || !m->mem)
+		return MPP_OK;
+	if (!(rss_kib > 0))
+		rss_kib = mem_law_kib(m, p);
+	if (!(rss_kib > 0)) {
+		if (err)
+			snprintf(err, errlen,
+				 "missing feature %s: the model scales its "
+				 "answers by the memory regime, and the job's "
+				 "parameters do not give its footprint",
+				 MPP_MEM_FEATURE);
+		return MPP_EINVAL;
+	}
+	out->mem_node_kib = rss_kib * rpn;
+	out->mem_factor =
+	    mpp_mem_factor(m->mem, m->mem_beta, out->mem_node_kib, rpn);
+	return MPP_OK;
+}
+
+static int predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
+		       const mpp_params *p, int judge, double rpn,
+		       mpp_prediction *out, char *err, size_t errlen)
 {
 	/* Outside a training range: the extrapolation fit (model.h). */
-	judge_ranges(m, p, out);
+	judge_ranges(m, judge ? p : NULL, out);
 	const double *xc = out->nextrapolated ? m->xcoef : NULL;
-	double y = xc ? m->xintercept : m->intercept;
+	double y = xc ? m->xintercept : m->intercept, rss = NAN;
 
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(f[k].name, MPP_MEM_FEATURE))
+			rss = f[k].value;
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
 		const mpp_kv *kv = find_value(t, f, n);
@@ -216,7 +274,9 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 		y += (xc ? xc[i] : t->coef) * kv->value;
 	}
 	out->path = MPP_PATH_FEATURES;
-	y *= out->edge;
+	if (mem_factor(m, rss, p, rpn, out, err, errlen))
+		return MPP_EINVAL;
+	y *= out->edge * out->mem_factor;
 	/* Outside a range, the wider of its own interval and the one
 	 * training's extrapolation check measured. */
 	double lo = m->rel_lo, hi = m->rel_hi;
@@ -225,6 +285,21 @@ int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 		hi = fmax(hi, m->xhi);
 	}
 	return finish(m, "features", y, lo, hi, out, err, errlen);
+}
+
+int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
+			       const mpp_params *p, mpp_prediction *out,
+			       char *err, size_t errlen)
+{
+	return predict_run(m, f, n, p, 1, ranks_per_node(m, p), out, err,
+			   errlen);
+}
+
+int mpp_model_predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
+			  const mpp_params *p, double rpn, mpp_prediction *out,
+			  char *err, size_t errlen)
+{
+	return predict_run(m, f, n, p, 0, rpn, out, err, errlen);
 }
 
 const char *mpp_path_name(int path)
@@ -346,7 +421,9 @@ static int predict_params(const mpp_model *m, const mpp_params *p, int xfit,
 		lo = fmin(lo, m->xlo);
 		hi = fmax(hi, m->xhi);
 	}
-	y *= out->edge;
+	if (mem_factor(m, NAN, p, ranks_per_node(m, p), out, err, errlen))
+		return MPP_EINVAL;
+	y *= out->edge * out->mem_factor;
 	return finish(m, mpp_path_name(out->path), y, lo, hi, out, err, errlen);
 }
 

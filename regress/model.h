@@ -160,6 +160,18 @@ typedef struct mpp_model {
 	char *comm_profile_json;
 	struct mpp_loggps_profile *comm_profile;
 	mpp_param_model comm_laws[MPP_NCOMM_LAWS];
+	/* The memory regime (regress/memory.h, schema v11): with mem_beta >
+	 * 0, every answer is the fit's value times mpp_mem_factor(mem,
+	 * mem_beta, footprint, ranks per node); the footprint is the run's
+	 * mem:peak_rss_kib.mean (features) or a rank's peak memory by its
+	 * law in the job's parameters, mem_a + mem_b * exp(mem_law.log_c +
+	 * sum mem_law.expo[j] * log(param[mem_law.vars[j]])) (the run-time
+	 * law's form), times its ranks per node. mem_beta 0 and mem NULL:
+	 * none. */
+	double mem_beta;
+	struct mpp_mem_curve *mem; /* owned */
+	mpp_param_model mem_law;
+	double mem_a, mem_b;
 } mpp_model;
 
 /* Which path gave an answer. */
@@ -184,6 +196,9 @@ typedef struct mpp_prediction {
 	size_t nextrapolated;
 	const char *extrapolated[MPP_MAX_EXTRAPOLATED];
 	double edge; /* the product of the edge factors applied (1: none) */
+	/* The memory regime's factor applied (1: none) and the node
+	 * footprint (KiB) it was read at (NAN: none). */
+	double mem_factor, mem_node_kib;
 } mpp_prediction;
 
 /* One named value (a feature of a run). */
@@ -218,6 +233,13 @@ long mpp_model_find_term(const mpp_model *m, const char *name);
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
 			       const mpp_params *p, mpp_prediction *out,
 			       char *err, size_t errlen);
+/* The same with the run's ranks per node given (the memory regime reads
+ * the curve of that many ranks; mpp_model_predict_features takes it from
+ * p's nprocs and nnodes, 1 without p) and p used only for the footprint,
+ * not judged against the ranges (training's nested checks). */
+int mpp_model_predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
+			  const mpp_params *p, double ranks_per_node,
+			  mpp_prediction *out, char *err, size_t errlen);
 
 /* From a job's parameters (params.h), by the counters (path parameters)
  * or by the run-time law when the model chose it (path runtime-law).

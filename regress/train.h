@@ -42,6 +42,13 @@ typedef struct mpp_train_opts {
 	/* Called with a one-line progress message, when not NULL. */
 	void (*progress)(void *ctx, const char *msg);
 	void *ctx;
+	/* The machine's memory curve (regress/memory.h; NULL: none). With it,
+	 * and runs that carry mem:peak_rss_kib.mean, training chooses the
+	 * memory regime's beta (train_memory.c). */
+	const struct mpp_mem_curve *mem;
+	/* Set by the trainer for its own trainings at one beta: no choice. */
+	int mem_fixed;
+	double mem_beta;
 } mpp_train_opts;
 
 /* Defaults: method default, target 0, top_p 0.5, 5 folds, coverage 0.95. */
@@ -113,6 +120,18 @@ typedef struct mpp_train_report {
 		char by[32];
 		size_t held, outside;
 	} stable_check[MPP_STABLE_CHECKS];
+	/* The memory regime (train_memory.c): the beta kept; the runs its
+	 * check held out (the largest node footprints) and its error there
+	 * (percent) at each beta of MPP_MEM_BETAS (NAN: not tried); the
+	 * slowdown range of the runs (least, greatest); why none (a static
+	 * string, NULL when a check ran). */
+#define MPP_NMEM_BETAS 3
+	double mem_beta;
+	size_t mem_held;
+	double mem_err[MPP_NMEM_BETAS];
+	double mem_cv[MPP_NMEM_BETAS]; /* the same trainings' own CV MAPE */
+	double mem_slow_lo, mem_slow_hi;
+	const char *mem_why;
 } mpp_train_report;
 
 void mpp_train_report_free(mpp_train_report *r);

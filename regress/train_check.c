@@ -60,6 +60,9 @@ static int train_on(const mpp_runs *rs, const struct sub *s,
 
 	io.inner = 1;
 	io.progress = NULL;
+	/* The memory regime is chosen again on the part (train_memory.c). */
+	io.mem_fixed = 0;
+	io.mem_beta = 0;
 	int rc = mpp_train(rs, s->rows, s->n, &io, out, &rep, err, sizeof(err));
 	mpp_train_report_free(&rep);
 	return rc;
@@ -86,7 +89,10 @@ static int predict_features(const mpp_model *m, const mpp_runs *rs, size_t row,
 			kv[n++].value = run->values[f];
 		}
 	/* No parameters: the folds' trainings run no edge check. */
-	int rc = mpp_model_predict_features(m, kv, n, NULL, p, NULL, 0);
+	double nodes = run->nnodes >= 1 ? run->nnodes : 1;
+	int rc = mpp_model_predict_run(
+	    m, kv, n, NULL,
+	    run->nprocs >= nodes ? ceil(run->nprocs / nodes) : 1, p, NULL, 0);
 	free(kv);
 	return rc;
 }
@@ -118,12 +124,12 @@ static int nested(const struct data *d, const mpp_runs *rs,
 				free(s.rows);
 				return prc;
 			}
-			ef += err_of(prc, &p, d->y[r]);
+			ef += err_of(prc, &p, ytrue(d, r));
 			nheld++;
 			if (rc == MPP_OK)
 				prc = mpp_model_predict_params(
 				    sm, &d->params[r], &p, NULL, 0);
-			ep += err_of(prc, &p, d->y[r]);
+			ep += err_of(prc, &p, ytrue(d, r));
 		}
 		mpp_model_free(sm);
 		/* A fold too small to train on counts its runs as refused. */
@@ -180,9 +186,9 @@ static double edge_of(const struct data *d, const mpp_model *mm,
 						  0) ||
 		    !(p.runtime_s > 0))
 			continue;
-		all[k++] = d->y[r] / p.runtime_s;
+		all[k++] = ytrue(d, r) / p.runtime_s;
 		if (param_of(d, r, name) == vmax)
-			top[kt++] = d->y[r] / p.runtime_s;
+			top[kt++] = ytrue(d, r) / p.runtime_s;
 	}
 	if (k >= 5 && kt > 0)
 		e = median_of(top, kt) / median_of(all, k);
@@ -261,8 +267,9 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 		    !(p.runtime_s > 0))
 			continue;
 		pred[r] = p.runtime_s;
-		double a = fabs(p.runtime_s - d->y[r]) / d->y[r];
-		double b = fabs(p.runtime_s * es - d->y[r]) / d->y[r];
+		double y = ytrue(d, r);
+		double a = fabs(p.runtime_s - y) / y;
+		double b = fabs(p.runtime_s * es - y) / y;
 		e0 += a;
 		e1 += b;
 		s2 += (b - a) * (b - a);
@@ -294,7 +301,7 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	for (size_t r = 0; r < d->m; r++) {
 		if (isnan(pred[r]))
 			continue;
-		double ratio = past_range(m, xe, pred[r] * fs, d->y[r]);
+		double ratio = past_range(m, xe, pred[r] * fs, ytrue(d, r));
 		chk[4] = isnan(chk[4]) ? ratio : fmin(chk[4], ratio);
 		chk[5] = isnan(chk[5]) ? ratio : fmax(chk[5], ratio);
 	}
@@ -313,10 +320,12 @@ out:
 	return rc;
 }
 
+/* By measured run time, longest first (ctx: the data). */
 static int cmp_desc_y(const void *a, const void *b, void *ctx)
 {
-	const double *y = ctx;
-	double x = y[*(const size_t *)a], z = y[*(const size_t *)b];
+	const struct data *d = ctx;
+	double x = ytrue(d, *(const size_t *)a),
+	       z = ytrue(d, *(const size_t *)b);
 	return (x < z) - (x > z);
 }
 
@@ -335,7 +344,7 @@ static int extrapolation(const struct data *d, const mpp_runs *rs,
 	for (size_t r = 0; rc == MPP_OK && r < d->m; r++)
 		pos[r] = r;
 	if (rc == MPP_OK)
-		qsort_r(pos, d->m, sizeof(*pos), cmp_desc_y, d->y);
+		qsort_r(pos, d->m, sizeof(*pos), cmp_desc_y, (void *)d);
 	for (size_t i = nx; rc == MPP_OK && i < d->m; i++)
 		s.rows[s.n++] = d->row[pos[i]];
 	if (rc == MPP_OK && s.n >= 5 && train_on(rs, &s, o, &sm) == MPP_OK) {
@@ -344,7 +353,7 @@ static int extrapolation(const struct data *d, const mpp_runs *rs,
 			if (mpp_model_predict_params(sm, &d->params[pos[i]], &p,
 						     NULL, 0))
 				continue;
-			past_range(m, xe, p.runtime_s, d->y[pos[i]]);
+			past_range(m, xe, p.runtime_s, ytrue(d, pos[i]));
 			rep->nextrap_checked++;
 		}
 	}

@@ -59,7 +59,16 @@ struct data {
 	 * holds out the longest runs); nheld_train counts those runs. */
 	unsigned char *held;
 	size_t nheld_train;
+	/* Per position: the memory regime's factor the run's time was
+	 * divided by (train_memory.c); NULL: none. */
+	double *ymem;
 };
+
+/* Run r's measured time (y is divided by the memory factor). */
+static inline double ytrue(const struct data *d, size_t r)
+{
+	return d->ymem ? d->y[r] * d->ymem[r] : d->y[r];
+}
 
 /* A pseudo-fold: every run but those d->held marks. */
 #define FOLD_HELD ((size_t)-2)
@@ -205,6 +214,22 @@ int mpp_tr_power_fit(const struct data *d, size_t f, size_t g, size_t j,
 double mpp_tr_power_eval(const struct data *d, size_t r, const double *coef);
 double mpp_tr_power_cv(const struct data *d, size_t f, size_t j);
 int mpp_tr_predictable(const struct data *d, size_t f, size_t j, double *coef);
+
+/* train_memory.c: the memory regime. mpp_tr_mem_column: the run set's
+ * index of MPP_MEM_FEATURE, or -1. mpp_tr_mem_run_factor: run row's
+ * factor at beta on curve c (NAN when it lacks its footprint).
+ * mpp_tr_mem_choose: beta for o->mem (0 when none), by the runs with the
+ * largest footprints predicted from the others (report: rep->mem_*).
+ * mpp_tr_mem_model: the kept regime into m (curve copy, the law of a
+ * rank's peak memory). */
+long mpp_tr_mem_column(const mpp_runs *rs);
+double mpp_tr_mem_run_factor(const mpp_runs *rs, size_t row, long fi,
+			     const struct mpp_mem_curve *c, double beta);
+int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,
+		      const mpp_train_opts *o, double *beta,
+		      mpp_train_report *rep);
+int mpp_tr_mem_model(const struct data *d, const mpp_runs *rs,
+		     const mpp_train_opts *o, mpp_model *m);
 
 /* train_law.c: the run-time law on the runs outside fold f; coef gets
  * d->nvars + 3 values (a, b, c, exponents). MPP_EINVAL when it cannot be

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regress/memory.h"
 #include "regress/pool.h"
 
 /* Gram matrices per fold are kept when features are at most this many. */
@@ -58,6 +59,7 @@ void mpp_tr_data_free(struct data *d)
 	free(d->col);
 	free(d->rv);
 	free(d->y);
+	free(d->ymem);
 	free(d->row);
 	gsl_matrix_free(d->Zt);
 	for (size_t b = 0; d->G && b < d->K; b++)
@@ -159,7 +161,11 @@ int mpp_tr_load(struct data *d, const mpp_runs *rs, const size_t *rows,
 	d->row = malloc(nrows * sizeof(*d->row));
 	d->params = calloc(nrows, sizeof(*d->params));
 	d->Zt = gsl_matrix_alloc(nuse, nrows);
-	if (!d->col || !d->rv || !d->y || !d->row || !d->params || !d->Zt) {
+	long mfi = o->mem && o->mem_beta > 0 ? mpp_tr_mem_column(rs) : -1;
+	if (mfi >= 0)
+		d->ymem = malloc(nrows * sizeof(*d->ymem));
+	if (!d->col || !d->rv || !d->y || !d->row || !d->params || !d->Zt ||
+	    (mfi >= 0 && !d->ymem)) {
 		free(use);
 		return MPP_ENOMEM;
 	}
@@ -179,6 +185,20 @@ int mpp_tr_load(struct data *d, const mpp_runs *rs, const size_t *rows,
 		const mpp_run *run = &rs->runs[d->row[r]];
 		d->y[r] = run->runtime_s;
 		d->rv[r] = run->values;
+		/* The memory regime: the time the fit sees is the run's
+		 * time over its factor (memory.h). */
+		if (d->ymem) {
+			d->ymem[r] = mpp_tr_mem_run_factor(rs, d->row[r], mfi,
+							   o->mem, o->mem_beta);
+			if (!(d->ymem[r] > 0)) {
+				snprintf(err, errlen,
+					 "run %s: no %s for the memory regime",
+					 run->run_id ? run->run_id : "?",
+					 MPP_MEM_FEATURE);
+				return MPP_EINVAL;
+			}
+			d->y[r] /= d->ymem[r];
+		}
 		if (mpp_params_from_string(run->args, run->nprocs, run->nnodes,
 					   &d->params[r]))
 			return MPP_ENOMEM;

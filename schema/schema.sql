@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 10 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 11 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -7,7 +7,8 @@
 -- 5 -> 6: the run-time law, law_vars, param_ranges, xlo and xhi;
 -- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge; 8 -> 9:
 -- the extrapolation fit, models.xintercept, xpintercept and
--- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape). It holds
+-- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
+-- memory regime, models.mem_beta and mem_curve). It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
 -- finished jobs, and the machine profiles of mpipredict-calibrate.
@@ -69,6 +70,14 @@ CREATE TABLE models (
 	-- The error (percent) an answer outside the training ranges can
 	-- expect, from training's extrapolation checks. NULL: not measured.
 	x_mape REAL,
+	-- The memory regime (regress/memory.h): answers scale by 1 + mem_beta
+	-- (slowdown - 1) on the curve mem_curve (JSON, profile_json.h MEM);
+	-- a rank's peak memory is mem_a + mem_b * the power law of the
+	-- param_models row with idx -5. NULL: none.
+	mem_beta REAL,
+	mem_curve TEXT,
+	mem_a REAL,
+	mem_b REAL,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -221,4 +230,4 @@ CREATE TABLE machine_profiles (
 );
 CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
-PRAGMA user_version = 10;
+PRAGMA user_version = 11;

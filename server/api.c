@@ -15,6 +15,7 @@
 #include <time.h>
 #include <yajl/yajl_gen.h>
 
+#include "regress/memory.h"
 #include "regress/params.h"
 #include "regress/runs.h"
 #include "schema/store.h"
@@ -238,6 +239,9 @@ static void model_summary(yajl_gen g, const mpp_model *m)
 	/* Outside the training ranges: training's extrapolation checks. */
 	put_key(g, "x_mape");
 	put_num(g, m->x_mape);
+	/* The memory regime's beta (regress/memory.h; 0: none). */
+	put_key(g, "memory_beta");
+	put_num(g, m->mem_beta);
 	put_key(g, "coverage");
 	put_num(g, m->coverage);
 }
@@ -399,8 +403,11 @@ static int predict_features(const mpp_model *m, const mpp_strmap *terms,
 			    mpp_prediction *out, const char **ignored,
 			    size_t *nignored, char *err, size_t errlen)
 {
-	mpp_kv *use = malloc((m->nterms ? m->nterms : 1) * sizeof *use);
+	/* Room for every term and the run's peak memory (the memory
+	 * regime's footprint, regress/memory.h). */
+	mpp_kv *use = malloc((m->nterms + 1) * sizeof *use);
 	unsigned char *have = calloc(m->nterms ? m->nterms : 1, 1);
+	const mpp_kv *mem = NULL;
 	if (use == NULL || have == NULL) {
 		free(use);
 		free(have);
@@ -410,7 +417,10 @@ static int predict_features(const mpp_model *m, const mpp_strmap *terms,
 	for (size_t i = 0; i < q->nfeatures; i++) {
 		const char *name = q->features[i].name;
 		long t = mpp_strmap_get(terms, name, strlen(name));
-		if (t < 0) {
+		if (t < 0 && m->mem_beta > 0 && !mem &&
+		    !strcmp(name, MPP_MEM_FEATURE)) {
+			mem = &q->features[i];
+		} else if (t < 0) {
 			ignored[(*nignored)++] = name;
 		} else if (!have[t]) {
 			/* The first of a term's names given counts. */
@@ -423,6 +433,8 @@ static int predict_features(const mpp_model *m, const mpp_strmap *terms,
 	for (size_t t = 0; t < m->nterms; t++)
 		if (have[t])
 			use[n++] = use[t];
+	if (mem)
+		use[n++] = *mem;
 	int rc = mpp_model_predict_features(m, use, n, p, out, err, errlen);
 	free(use);
 	free(have);
@@ -472,6 +484,14 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		if (p->edge != 1 && isfinite(p->edge)) {
 			put_key(g, "edge_factor");
 			yajl_gen_double(g, p->edge);
+		}
+		/* The memory regime's factor (regress/memory.h) and the node
+		 * footprint it was read at, when the model has a regime. */
+		if (m->mem_beta > 0 && isfinite(p->mem_node_kib)) {
+			put_key(g, "memory_factor");
+			yajl_gen_double(g, p->mem_factor);
+			put_key(g, "node_footprint_mib");
+			yajl_gen_double(g, p->mem_node_kib / 1024);
 		}
 		yajl_gen_map_close(g);
 	}

@@ -7,9 +7,9 @@ set -u
 q() { sqlite3 t.db "$1"; }
 [ "$(q 'PRAGMA integrity_check')" = ok ] || { echo "expected integrity ok"; exit 1; }
 [ "$(q 'PRAGMA journal_mode')" = wal ] || { echo "expected journal_mode wal, got $(q 'PRAGMA journal_mode')"; exit 1; }
-[ "$(q 'PRAGMA user_version')" = 10 ] || { echo "expected user_version 10, got $(q 'PRAGMA user_version')"; exit 1; }
+[ "$(q 'PRAGMA user_version')" = 11 ] || { echo "expected user_version 11, got $(q 'PRAGMA user_version')"; exit 1; }
 for db in v1.db v2.db; do
-	[ "$(sqlite3 $db 'PRAGMA user_version')" = 10 ] || { echo "$db: expected user_version 10 after the migration"; exit 1; }
+	[ "$(sqlite3 $db 'PRAGMA user_version')" = 11 ] || { echo "$db: expected user_version 11 after the migration"; exit 1; }
 	sqlite3 $db "SELECT p.zero_serial, t.pcoef, m.pintercept, m.params_law, m.xlo, m.comm_profile FROM param_models p, model_terms t, models m LIMIT 1; SELECT count(*) FROM law_vars, param_ranges, machine_profiles; SELECT edge FROM param_ranges LIMIT 1; SELECT m.xintercept, m.xpintercept, t.xcoef, t.xpcoef, m.x_mape FROM models m, model_terms t LIMIT 1" >/dev/null ||
 		{ echo "$db: expected param_models.zero_serial, model_terms.pcoef, models.pintercept after the migration"; exit 1; }
 	sqlite3 $db "SELECT job_id, user, uid, account, partition, app, nodes, ntasks, time_limit_s, submit_at, start_at, end_at, runtime_s, state, updated_at FROM jobs LIMIT 1" >/dev/null ||
