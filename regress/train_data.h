@@ -236,6 +236,11 @@ int mpp_tr_mem_model(const struct data *d, const mpp_runs *rs,
  * fitted there. _eval on run r; _cv: held-out predictions per fold (NAN
  * where a fold's fit failed); _store: into m (has_law set). */
 int mpp_tr_law_fit(const struct data *d, size_t f, double *coef);
+/* The same from nstarts first values of a, 0 to the least y (exclusive),
+ * the one that errs least kept (a rank's peak memory: a baseline of code
+ * and MPI buffers that the iteration from 0 reaches only in part). */
+int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
+			  double *coef);
 double mpp_tr_law_eval(const struct data *d, size_t r, const double *coef);
 int mpp_tr_law_cv(const struct data *d, double *pred);
 int mpp_tr_law_store(const struct data *d, const double *coef, mpp_model *m);

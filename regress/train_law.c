@@ -106,7 +106,8 @@ static double law_err(const struct data *d, size_t f, const double *coef)
 	return e;
 }
 
-int mpp_tr_law_fit(const struct data *d, size_t f, double *coef)
+/* The law's iteration from a first a = a0 (a's own fit starts at 0). */
+static int law_fit_from(const struct data *d, size_t f, double a0, double *coef)
 {
 	size_t n = d->nvars + 3;
 	double *next = malloc(n * sizeof(*next));
@@ -114,7 +115,7 @@ int mpp_tr_law_fit(const struct data *d, size_t f, double *coef)
 
 	if (!next)
 		return MPP_ENOMEM;
-	coef[0] = 0;
+	coef[0] = a0;
 	rc = law_step(d, f, coef);
 	double e = rc == MPP_OK ? law_err(d, f, coef) : INFINITY;
 	memcpy(next, coef, n * sizeof(*next));
@@ -131,6 +132,40 @@ int mpp_tr_law_fit(const struct data *d, size_t f, double *coef)
 			break;
 	}
 	free(next);
+	return rc;
+}
+
+int mpp_tr_law_fit(const struct data *d, size_t f, double *coef)
+{
+	return law_fit_from(d, f, 0, coef);
+}
+
+int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
+			  double *coef)
+{
+	size_t n = d->nvars + 3;
+	double ymin = INFINITY, best = INFINITY, *c = malloc(n * sizeof(*c));
+	int rc = MPP_EINVAL;
+
+	if (!c)
+		return MPP_ENOMEM;
+	for (size_t r = 0; r < d->m; r++)
+		if (in_train(d, f, r))
+			ymin = fmin(ymin, d->y[r]);
+	for (int k = 0; k < nstarts && isfinite(ymin); k++) {
+		int rk = law_fit_from(d, f, ymin * k / nstarts, c);
+		if (rk == MPP_ENOMEM) {
+			rc = rk;
+			break;
+		}
+		double e = rk == MPP_OK ? law_err(d, f, c) : INFINITY;
+		if (e < best) {
+			best = e;
+			memcpy(coef, c, n * sizeof(*c));
+			rc = MPP_OK;
+		}
+	}
+	free(c);
 	return rc;
 }
 

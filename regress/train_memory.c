@@ -39,6 +39,8 @@ static const double betas[MPP_NMEM_BETAS] = {0, 0.5, 1};
 #define MEM_ABS      0.5
 #define MEM_SAME     1.02
 #define MEM_LAW_MAPE 20.0
+/* First baselines tried for the peak-memory law (train_law.c). */
+#define MEM_LAW_STARTS 8
 
 long mpp_tr_mem_column(const mpp_runs *rs)
 {
@@ -243,7 +245,15 @@ int mpp_tr_mem_model(const struct data *d, const mpp_runs *rs,
 	m->mem_beta = o->mem_beta;
 	for (size_t r = 0; r < d->m; r++)
 		v.y[r] = d->rv[r][fi];
-	rc = mpp_tr_law_cv(&v, pred);
+	/* Cross-validated on the training folds, then fitted on all. */
+	for (size_t f = 0; rc == MPP_OK && f < d->K; f++) {
+		int rf = mpp_tr_law_fit_starts(&v, f, MEM_LAW_STARTS, coef);
+		if (rf == MPP_ENOMEM)
+			rc = rf;
+		for (size_t r = d->bstart[f]; r < d->bstart[f + 1]; r++)
+			pred[r] =
+			    rf == MPP_OK ? mpp_tr_law_eval(&v, r, coef) : NAN;
+	}
 	double e = 0;
 	size_t n = 0;
 	for (size_t r = 0; rc == MPP_OK && r < d->m; r++)
@@ -254,7 +264,7 @@ int mpp_tr_mem_model(const struct data *d, const mpp_runs *rs,
 	pm->cv_mape = 2 * n >= d->m ? 100 * e / (double)n : NAN;
 	if (rc == MPP_OK && isfinite(pm->cv_mape) &&
 	    pm->cv_mape <= MEM_LAW_MAPE &&
-	    mpp_tr_law_fit(&v, d->K, coef) == MPP_OK) {
+	    mpp_tr_law_fit_starts(&v, d->K, MEM_LAW_STARTS, coef) == MPP_OK) {
 		m->mem_a = coef[0];
 		m->mem_b = coef[1];
 		pm->log_c = coef[2];

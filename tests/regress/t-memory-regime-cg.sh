@@ -15,7 +15,7 @@
 # (10.4 % when written); without the profile the same rows err over 20 %
 # (29.2 %). From the job's parameters (the footprint from its law), every
 # answer at N = 96 is above the one without the regime and the mean error
-# over the 6 settings is at most three quarters of it (written: 18.0 %
+# over the 6 settings is at most three quarters of it (written: 10.7 %
 # against 29.2 %).
 set -u
 D=$MPP_SRC/tests/regress/data
