@@ -153,6 +153,16 @@ def predict_lines(out):
     return res
 
 
+def fresh_db(db, opt):
+    """An empty store, or a copy of the profile store (the machine's
+    memory curve, --profile-db) when there is one."""
+    for f in (db, db + "-wal", db + "-shm"):
+        if os.path.exists(f):
+            os.remove(f)
+    if opt.profile_db:
+        shutil.copyfile(opt.profile_db, db)
+
+
 def evaluate(app, header, rows, train, test, work, opt, seed_ok):
     """Predictions of every method for the test settings: a dict
     method -> list of (setting, predicted, [(runtime, upper), ...]) or a
@@ -187,8 +197,7 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         return lst
 
     def trained(db, extra):
-        if os.path.exists(db):
-            os.remove(db)
+        fresh_db(db, opt)
         rc, out = run([opt.bin + "/mpipredict-train", "--db", db, "--app",
                        app, "--json"] + extra + [tr_csv], log)
         if rc == 0 and not extra:
@@ -235,8 +244,7 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         s_csv = os.path.join(work, "session%d.csv" % k)
         write_rows(s_csv, header, srows)
         sdbk = os.path.join(work, "session%d.db" % k)
-        if os.path.exists(sdbk):
-            os.remove(sdbk)
+        fresh_db(sdbk, opt)
         rc, out = run([opt.bin + "/mpipredict-train", "--db", sdbk,
                        "--app", app, "--json", s_csv], log)
         if rc == 0:
@@ -375,6 +383,8 @@ def main():
     ap.add_argument("--bin", required=True, help="mpipredict programs")
     ap.add_argument("--loglog", required=True, help="the loglog program")
     ap.add_argument("--apps", default="prime jacobi3d is cg")
+    ap.add_argument("--profile-db", default=None,
+                    help="a store with the machine profile (memory curve)")
     opt = ap.parse_args()
 
     rc, helptext = run([opt.bin + "/mpipredict-train", "--help"],

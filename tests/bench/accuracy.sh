@@ -15,6 +15,11 @@
 #   MPP_BENCH_APPS     apps to run (default: prime jacobi3d is cg)
 #   MPP_BENCH_REUSE=1  analyse the runs already in $OUT/runs, run nothing
 #   MPP_BENCH_OUT      output folder (default $BUILD/bench/accuracy)
+#   MPP_BENCH_MEMORY=0 train without the machine's memory curve (the
+#                      memory regime, regress/memory.h): the baseline. By
+#                      default mpipredict-calibrate --levels mem measures it
+#                      once ($OUT/profile.db, kept with MPP_BENCH_REUSE=1)
+#                      and every training store starts from that profile.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
@@ -112,8 +117,20 @@ if [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 	[ "$failed" = 0 ] || echo "bench-accuracy: $failed runs failed (see $out/runlog.tsv, $out/runs.err)"
 fi
 
+# The machine profile's memory curve, measured with the node idle.
+profile=()
+if [ "${MPP_BENCH_MEMORY:-1}" != 0 ]; then
+	if [ ! -s "$out/profile.db" ] || [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
+		rm -f "$out/profile.db"*
+		OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+			mpirun --bind-to none -np "$(nproc)" "$MPP_BUILD/bin/mpipredict-calibrate" \
+			--db "$out/profile.db" --levels mem >/dev/null ||
+			{ echo "bench-accuracy: mpipredict-calibrate --levels mem failed" >&2; exit 1; }
+	fi
+	profile=(--profile-db "$out/profile.db")
+fi
 /usr/bin/python3 tests/bench/accuracy.py --runs "$out/runs" --out "$out" \
-	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" || exit 1
+	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" "${profile[@]}" || exit 1
 cat "$out/load.txt" 2>/dev/null
 echo
 echo "results: $out/results.csv, $out/predictions.csv, plots: $(ls "$out"/*.svg 2>/dev/null | tr '\n' ' ')"

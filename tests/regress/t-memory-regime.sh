@@ -14,8 +14,8 @@
 #   - with the curve, training keeps beta 1 (--json memory.beta), stores
 #     it (models.mem_beta, mem_curve, the peak-memory law as param_models
 #     idx -5), and answers N = 72 from the job's parameters within 10 % of
-X
-#     and 0.8 % when written);
+#     the rows' law at both rank counts (the footprint from its law: 4.4
+#     and 0.2 % when written);
 #   - from measured features (mpipredict-predict --features), all 18 held
 #     rows with a MAPE under 6 % (4.1 % when written);
 #   - without the curve (a store with no profile) the same answers err by
