@@ -243,6 +243,9 @@ int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
 			  double *coef);
 double mpp_tr_law_eval(const struct data *d, size_t r, const double *coef);
 int mpp_tr_law_cv(const struct data *d, double *pred);
+/* The law's exponents and c (coef as mpp_tr_law_fit) into pm. */
+int mpp_tr_law_to(const struct data *d, const double *coef,
+		  mpp_param_model *pm);
 int mpp_tr_law_store(const struct data *d, const double *coef, mpp_model *m);
 /* The training range of every parameter all runs show, into m. */
 int mpp_tr_ranges(const struct data *d, mpp_model *m);

@@ -200,24 +200,29 @@ int mpp_tr_law_cv(const struct data *d, double *pred)
 	return MPP_OK;
 }
 
+int mpp_tr_law_to(const struct data *d, const double *coef, mpp_param_model *pm)
+{
+	pm->log_c = coef[2];
+	pm->vars = calloc(d->nvars + 1, sizeof(char *));
+	pm->expo = calloc(d->nvars + 1, sizeof(double));
+	if (!pm->vars || !pm->expo)
+		return MPP_ENOMEM;
+	for (size_t v = 0; v < d->nvars; v++) {
+		if (!(pm->vars[v] = strdup(d->vars[v])))
+			return MPP_ENOMEM;
+		pm->nvars++;
+		pm->expo[v] = coef[3 + v];
+	}
+	pm->predictable = 1;
+	return MPP_OK;
+}
+
 int mpp_tr_law_store(const struct data *d, const double *coef, mpp_model *m)
 {
 	m->law_a = coef[0];
 	m->law_b = coef[1];
-	m->law.log_c = coef[2];
-	m->law.vars = calloc(d->nvars + 1, sizeof(char *));
-	m->law.expo = calloc(d->nvars + 1, sizeof(double));
-	if (!m->law.vars || !m->law.expo)
-		return MPP_ENOMEM;
-	for (size_t v = 0; v < d->nvars; v++) {
-		if (!(m->law.vars[v] = strdup(d->vars[v])))
-			return MPP_ENOMEM;
-		m->law.nvars++;
-		m->law.expo[v] = coef[3 + v];
-	}
-	m->law.predictable = 1;
 	m->has_law = 1;
-	return MPP_OK;
+	return mpp_tr_law_to(d, coef, &m->law);
 }
 
 int mpp_tr_ranges(const struct data *d, mpp_model *m)

@@ -267,22 +267,7 @@ int mpp_tr_mem_model(const struct data *d, const mpp_runs *rs,
 	    mpp_tr_law_fit_starts(&v, d->K, MEM_LAW_STARTS, coef) == MPP_OK) {
 		m->mem_a = coef[0];
 		m->mem_b = coef[1];
-		pm->log_c = coef[2];
-		pm->vars = calloc(d->nvars + 1, sizeof(*pm->vars));
-		pm->expo = calloc(d->nvars + 1, sizeof(*pm->expo));
-		if (!pm->vars || !pm->expo) {
-			rc = MPP_ENOMEM;
-			goto out;
-		}
-		for (size_t i = 0; i < d->nvars; i++) {
-			if (!(pm->vars[i] = strdup(d->vars[i]))) {
-				rc = MPP_ENOMEM;
-				goto out;
-			}
-			pm->nvars++;
-			pm->expo[i] = coef[3 + i];
-		}
-		pm->predictable = 1;
+		rc = mpp_tr_law_to(&v, coef, pm);
 	}
 out:
 	free(coef);

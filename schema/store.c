@@ -557,17 +557,25 @@ static int load_law_ranges(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	return rc;
 }
 
-/* The placement's profile and traffic laws (model.h comm_laws; param_models
- * rows with idx -1 - k), after load_law_ranges; nothing when the model has
- * no comm_profile. A stored profile that does not parse is MPP_EINVAL. */
-static int load_comm(mpp_store *s, mpp_model *m, char *err, size_t errlen)
+/* The law that param_models idx (< 0) stands for: the placement's traffic
+ * law -1 - k (model.h comm_laws) or the memory regime's law of a rank's
+ * peak memory (MEM_LAW_IDX); NULL for an index no model uses. */
+static mpp_param_model *neg_law(mpp_model *m, int64_t idx)
+{
+	int64_t k = -1 - idx;
+	if (k >= 0 && k < MPP_NCOMM_LAWS)
+		return &m->comm_laws[k];
+	return idx == MEM_LAW_IDX ? &m->mem_law : NULL;
+}
+
+/* The laws stored with idx < 0 (neg_law), after load_law_ranges. */
+static int load_neg_laws(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
-	mpp_loggps_profile *p;
-	char why[256], name[64];
+	mpp_param_model *pm;
 	int rc, r;
 
-	if (!m->comm_profile_json)
+	if (!m->comm_profile_json && !(m->mem_beta > 0))
 		return MPP_OK;
 	rc = prepare(s,
 		     "SELECT idx, log_c, cv_mape, predictable, zero_serial "
@@ -577,10 +585,8 @@ static int load_comm(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 		return rc;
 	sqlite3_bind_int64(st, 1, m->id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t k = -1 - sqlite3_column_int64(st, 0);
-		if (k < 0 || k >= MPP_NCOMM_LAWS)
+		if (!(pm = neg_law(m, sqlite3_column_int64(st, 0))))
 			continue;
-		mpp_param_model *pm = &m->comm_laws[k];
 		pm->log_c = sqlite3_column_double(st, 1);
 		pm->cv_mape = column_real(st, 2);
 		pm->predictable = sqlite3_column_int(st, 3);
@@ -594,15 +600,23 @@ static int load_comm(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, m->id);
-	while (rc == MPP_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t k = -1 - sqlite3_column_int64(st, 0);
-		if (k < 0 || k >= MPP_NCOMM_LAWS)
-			continue;
-		rc = push_power_var(&m->comm_laws[k], st, 1);
-	}
+	while (rc == MPP_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+		if ((pm = neg_law(m, sqlite3_column_int64(st, 0))))
+			rc = push_power_var(pm, st, 1);
 	sqlite3_finalize(st);
-	if (rc)
-		return rc;
+	return rc;
+}
+
+/* The placement's profile (its traffic laws: load_neg_laws); nothing when
+ * the model has no comm_profile. A stored profile that does not parse is
+ * MPP_EINVAL. */
+static int load_comm(mpp_model *m, char *err, size_t errlen)
+{
+	mpp_loggps_profile *p;
+	char why[256], name[64];
+
+	if (!m->comm_profile_json)
+		return MPP_OK;
 	if (!(p = calloc(1, sizeof(*p))))
 		return MPP_ENOMEM;
 	snprintf(name, sizeof(name), "model %lld comm_profile",
@@ -617,49 +631,18 @@ static int load_comm(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	return MPP_OK;
 }
 
-/* The memory regime (model.h mem_beta): its curve, parsed, and its law
- * (param_models idx MEM_LAW_IDX); nothing for a model without one. */
-static int load_mem(mpp_store *s, mpp_model *m, char *err, size_t errlen)
+/* The memory regime (model.h mem_beta): model_from_row parsed its curve;
+ * one that did not parse is MPP_EINVAL. */
+static int check_mem(const mpp_model *m, char *err, size_t errlen)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
-	if (!(m->mem_beta > 0))
-		return MPP_OK;
-	/* model_from_row parsed the curve. */
-	if (!m->mem) {
+	if (m->mem_beta > 0 && !m->mem) {
 		snprintf(err, errlen,
 			 "model %lld: mem_curve is missing or is not a memory "
 			 "curve (profile_json.h)",
 			 (long long)m->id);
 		return MPP_EINVAL;
 	}
-	rc = prepare(s,
-		     "SELECT log_c, cv_mape, predictable FROM param_models "
-		     "WHERE model_id = ?1 AND idx = ?2",
-		     &st, err, errlen);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, m->id);
-	sqlite3_bind_int64(st, 2, MEM_LAW_IDX);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		m->mem_law.log_c = sqlite3_column_double(st, 0);
-		m->mem_law.cv_mape = column_real(st, 1);
-		m->mem_law.predictable = sqlite3_column_int(st, 2);
-	}
-	sqlite3_finalize(st);
-	rc = prepare(s,
-		     "SELECT var, expo FROM param_model_vars WHERE "
-		     "model_id = ?1 AND idx = ?2 ORDER BY pos",
-		     &st, err, errlen);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, m->id);
-	sqlite3_bind_int64(st, 2, MEM_LAW_IDX);
-	while (rc == MPP_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
-		rc = push_power_var(&m->mem_law, st, 0);
-	sqlite3_finalize(st);
-	return rc;
+	return MPP_OK;
 }
 
 static int save_model(mpp_store *s, mpp_model *m, char *err, size_t errlen)
@@ -1040,8 +1023,9 @@ static int load_active(mpp_store *s, const char *app, mpp_model ***out,
 	for (size_t i = 0; rc == MPP_OK && i < count; i++)
 		if ((rc = load_terms(s, ms[i], err, errlen)) == MPP_OK &&
 		    (rc = load_law_ranges(s, ms[i], err, errlen)) == MPP_OK &&
-		    (rc = load_comm(s, ms[i], err, errlen)) == MPP_OK)
-			rc = load_mem(s, ms[i], err, errlen);
+		    (rc = load_neg_laws(s, ms[i], err, errlen)) == MPP_OK &&
+		    (rc = load_comm(ms[i], err, errlen)) == MPP_OK)
+			rc = check_mem(ms[i], err, errlen);
 	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	if (rc) {
 		if (rc == MPP_ENOMEM && err)

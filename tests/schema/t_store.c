@@ -93,14 +93,20 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 11 (issue 15): the memory regime. */
+#define DROP_V10                                                               \
+	"ALTER TABLE models DROP COLUMN mem_beta; "                            \
+	"ALTER TABLE models DROP COLUMN mem_curve; "                           \
+	"ALTER TABLE models DROP COLUMN mem_a; "                               \
+	"ALTER TABLE models DROP COLUMN mem_b; "
 /* Version 9 (issue 15): the extrapolation fit; 10: the error outside the
  * ranges. */
 #define DROP_V9                                                                \
-	"ALTER TABLE models DROP COLUMN x_mape; "                              \
-	"ALTER TABLE models DROP COLUMN xintercept; "                          \
-	"ALTER TABLE models DROP COLUMN xpintercept; "                         \
-	"ALTER TABLE model_terms DROP COLUMN xcoef; "                          \
-	"ALTER TABLE model_terms DROP COLUMN xpcoef; "
+	DROP_V10 "ALTER TABLE models DROP COLUMN x_mape; "                     \
+		 "ALTER TABLE models DROP COLUMN xintercept; "                 \
+		 "ALTER TABLE models DROP COLUMN xpintercept; "                \
+		 "ALTER TABLE model_terms DROP COLUMN xcoef; "                 \
+		 "ALTER TABLE model_terms DROP COLUMN xpcoef; "
 #define DROP_V8 DROP_V9 "ALTER TABLE param_ranges DROP COLUMN edge; "
 #define DROP_V7 DROP_V8 "ALTER TABLE models DROP COLUMN comm_profile; "
 #define DROP_V6                                                                \
