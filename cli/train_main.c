@@ -27,7 +27,8 @@ static const char usage[] =
     "[--top-p P] [--cv K]\n"
     "                        [--method default|seed] [--coverage C] "
     "[--allow-mixed-builds]\n"
-    "                        [--include-failed] [--json] FILE.csv...\n"
+    "                        [--include-failed] [--no-memory-regime] [--json] "
+    "FILE.csv...\n"
     "\n"
     "Fit a runtime model per app from run rows and store it as the app's\n"
     "new active version in the SQLite store.\n"
@@ -49,6 +50,12 @@ static const char usage[] =
     "  --include-failed      also train on failed runs (exit_status not "
     "0),\n"
     "                        which are left out by default\n"
+    "  --no-memory-regime    do not scale run times by the machine "
+    "profile's\n"
+    "                        memory curve (regress/memory.h; on by default "
+    "when\n"
+    "                        the store holds one: about 4x the training "
+    "time)\n"
     "  --json                print the result as JSON\n"
     "  --help, --version\n";
 
@@ -468,12 +475,13 @@ int main(int argc, char **argv)
 	    {"allow-mixed-builds", no_argument, NULL, 'x'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"include-failed", no_argument, NULL, 'f'},
+	    {"no-memory-regime", no_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *db = "models.db", *only = NULL;
-	int mixed = 0, json = 0, opt, rc = 0;
+	int mixed = 0, json = 0, no_mem = 0, opt, rc = 0;
 	mpp_train_opts o;
 	mpp_runs rs = {0};
 	struct app_result *apps = NULL;
@@ -532,6 +540,9 @@ int main(int argc, char **argv)
 		case 'f':
 			rs.include_failed = 1;
 			break;
+		case 'M':
+			no_mem = 1;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -564,7 +575,7 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	o.mem = machine.mem;
+	o.mem = no_mem ? NULL : machine.mem;
 	/* Group the rows by app, in order of first appearance. */
 	apps = calloc(rs.nruns, sizeof(*apps));
 	if (!apps) {

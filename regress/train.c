@@ -521,7 +521,7 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	 * fits the run times over its factor. */
 	mpp_train_opts mo = *o;
 	rc = MPP_OK;
-	if (o->mem && !o->mem_fixed) {
+	if (!o->mem_fixed) {
 		rc = mpp_tr_mem_choose(rs, rows, nrows, o, &mo.mem_beta, rep);
 		mo.mem_fixed = 1;
 	}
@@ -529,7 +529,8 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 		rc = train(&d, rs, rows, nrows, &mo, out, rep, err, errlen);
 	/* Without a footprint from parameters there would be no answer from
 	 * them: the regime is left out (issue 15: always an answer). */
-	if (rc == MPP_OK && mo.mem_beta > 0 && !(*out)->mem_law.predictable) {
+	if (rc == MPP_OK && mo.mem_beta > 0 && !o->mem_no_law &&
+	    !(*out)->mem_law.predictable) {
 		mpp_model_free(*out);
 		*out = NULL;
 		mpp_train_report_free(rep);

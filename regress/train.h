@@ -46,8 +46,10 @@ typedef struct mpp_train_opts {
 	 * and runs that carry mem:peak_rss_kib.mean, training chooses the
 	 * memory regime's beta (train_memory.c). */
 	const struct mpp_mem_curve *mem;
-	/* Set by the trainer for its own trainings at one beta: no choice. */
-	int mem_fixed;
+	/* Set by the trainer for its own trainings at one beta: no choice;
+	 * and, for those answered from measured footprints only, no law of
+	 * peak memory. */
+	int mem_fixed, mem_no_law;
 	double mem_beta;
 } mpp_train_opts;
 

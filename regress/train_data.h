@@ -236,11 +236,14 @@ int mpp_tr_mem_model(const struct data *d, const mpp_runs *rs,
  * fitted there. _eval on run r; _cv: held-out predictions per fold (NAN
  * where a fold's fit failed); _store: into m (has_law set). */
 int mpp_tr_law_fit(const struct data *d, size_t f, double *coef);
-/* The same from nstarts first values of a, 0 to the least y (exclusive),
- * the one that errs least kept (a rank's peak memory: a baseline of code
- * and MPI buffers that the iteration from 0 reaches only in part). */
+/* The same iteration from a first a = a0; and from nstarts first values
+ * of a, 0 to the least y (exclusive), the one that errs least kept, its
+ * first a into *a0 (a rank's peak memory: a baseline of code and MPI
+ * buffers that the iteration from 0 reaches only in part). */
+int mpp_tr_law_fit_from(const struct data *d, size_t f, double a0,
+			double *coef);
 int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
-			  double *coef);
+			  double *coef, double *a0);
 double mpp_tr_law_eval(const struct data *d, size_t r, const double *coef);
 int mpp_tr_law_cv(const struct data *d, double *pred);
 /* The law's exponents and c (coef as mpp_tr_law_fit) into pm. */

@@ -107,7 +107,7 @@ static double law_err(const struct data *d, size_t f, const double *coef)
 }
 
 /* The law's iteration from a first a = a0 (a's own fit starts at 0). */
-static int law_fit_from(const struct data *d, size_t f, double a0, double *coef)
+int mpp_tr_law_fit_from(const struct data *d, size_t f, double a0, double *coef)
 {
 	size_t n = d->nvars + 3;
 	double *next = malloc(n * sizeof(*next));
@@ -137,11 +137,11 @@ static int law_fit_from(const struct data *d, size_t f, double a0, double *coef)
 
 int mpp_tr_law_fit(const struct data *d, size_t f, double *coef)
 {
-	return law_fit_from(d, f, 0, coef);
+	return mpp_tr_law_fit_from(d, f, 0, coef);
 }
 
 int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
-			  double *coef)
+			  double *coef, double *a0)
 {
 	size_t n = d->nvars + 3;
 	double ymin = INFINITY, best = INFINITY, *c = malloc(n * sizeof(*c));
@@ -153,7 +153,7 @@ int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
 		if (in_train(d, f, r))
 			ymin = fmin(ymin, d->y[r]);
 	for (int k = 0; k < nstarts && isfinite(ymin); k++) {
-		int rk = law_fit_from(d, f, ymin * k / nstarts, c);
+		int rk = mpp_tr_law_fit_from(d, f, ymin * k / nstarts, c);
 		if (rk == MPP_ENOMEM) {
 			rc = rk;
 			break;
@@ -162,6 +162,7 @@ int mpp_tr_law_fit_starts(const struct data *d, size_t f, int nstarts,
 		if (e < best) {
 			best = e;
 			memcpy(coef, c, n * sizeof(*c));
+			*a0 = ymin * k / nstarts;
 			rc = MPP_OK;
 		}
 	}

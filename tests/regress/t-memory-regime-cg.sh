@@ -10,9 +10,10 @@
 # cg's peak memory goes from 86 to 142 MiB per rank between N = 80 and 96
 # (its cost per point and iteration rises 1.7x there).
 #
-# Asserted: with the profile, training keeps a regime (beta > 0) and the
+# Asserted: with the profile, training keeps a regime (beta > 0; none
+# with --no-memory-regime) and the
 # 18 held runs, answered from their measured features, err under 15 %
-# (10.4 % when written); without the profile the same rows err over 20 %
+# (12.3 % when written); without the profile the same rows err over 20 %
 # (29.2 %). From the job's parameters (the footprint from its law), every
 # answer at N = 96 is above the one without the regime and the mean error
 # over the 6 settings is at most three quarters of it (written: 10.7 %
@@ -29,6 +30,12 @@ mpipredict-train --db curve.db --json "$D/cg-memory-train.csv" >train.json 2>err
 echo "memory: $(jq -c '.models[0].memory | {beta, held, held_mape_pct_by_beta, others_cv_mape_pct_by_beta}' train.json)"
 jq -e '.models[0].memory.beta > 0' train.json >/dev/null ||
 	{ echo "expected a memory regime kept, got $(jq -c '.models[0].memory' train.json)"; fail=1; }
+# --no-memory-regime: the same store, no regime.
+cp curve.db off.db
+mpipredict-train --db off.db --json --no-memory-regime "$D/cg-memory-train.csv" >off.json 2>err.txt ||
+	{ echo "expected training with --no-memory-regime to work, got: $(cat err.txt)"; exit 1; }
+jq -e '.models[0].memory | .beta == 0 and (.none_because | test("no-memory-regime"))' off.json >/dev/null ||
+	{ echo "expected beta 0 and why with --no-memory-regime, got $(jq -c '.models[0].memory' off.json)"; fail=1; }
 mape() { # $1: db; the held rows from features: "answered MAPE"
 	mpipredict-predict --db "$1" --app cg --features "$D/cg-memory-held.csv" 2>/dev/null >"pf-$1.csv"
 	awk -F, 'NR == FNR { if (FNR > 1) t[$1] = $8; next }
