@@ -77,22 +77,14 @@ static double err_of(int rc, const mpp_prediction *p, double y)
 static int predict_features(const mpp_model *m, const mpp_runs *rs, size_t row,
 			    mpp_prediction *p)
 {
-	const mpp_run *run = &rs->runs[row];
 	mpp_kv *kv = malloc((rs->nfeatures + 1) * sizeof(*kv));
-	size_t n = 0;
 
 	if (!kv)
 		return MPP_ENOMEM;
-	for (size_t f = 0; f < rs->nfeatures; f++)
-		if (!isnan(run->values[f])) {
-			kv[n].name = rs->features[f];
-			kv[n++].value = run->values[f];
-		}
+	size_t n = mpp_tr_run_kv(rs, row, kv);
 	/* No parameters: the folds' trainings run no edge check. */
-	double nodes = run->nnodes >= 1 ? run->nnodes : 1;
 	int rc = mpp_model_predict_run(
-	    m, kv, n, NULL,
-	    run->nprocs >= nodes ? ceil(run->nprocs / nodes) : 1, p, NULL, 0);
+	    m, kv, n, NULL, mpp_tr_run_rpn(&rs->runs[row]), p, NULL, 0);
 	free(kv);
 	return rc;
 }

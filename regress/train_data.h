@@ -173,6 +173,9 @@ int mpp_tr_load(struct data *d, const mpp_runs *rs, const size_t *rows,
 		size_t nrows, const mpp_train_opts *o, size_t *nabsent,
 		char *err, size_t errlen);
 int mpp_tr_block_grams(struct data *d);
+/* Run row's present features into kv (room for rs->nfeatures); their
+ * count. */
+size_t mpp_tr_run_kv(const mpp_runs *rs, size_t row, mpp_kv *kv);
 void mpp_tr_data_free(struct data *d);
 
 /* train_fold.c: rep[j] = j for a column kept on the runs outside fold f,
@@ -223,6 +226,8 @@ int mpp_tr_predictable(const struct data *d, size_t f, size_t j, double *coef);
  * mpp_tr_mem_model: the kept regime into m (curve copy, the law of a
  * rank's peak memory). */
 long mpp_tr_mem_column(const mpp_runs *rs);
+/* A run's ranks per node (1 when it does not say). */
+double mpp_tr_run_rpn(const mpp_run *run);
 double mpp_tr_mem_run_factor(const mpp_runs *rs, size_t row, long fi,
 			     const struct mpp_mem_curve *c, double beta);
 int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,

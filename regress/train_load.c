@@ -279,3 +279,16 @@ int mpp_tr_block_grams(struct data *d)
 		return MPP_ENOMEM;
 	return mpp_parallel_for(d->K, block_gram, d);
 }
+
+size_t mpp_tr_run_kv(const mpp_runs *rs, size_t row, mpp_kv *kv)
+{
+	const mpp_run *run = &rs->runs[row];
+	size_t n = 0;
+
+	for (size_t f = 0; f < rs->nfeatures; f++)
+		if (!isnan(run->values[f])) {
+			kv[n].name = rs->features[f];
+			kv[n++].value = run->values[f];
+		}
+	return n;
+}

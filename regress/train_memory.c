@@ -55,7 +55,7 @@ long mpp_tr_mem_column(const mpp_runs *rs)
 	return -1;
 }
 
-static double rpn_of(const mpp_run *run)
+double mpp_tr_run_rpn(const mpp_run *run)
 {
 	double nodes = run->nnodes >= 1 ? run->nnodes : 1;
 	return run->nprocs >= nodes ? ceil(run->nprocs / nodes) : 1;
@@ -69,7 +69,8 @@ double mpp_tr_mem_run_factor(const mpp_runs *rs, size_t row, long fi,
 
 	if (!(kib > 0))
 		return NAN;
-	return mpp_mem_factor(c, beta, kib * rpn_of(run), rpn_of(run));
+	return mpp_mem_factor(c, beta, kib * mpp_tr_run_rpn(run),
+			      mpp_tr_run_rpn(run));
 }
 
 static int cmp_desc(const void *a, const void *b, void *ctx)
@@ -108,12 +109,7 @@ static double held_err(const mpp_runs *rs, const size_t *train, size_t nt,
 	for (size_t i = 0; rc == MPP_OK && i < nh; i++) {
 		const mpp_run *run = &rs->runs[held[i]];
 		mpp_prediction p;
-		size_t n = 0;
-		for (size_t f = 0; f < rs->nfeatures; f++)
-			if (!isnan(run->values[f])) {
-				kv[n].name = rs->features[f];
-				kv[n++].value = run->values[f];
-			}
+		size_t n = mpp_tr_run_kv(rs, held[i], kv);
 		/* As a request with the run's parameters is answered: past
 		 * a training range, with the extrapolation fit. */
 		mpp_params par = {0};
@@ -171,8 +167,8 @@ int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,
 			goto out;
 		}
 		pos[i] = i;
-		key[i] = kib * rpn_of(run);
-		s = mpp_mem_slowdown(o->mem, key[i], rpn_of(run));
+		key[i] = kib * mpp_tr_run_rpn(run);
+		s = mpp_mem_slowdown(o->mem, key[i], mpp_tr_run_rpn(run));
 		lo = fmin(lo, s);
 		hi = fmax(hi, s);
 	}
