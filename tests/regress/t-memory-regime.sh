@@ -21,12 +21,17 @@
 #   - without the curve (a store with no profile) the same answers err by
 #     more than 20 %: the regime is what carries them;
 #   - a compute-bound twin (time per iteration flat) keeps beta 0;
+#   - the same code with its grid read from an input deck (args
+#     "hpcg.dat NX=64 IT=50", declared as MPIPREDICT_PARAMS gives them)
+#     keeps the regime, its peak-memory law is in NX, and NX = 72 is
+#     answered within 10 %;
 #   - a profile whose curve is not usable is refused, naming the field,
 #     and nothing is stored.
 set -u
 fail=0
-gen() { # $1: 1 = the time follows the curve, 0 = flat; $2: sizes; $3: seed
-	awk -v follow="$1" -v sizes="$2" -v seed="$3" '
+gen() { # $1: 1 = the time follows the curve, 0 = flat; $2: sizes; $3: seed;
+	# $4: deck = the sizes from an input deck, declared (hpcg.dat NX=.. IT=..)
+	awk -v follow="$1" -v sizes="$2" -v seed="$3" -v deck="${4:-}" '
 	function slow(kib, np,   x0, x1, top) { # the curve below, at kib
 		x0 = 48 * 1024; x1 = 192 * 1024; top = (np > 1) ? 2.8 : 2.4
 		if (kib <= x0) return 1
@@ -49,8 +54,12 @@ gen() { # $1: 1 = the time follows the curve, 0 = flat; $2: sizes; $3: seed
 			s = follow ? slow(rss * np, np) : 1
 			t = 0.05 + 2.2e-8 * pts * it * s + 5e-8 * pts
 			t *= 1 + 0.02 * (2 * rand() - 1)
-			printf "r%d,hpcg,b1,2026-11-28T00:00:%02dZ,,%d,1,%.6f,--nx=%d --ny=%d --nz=%d --it=%d",
-				++id, id % 60, np, t, N, N, N, it
+			if (deck)
+				printf "r%d,hpcgdeck,b1,2026-11-28T00:00:%02dZ,,%d,1,%.6f,hpcg.dat NX=%d IT=%d",
+					++id, id % 60, np, t, N, it
+			else
+				printf "r%d,hpcg,b1,2026-11-28T00:00:%02dZ,,%d,1,%.6f,--nx=%d --ny=%d --nz=%d --it=%d",
+					++id, id % 60, np, t, N, N, N, it
 			printf ",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", 27 * pts * it, 54 * pts * it,
 				3 * pts * it, 27 * pts, (np > 1) ? 2 * it : 0, rss * (1 + 0.002 * rand())
 		}
@@ -136,6 +145,20 @@ jq -e '.models[0].memory.beta == 0 and (.models[0].memory.held_mape_pct_by_beta[
 p=$(mpipredict-predict --db twin.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
 within "$p" "$(truth 1 0)" 0.08 ||
 	{ echo "expected the twin's answer within 8 % of $(truth 1 0) s, got ${p:-none}"; fail=1; }
+
+# The same code reading its grid from an input deck (hpcg.dat), the sizes
+# declared as MPIPREDICT_PARAMS gives them: the regime is kept, and the
+# answer from the declared parameters holds.
+gen 1 "32 40 48 56 64" 17 deck >deck.csv
+newdb deck.db "$profile"
+mpipredict-train --db deck.db --json deck.csv >deck.json 2>err.txt ||
+	{ echo "expected training on the deck campaign to work, got: $(cat err.txt)"; exit 1; }
+jq -e '.models[] | select(.app == "hpcgdeck") | .memory.beta > 0 and .memory.peak_memory_law.expo.NX > 2' deck.json >/dev/null ||
+	{ echo "expected a regime and a peak-memory law in NX for the deck campaign, got $(jq -c '.models[] | select(.app == "hpcgdeck") | .memory' deck.json)"; fail=1; }
+p=$(mpipredict-predict --db deck.db --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
+echo "deck, NX = 72, 1 rank: the law $(truth 1 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth 1 1)") %)"
+within "$p" "$(truth 1 1)" 0.10 ||
+	{ echo "expected the deck's answer within 10 % of $(truth 1 1) s, got ${p:-none}"; fail=1; }
 
 # A curve that is not usable: refused, naming the field; nothing stored.
 newdb badc.db "$(echo "$profile" | sed 's/"ns_per_byte": \[0.0500/"ns_per_byte": [-1/')"
