@@ -5,7 +5,11 @@
  * Exact timings must give back the parameters (relative error < 1e-6);
  * contention steps not measured stay null; a profile written and read back
  * is the same; a run's modelled time is the formula of loggps.h worked by
- * hand. Exit 0 pass, 1 fail (each failure says what it expected and got).
+ * hand. The memory curve (regress/memory.h): its JSON round trip, the
+ * slowdown worked by hand (log-log between points, flat beyond them, the
+ * curve of the most ranks not above the node's), the regime's factor, and
+ * six unusable curves each refused in one line naming the field.
+ * Exit 0 pass, 1 fail (each failure says what it expected and got).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 #include <string.h>
 
 #include "calibrate/fit.h"
+#include "regress/memory.h"
 #include "regress/profile_json.h"
 
 static int failed;
@@ -141,7 +146,92 @@ int main(void)
 		failed = 1;
 	}
 	free(json);
-	mpp_loggps_profile_clear(&p);
 	mpp_loggps_profile_clear(&q);
+
+	/* The memory curve (regress/memory.h): its JSON round trip, the
+	 * slowdown it gives and the regime's factor. Points 1, 4, 16 MiB;
+	 * 1 rank 1, 1, 4 ns/B; 2 ranks 1, 2, 8 ns/B. */
+	mpp_mem_curve *mc = calloc(1, sizeof *mc);
+	*mc = (mpp_mem_curve){.npoints = 3, .ncurves = 2};
+	mc->node_kib[0] = 1024;
+	mc->node_kib[1] = 4096;
+	mc->node_kib[2] = 16384;
+	mc->ranks[0] = 1;
+	mc->ranks[1] = 2;
+	double t1[] = {1, 1, 4}, t2[] = {1, 2, 8};
+	for (int i = 0; i < 3; i++) {
+		mc->ns_per_byte[0][i] = t1[i];
+		mc->ns_per_byte[1][i] = t2[i];
+	}
+	p.mem = mc;
+	json = mpp_profile_to_json(&p);
+	if (!json ||
+	    mpp_profile_from_json("t", json, &q, err, sizeof err) < 0 ||
+	    !q.mem) {
+		printf("memory curve JSON round trip failed: %s\n",
+		       json ? err : "no JSON");
+		return 1;
+	}
+	if (q.mem->npoints != 3 || q.mem->ncurves != 2 || q.mem->ranks[1] != 2)
+		printf("memory curve after JSON: expected 3 points, 2 curves, "
+		       "ranks 1 and 2; got %s\n",
+		       json),
+		    failed = 1;
+	near("ns_per_byte[1][2] after JSON", q.mem->ns_per_byte[1][2], 8);
+	/* 8 MiB: halfway in log between 4 and 16 MiB, 1 rank: sqrt(1 * 4). */
+	near("slowdown at 8 MiB, 1 rank", mpp_mem_slowdown(q.mem, 8192, 1), 2);
+	near("slowdown at 8 MiB, 3 ranks (the 2-rank curve)",
+	     mpp_mem_slowdown(q.mem, 8192, 3), 4);
+	near("slowdown past the last point", mpp_mem_slowdown(q.mem, 1e6, 1),
+	     4);
+	near("slowdown below the first point", mpp_mem_slowdown(q.mem, 10, 2),
+	     1);
+	near("factor, beta 0", mpp_mem_factor(q.mem, 0, 1e6, 1), 1);
+	near("factor, beta 1/2, 16 MiB, 1 rank",
+	     mpp_mem_factor(q.mem, 0.5, 16384, 1), 2.5);
+	if (!isnan(mpp_mem_slowdown(q.mem, 0, 1)))
+		printf("expected no slowdown for a footprint of 0\n"),
+		    failed = 1;
+	free(json);
+	mpp_loggps_profile_clear(&q);
+
+	/* Curves that are not usable: one line naming the field. */
+	static const char *const bad[][2] = {
+	    {"\"memory\": {\"node_kib\": [1024, 1024], \"curves\": "
+	     "[{\"ranks\": 1, \"ns_per_byte\": [1, 2]}]}",
+	     "memory: node_kib[1]"},
+	    {"\"memory\": {\"node_kib\": [1024, 2048], \"curves\": "
+	     "[{\"ranks\": 1, \"ns_per_byte\": [1]}]}",
+	     "memory.curves[0]: field \"ns_per_byte\""},
+	    {"\"memory\": {\"node_kib\": [1024, 2048], \"curves\": "
+	     "[{\"ranks\": 0, \"ns_per_byte\": [1, 2]}]}",
+	     "memory: ranks[0]"},
+	    {"\"memory\": {\"node_kib\": [1024, 2048], \"curves\": "
+	     "[{\"ns_per_byte\": [1, 2]}]}",
+	     "memory.curves[0]: field \"ranks\" is missing"},
+	    {"\"memory\": {\"node_kib\": [1024, 2048], \"curves\": "
+	     "[{\"ranks\": 1, \"ns_per_byte\": [1, \"x\"]}]}",
+	     "memory: ns_per_byte[0][1]"},
+	    {"\"memory\": [1, 2]", "memory: expected an object"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char doc[512];
+		snprintf(doc, sizeof doc,
+			 "{\"machine\": \"m\", \"created_at\": \"t\", "
+			 "\"nodes_seen\": 1, \"packages_per_node\": 1, "
+			 "\"cores_per_node\": 2, \"levels\": {}, %s}",
+			 bad[i][0]);
+		err[0] = 0;
+		if (mpp_profile_from_json("p.json", doc, &q, err, sizeof err) ==
+			0 ||
+		    !strstr(err, bad[i][1]) || strchr(err, '\n')) {
+			printf("bad curve %zu: expected one line naming '%s', "
+			       "got '%s'\n",
+			       i, bad[i][1], err);
+			failed = 1;
+		}
+		mpp_loggps_profile_clear(&q);
+	}
+	mpp_loggps_profile_clear(&p);
 	return failed;
 }
