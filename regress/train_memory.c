@@ -19,7 +19,7 @@
  * machine) can still gain a little on its largest footprints by chance,
  * and then loses past them; its in-range fit gets worse under the
  * regime. On a session of one repeat (20-odd runs, 4-6 held) that CV is
- * too noisy to judge, and the large gain alone decides (docs/
+ * too noisy, so a large gain is enough on its own (docs/
  * benchmarks.md). A regime is also left
  * out when the runs' footprints all give the same slowdown (within 2 %: the
  * curve cannot tell them apart), or when a rank's peak memory is not a power
