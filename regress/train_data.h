@@ -226,6 +226,12 @@ int mpp_tr_predictable(const struct data *d, size_t f, size_t j, double *coef);
  * mpp_tr_mem_model: the kept regime into m (curve copy, the law of a
  * rank's peak memory). */
 long mpp_tr_mem_column(const mpp_runs *rs);
+/* train_stable.c: pos gets 0..m-1 by key, largest first; the count of
+ * the top: nx, and the runs after them whose key is within a factor same
+ * (1: equal) of the one before, up to half of m (a largest value held out
+ * whole). */
+size_t mpp_tr_top(const double *key, size_t m, size_t nx, double same,
+		  size_t *pos);
 /* A run's ranks per node (1 when it does not say). */
 double mpp_tr_run_rpn(const mpp_run *run);
 double mpp_tr_mem_run_factor(const mpp_runs *rs, size_t row, long fi,

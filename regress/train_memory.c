@@ -73,13 +73,6 @@ double mpp_tr_mem_run_factor(const mpp_runs *rs, size_t row, long fi,
 			      mpp_tr_run_rpn(run));
 }
 
-static int cmp_desc(const void *a, const void *b, void *ctx)
-{
-	const double *k = ctx;
-	double x = k[*(const size_t *)a], y = k[*(const size_t *)b];
-	return (x < y) - (x > y);
-}
-
 /* The held-out error (percent) at beta: a model trained on train[0..nt)
  * predicts held[0..nh) from features, each judged
  * against the training ranges by its parameters. INFINITY when it cannot. */
@@ -166,7 +159,6 @@ int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,
 			rep->mem_why = "a run lacks " MPP_MEM_FEATURE;
 			goto out;
 		}
-		pos[i] = i;
 		key[i] = kib * mpp_tr_run_rpn(run);
 		s = mpp_mem_slowdown(o->mem, key[i], mpp_tr_run_rpn(run));
 		lo = fmin(lo, s);
@@ -180,10 +172,7 @@ int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	}
 	/* The largest footprints, the largest value whole (its repeats
 	 * differ by a few KiB: within 2 % counts as the same). */
-	qsort_r(pos, nrows, sizeof(*pos), cmp_desc, key);
-	while (nh < nrows / 5 || (nh > 0 && nh < nrows / 2 &&
-				  key[pos[nh]] >= key[pos[nh - 1]] / MEM_SAME))
-		nh++;
+	nh = mpp_tr_top(key, nrows, nrows / 5, MEM_SAME, pos);
 	if (nh == 0 || nh >= nrows) {
 		rep->mem_why = "too few runs to hold out";
 		goto out;

@@ -114,6 +114,20 @@ static double extrap_err(const struct data *d, const unsigned char *out,
 	return n ? 100 * e / (double)n : INFINITY;
 }
 
+size_t mpp_tr_top(const double *key, size_t m, size_t nx, double same,
+		  size_t *pos)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < m; r++)
+		pos[r] = r;
+	qsort_r(pos, m, sizeof(*pos), cmp_desc_y, (void *)key);
+	while (n < nx ||
+	       (n > 0 && n < m / 2 && key[pos[n]] >= key[pos[n - 1]] / same))
+		n++;
+	return n;
+}
+
 /* Mark the nx runs with the largest key as held out, and with them every
  * run that ties the last one, up to half the runs: a parameter's largest
  * value is held out whole, so that its held runs lie past the range of
@@ -122,15 +136,11 @@ static double extrap_err(const struct data *d, const unsigned char *out,
  * the other 4 stayed in, and the check never left the range). */
 static void hold_top(struct data *d, size_t *pos, double *key, size_t nx)
 {
-	for (size_t r = 0; r < d->m; r++) {
-		pos[r] = r;
-		d->held[r] = 0;
-	}
-	qsort_r(pos, d->m, sizeof(*pos), cmp_desc_y, key);
-	size_t n = 0;
-	while (n < nx ||
-	       (n > 0 && n < d->m / 2 && key[pos[n]] == key[pos[n - 1]]))
-		d->held[pos[n++]] = 1;
+	size_t n = mpp_tr_top(key, d->m, nx, 1, pos);
+
+	memset(d->held, 0, d->m);
+	for (size_t i = 0; i < n; i++)
+		d->held[pos[i]] = 1;
 	d->nheld_train = d->m - n;
 }
 
