@@ -17,7 +17,7 @@
 #     the rows' law at both rank counts (the footprint from its law: 4.4
 #     and 0.2 % when written);
 #   - from measured features (mpipredict-predict --features), all 18 held
-#     rows with a MAPE under 6 % (4.1 % when written);
+#     rows with a MAPE under 6 % (4.2 % when written);
 #   - without the curve (a store with no profile) the same answers err by
 #     more than 20 %: the regime is what carries them;
 #   - a compute-bound twin (time per iteration flat) keeps beta 0;
