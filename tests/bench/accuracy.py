@@ -594,6 +594,22 @@ def stability_interval(app, split, rng):
     return bootstrap(pairs, ratio, rng)
 
 
+def session_gap(app, split):
+    """How far apart the two sessions' answers are: the mean over the
+    test settings of |p1 - p2| / ((p1 + p2) / 2), in percent. The ratio
+    of the sessions' MAPEs mixes the models' difference with the test
+    runs' noise (two errors near a 0.4 % floor differ by 1.5x by chance);
+    this is the models' difference alone, 0 when both sessions answer
+    alike."""
+    a = ENTRIES.get((app, split, "params/session1", "all"), [])
+    b = {id(st): p for st, p, _ in
+         ENTRIES.get((app, split, "params/session2", "all"), [])}
+    gaps = [abs(p - b[id(st)]) / ((p + b[id(st)]) / 2) for st, p, _ in a
+            if p is not None and b.get(id(st)) is not None
+            and p + b[id(st)] > 0]
+    return 100 * statistics.mean(gaps) if gaps else None
+
+
 def verdict(iv, goal):
     """met when the whole interval is within the goal, NOT met when all
     of it is above, otherwise not resolved: this many test settings and
@@ -667,7 +683,9 @@ def stability(results):
     rng = random.Random(SEED)
     print("\nStability (issue 15), parameters path, all test settings: "
           "MAPE trained on session 1 / session 2, ratio (goal <= 1.5) with "
-          "its 90 % interval over the test settings, answered")
+          "its 90 % interval over the test settings, how far apart the "
+          "two sessions' answers are (mean |p1 - p2| over their mean), "
+          "answered")
     for (app, split, m), r in sorted(get.items()):
         if m != "params/session1":
             continue
@@ -679,11 +697,13 @@ def stability(results):
         lo, hi = sorted((r[6], r2[6]))
         ratio = hi / lo if lo > 0 else float("inf")
         iv = stability_interval(app, split, rng)
-        print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s answered %s%% "
-              "/ %s%%; default/params answered %s%%; terms %s" % (
+        gap = session_gap(app, split)
+        print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s apart %s%%; "
+              "answered %s%% / %s%%; default/params answered %s%%; "
+              "terms %s" % (
                   app, split, r[6], r2[6], ratio,
                   "[%.2f, %.2f] %s" % (iv[1], iv[2], verdict(iv, 1.5))
-                  if iv else "", fmt(r[9]), fmt(r2[9]),
+                  if iv else "", fmt(gap), fmt(r[9]), fmt(r2[9]),
                   fmt(d[9]) if d else "n/a", same_terms(app, split)))
 
 
