@@ -27,8 +27,9 @@ static const char usage[] =
     "[--top-p P] [--cv K]\n"
     "                        [--method default|seed] [--coverage C] "
     "[--allow-mixed-builds]\n"
-    "                        [--include-failed] [--no-memory-regime] [--json] "
-    "FILE.csv...\n"
+    "                        [--include-failed] [--no-memory-regime | "
+    "--memory-beta B]\n"
+    "                        [--json] FILE.csv...\n"
     "\n"
     "Fit a runtime model per app from run rows and store it as the app's\n"
     "new active version in the SQLite store.\n"
@@ -56,6 +57,10 @@ static const char usage[] =
     "when\n"
     "                        the store holds one: about 4x the training "
     "time)\n"
+    "  --memory-beta B       use that beta in [0, 2] instead of choosing "
+    "0, 1/2 or 1\n"
+    "                        (1: the time follows the curve; above 1: "
+    "steeper)\n"
     "  --json                print the result as JSON\n"
     "  --help, --version\n";
 
@@ -290,8 +295,9 @@ static json_t *to_json(const struct app_result *a)
 	json_object_set_new(
 	    out, "memory",
 	    json_pack(
-		"{s:f, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "beta", m->mem_beta,
-		"held", (json_int_t)r->mem_held, "held_mape_pct_by_beta", merr,
+		"{s:f, s:b, s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "beta",
+		m->mem_beta, "given", r->mem_given, "held",
+		(json_int_t)r->mem_held, "held_mape_pct_by_beta", merr,
 		"others_cv_mape_pct_by_beta", mcv, "slowdown_range",
 		json_pack("[o, o]", jnum(r->mem_slow_lo), jnum(r->mem_slow_hi)),
 		"none_because",
@@ -387,7 +393,11 @@ static void print_summary(const struct app_result *a)
 		       r->x_answers);
 	putchar('\n');
 	/* The memory regime (regress/memory.h). */
-	if (m->mem_beta > 0)
+	if (m->mem_beta > 0 && r->mem_given)
+		printf("memory regime: answers x (1 + %.2g (slowdown - 1)), "
+		       "beta given\n",
+		       m->mem_beta);
+	else if (m->mem_beta > 0)
 		printf("memory regime: answers x (1 + %.2g (slowdown - 1)); "
 		       "the %zu runs with the largest footprints err %.2f %% "
 		       "with it, %.2f %% without; the runs' slowdowns "
@@ -476,6 +486,7 @@ int main(int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},
 	    {"include-failed", no_argument, NULL, 'f'},
 	    {"no-memory-regime", no_argument, NULL, 'M'},
+	    {"memory-beta", required_argument, NULL, 'B'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -543,6 +554,17 @@ int main(int argc, char **argv)
 		case 'M':
 			no_mem = 1;
 			break;
+		case 'B': {
+			char *end;
+			o.mem_beta = strtod(optarg, &end);
+			if (end == optarg || *end ||
+			    !(o.mem_beta >= 0 && o.mem_beta <= 2))
+				return usage_error("--memory-beta: '%s' is not "
+						   "a number in [0, 2]",
+						   optarg);
+			o.mem_given = o.mem_fixed = 1;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -559,6 +581,9 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return usage_error("%s", "no run-row file given");
+	if (no_mem && o.mem_given)
+		return usage_error("%s", "--memory-beta and --no-memory-regime "
+					 "contradict each other");
 
 	for (int i = optind; i < argc; i++) {
 		if (mpp_runs_read_file(&rs, argv[i], warn_stderr, NULL, err,
@@ -576,6 +601,15 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	o.mem = no_mem ? NULL : machine.mem;
+	if (o.mem_given && o.mem_beta > 0 && !o.mem) {
+		fprintf(stderr,
+			"mpipredict-train: --memory-beta: the store %s holds "
+			"no machine profile with a memory curve "
+			"(mpipredict-calibrate --levels mem makes one)\n",
+			db);
+		rc = 2;
+		goto out;
+	}
 	/* Group the rows by app, in order of first appearance. */
 	apps = calloc(rs.nruns, sizeof(*apps));
 	if (!apps) {

@@ -521,7 +521,14 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	 * fits the run times over its factor. */
 	mpp_train_opts mo = *o;
 	rc = MPP_OK;
-	if (!o->mem_fixed) {
+	if (o->mem_given) {
+		/* The user's beta: nothing held out, nothing tried. */
+		for (int b = 0; b < MPP_NMEM_BETAS; b++)
+			rep->mem_err[b] = rep->mem_cv[b] = NAN;
+		rep->mem_slow_lo = rep->mem_slow_hi = NAN;
+		rep->mem_why = o->mem_beta > 0 ? NULL : "beta 0 given";
+		rep->mem_given = 1;
+	} else if (!o->mem_fixed) {
 		rc = mpp_tr_mem_choose(rs, rows, nrows, o, &mo.mem_beta, rep);
 		mo.mem_fixed = 1;
 	}

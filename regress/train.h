@@ -51,6 +51,10 @@ typedef struct mpp_train_opts {
 	 * peak memory. */
 	int mem_fixed, mem_no_law;
 	double mem_beta;
+	/* The user's beta (mpipredict-train --memory-beta): mem_beta, kept
+	 * in the nested check's folds too, so that the error it reports is
+	 * the given beta's. */
+	int mem_given;
 } mpp_train_opts;
 
 /* Defaults: method default, target 0, top_p 0.5, 5 folds, coverage 0.95. */
@@ -129,6 +133,7 @@ typedef struct mpp_train_report {
 	 * string, NULL when a check ran). */
 #define MPP_NMEM_BETAS 3
 	double mem_beta;
+	int mem_given; /* beta given by the user: nothing tried */
 	size_t mem_held;
 	double mem_err[MPP_NMEM_BETAS];
 	double mem_cv[MPP_NMEM_BETAS]; /* the same trainings' own CV MAPE */

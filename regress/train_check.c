@@ -60,9 +60,12 @@ static int train_on(const mpp_runs *rs, const struct sub *s,
 
 	io.inner = 1;
 	io.progress = NULL;
-	/* The memory regime is chosen again on the part (train_memory.c). */
-	io.mem_fixed = io.mem_no_law = 0;
-	io.mem_beta = 0;
+	/* The memory regime is chosen again on the part (train_memory.c),
+	 * unless the user gave its beta. */
+	if (!io.mem_given) {
+		io.mem_fixed = io.mem_no_law = 0;
+		io.mem_beta = 0;
+	}
 	int rc = mpp_train(rs, s->rows, s->n, &io, out, &rep, err, sizeof(err));
 	mpp_train_report_free(&rep);
 	return rc;

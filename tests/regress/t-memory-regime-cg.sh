@@ -64,4 +64,49 @@ done <truth.txt
 echo "from parameters, MAPE over the 6 settings: with the regime $(awk -v e="$ew" 'BEGIN { printf "%.1f", 100 * e }') %, without $(awk -v e="$eo" 'BEGIN { printf "%.1f", 100 * e }') %"
 awk -v a="$ew" -v b="$eo" 'BEGIN { exit !(a <= 0.75 * b) }' ||
 	{ echo "expected the error from parameters with the regime at most 3/4 of the one without"; fail=1; }
+
+# --memory-beta B: the user's beta instead of the choice. 0 is the model
+# without the regime, folds and all (the nested CV too: the folds keep the
+# given beta rather than choosing again); 1.5, a code steeper than the
+# stream (cg's step is 1.7x where the curve's is 1.43x), answers the held
+# runs closer than the chosen 1/2 (6.6 against 12.3 % when written).
+cp curve.db b0.db
+mpipredict-train --db b0.db --json --memory-beta 0 "$D/cg-memory-train.csv" >b0.json 2>err.txt ||
+	{ echo "expected --memory-beta 0 to train, got: $(cat err.txt)"; exit 1; }
+jq -e '.models[0].memory | .beta == 0 and .given and .none_because == "beta 0 given"' b0.json >/dev/null ||
+	{ echo "expected beta 0 given, got $(jq -c '.models[0].memory' b0.json)"; fail=1; }
+[ "$(jq '.models[0].cv_mape_pct' b0.json)" = "$(jq '.models[0].cv_mape_pct' off.json)" ] ||
+	{ echo "expected --memory-beta 0's nested CV to be --no-memory-regime's ($(jq '.models[0].cv_mape_pct' off.json)), got $(jq '.models[0].cv_mape_pct' b0.json)"; fail=1; }
+mape off.db >/dev/null
+mape b0.db >/dev/null
+cmp -s pf-off.db.csv pf-b0.db.csv ||
+	{ echo "expected --memory-beta 0 to answer as --no-memory-regime"; fail=1; }
+cp curve.db b15.db
+mpipredict-train --db b15.db --json --memory-beta 1.5 "$D/cg-memory-train.csv" >b15.json 2>err.txt ||
+	{ echo "expected --memory-beta 1.5 to train, got: $(cat err.txt)"; exit 1; }
+jq -e '.models[0].memory | .beta == 1.5 and .given and .held == 0' b15.json >/dev/null ||
+	{ echo "expected beta 1.5 given and nothing held, got $(jq -c '.models[0].memory' b15.json)"; fail=1; }
+# The nested CV is the given beta's: its folds do not fall back to
+# choosing (nor to beta 0, which would give b0.json's figure exactly).
+[ "$(jq '.models[0].cv_mape_pct' b15.json)" != "$(jq '.models[0].cv_mape_pct' b0.json)" ] ||
+	{ echo "expected the nested CV of beta 1.5 to differ from beta 0's, both $(jq '.models[0].cv_mape_pct' b0.json)"; fail=1; }
+pinned=$(mape b15.db)
+echo "from features with --memory-beta 1.5: (answered, MAPE %) $pinned, chosen beta $(jq '.models[0].memory.beta' train.json): $with"
+awk -v p="${pinned#* }" -v c="${with#* }" 'BEGIN { exit !(p < c) }' ||
+	{ echo "expected beta 1.5 to answer the held runs closer than the chosen beta"; fail=1; }
+# Bad values: a usage error naming the option, and nothing stored.
+before=$(sqlite3 plain.db 'SELECT count(*) FROM models')
+for bad in "--memory-beta 2.5" "--memory-beta abc" "--memory-beta 1 --no-memory-regime"; do
+	# shellcheck disable=SC2086
+	mpipredict-train --db curve.db $bad "$D/cg-memory-train.csv" >/dev/null 2>err.txt
+	rc=$?
+	[ $rc = 1 ] && grep -q -- "--memory-beta" err.txt ||
+		{ echo "expected exit 1 (a usage error) naming --memory-beta for '$bad', got $rc: $(cat err.txt)"; fail=1; }
+done
+mpipredict-train --db plain.db --memory-beta 1 "$D/cg-memory-train.csv" >/dev/null 2>err.txt
+rc=$?
+[ $rc = 2 ] && grep -q 'plain.db' err.txt && grep -q 'memory curve' err.txt ||
+	{ echo "expected exit 2 naming the store without a curve, got $rc: $(cat err.txt)"; fail=1; }
+[ "$(sqlite3 plain.db 'SELECT count(*) FROM models')" = "$before" ] ||
+	{ echo "expected nothing stored by a refused --memory-beta"; fail=1; }
 exit $fail
