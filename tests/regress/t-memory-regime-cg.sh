@@ -30,10 +30,14 @@ mpipredict-train --db curve.db --json "$D/cg-memory-train.csv" >train.json 2>err
 echo "memory: $(jq -c '.models[0].memory | {beta, held, held_mape_pct_by_beta, others_cv_mape_pct_by_beta}' train.json)"
 jq -e '.models[0].memory.beta > 0' train.json >/dev/null ||
 	{ echo "expected a memory regime kept, got $(jq -c '.models[0].memory' train.json)"; fail=1; }
+train_copy() { # $1: NAME; the same store copied to NAME.db, trained with
+	# the options $2..., the JSON in NAME.json
+	cp curve.db "$1.db"
+	mpipredict-train --db "$1.db" --json "${@:2}" "$D/cg-memory-train.csv" >"$1.json" 2>err.txt ||
+		{ echo "expected training with ${*:2} to work, got: $(cat err.txt)"; exit 1; }
+}
 # --no-memory-regime: the same store, no regime.
-cp curve.db off.db
-mpipredict-train --db off.db --json --no-memory-regime "$D/cg-memory-train.csv" >off.json 2>err.txt ||
-	{ echo "expected training with --no-memory-regime to work, got: $(cat err.txt)"; exit 1; }
+train_copy off --no-memory-regime
 jq -e '.models[0].memory | .beta == 0 and (.none_because | test("no-memory-regime"))' off.json >/dev/null ||
 	{ echo "expected beta 0 and why with --no-memory-regime, got $(jq -c '.models[0].memory' off.json)"; fail=1; }
 mape() { # $1: db; the held rows from features: "answered MAPE"
@@ -70,9 +74,7 @@ awk -v a="$ew" -v b="$eo" 'BEGIN { exit !(a <= 0.75 * b) }' ||
 # given beta rather than choosing again); 1.5, a code steeper than the
 # stream (cg's step is 1.7x where the curve's is 1.43x), answers the held
 # runs closer than the chosen 1/2 (6.6 against 12.3 % when written).
-cp curve.db b0.db
-mpipredict-train --db b0.db --json --memory-beta 0 "$D/cg-memory-train.csv" >b0.json 2>err.txt ||
-	{ echo "expected --memory-beta 0 to train, got: $(cat err.txt)"; exit 1; }
+train_copy b0 --memory-beta 0
 jq -e '.models[0].memory | .beta == 0 and .given and .none_because == "beta 0 given"' b0.json >/dev/null ||
 	{ echo "expected beta 0 given, got $(jq -c '.models[0].memory' b0.json)"; fail=1; }
 [ "$(jq '.models[0].cv_mape_pct' b0.json)" = "$(jq '.models[0].cv_mape_pct' off.json)" ] ||
@@ -81,9 +83,7 @@ mape off.db >/dev/null
 mape b0.db >/dev/null
 cmp -s pf-off.db.csv pf-b0.db.csv ||
 	{ echo "expected --memory-beta 0 to answer as --no-memory-regime"; fail=1; }
-cp curve.db b15.db
-mpipredict-train --db b15.db --json --memory-beta 1.5 "$D/cg-memory-train.csv" >b15.json 2>err.txt ||
-	{ echo "expected --memory-beta 1.5 to train, got: $(cat err.txt)"; exit 1; }
+train_copy b15 --memory-beta 1.5
 jq -e '.models[0].memory | .beta == 1.5 and .given and .held == 0' b15.json >/dev/null ||
 	{ echo "expected beta 1.5 given and nothing held, got $(jq -c '.models[0].memory' b15.json)"; fail=1; }
 # The nested CV is the given beta's: its folds do not fall back to
