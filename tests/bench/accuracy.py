@@ -261,6 +261,16 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         res[name] = from_params(sdbk) if rc == 0 else \
             "mpipredict-train on session %d failed (see %s)" % (k, log)
 
+    # The memory regime's beta pinned (MPP_BENCH_BETAS): the same training
+    # at each, answered from parameters, beside the chosen one.
+    for b in opt.betas.split():
+        bdb = os.path.join(work, "beta-%s.db" % b)
+        if trained(bdb, ["--memory-beta", b]):
+            res["params/beta %s" % b] = from_params(bdb)
+        else:
+            res["params/beta %s" % b] = \
+                "mpipredict-train --memory-beta %s failed (see %s)" % (b, log)
+
     sdb = os.path.join(work, "seed.db")
     if not seed_ok:
         res["seed/features"] = "mpipredict-train has no --method"
@@ -385,6 +395,9 @@ def main():
     ap.add_argument("--apps", default="prime jacobi3d is cg")
     ap.add_argument("--profile-db", default=None,
                     help="a store with the machine profile (memory curve)")
+    ap.add_argument("--betas", default="",
+                    help="memory regime betas to pin, one training each "
+                    "(needs --profile-db)")
     opt = ap.parse_args()
 
     rc, helptext = run([opt.bin + "/mpipredict-train", "--help"],
@@ -487,8 +500,11 @@ def main():
         "app", "split", "method", "scope", "sets", "MAPE%", "max%",
         "exceed%", "answered%"))
     key = lambda r: (r[0] == "all apps", r[0], r[1], r[3] != "1 rank",
-                     order.index(r[2]))
+                     order.index(r[2]) if r[2] in order else len(order),
+                     r[2])
     for r in sorted(results, key=key):
+        if r[2].startswith("params/beta "):
+            continue
         note = ("  " + r[10]) if len(r) > 10 else ""
         print("%-9s %-13s %-17s %-6s %4d %8s %8s %8s %9s%s" % (
             r[0], r[1], r[2], r[3], r[4], fmt(r[6]), fmt(r[7]), fmt(r[8]),
@@ -497,6 +513,8 @@ def main():
     verdicts()
     reported(results)
     stability(results)
+    if opt.betas:
+        pinned(results, opt.betas.split())
 
 
 def setting_errors(ent):
@@ -705,6 +723,25 @@ def stability(results):
                   "[%.2f, %.2f] %s" % (iv[1], iv[2], verdict(iv, 1.5))
                   if iv else "", fmt(gap), fmt(r[9]), fmt(r2[9]),
                   fmt(d[9]) if d else "n/a", same_terms(app, split)))
+
+
+def pinned(results, betas):
+    """MPP_BENCH_BETAS: the parameters path with the memory regime's beta
+    pinned (mpipredict-train --memory-beta) against the chosen one, all
+    test settings."""
+    get = {(r[0], r[1], r[2]): r for r in results if r[3] == "all"}
+    print("\nThe memory regime's beta pinned (--memory-beta), parameters "
+          "path, MAPE % over all test settings; chosen: the default "
+          "training's own choice")
+    print("  %-9s %-13s %8s %s" % ("app", "split", "chosen",
+                                   " ".join("%7s" % b for b in betas)))
+    for app, split in sorted({(r[0], r[1]) for r in results},
+                             key=lambda k: (k[0] == "all apps", k)):
+        d = get.get((app, split, "default/params"))
+        cells = [get.get((app, split, "params/beta " + b)) for b in betas]
+        print("  %-9s %-13s %8s %s" % (
+            app, split, fmt(d[6]) if d else "n/a",
+            " ".join("%7s" % (fmt(c[6]) if c else "n/a") for c in cells)))
 
 
 def goals(results):

@@ -20,6 +20,9 @@
 #                      default mpipredict-calibrate --levels mem measures it
 #                      once ($OUT/profile.db, kept with MPP_BENCH_REUSE=1)
 #                      and every training store starts from that profile.
+#   MPP_BENCH_BETAS    e.g. "0 0.25 0.5 1 1.5": also train with each beta
+#                      pinned (mpipredict-train --memory-beta) and print the
+#                      parameters path's error at each beside the chosen one
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
@@ -127,7 +130,7 @@ if [ "${MPP_BENCH_MEMORY:-1}" != 0 ]; then
 			--db "$out/profile.db" --levels mem >/dev/null ||
 			{ echo "bench-accuracy: mpipredict-calibrate --levels mem failed" >&2; exit 1; }
 	fi
-	profile=(--profile-db "$out/profile.db")
+	profile=(--profile-db "$out/profile.db" --betas "${MPP_BENCH_BETAS:-}")
 fi
 /usr/bin/python3 tests/bench/accuracy.py --runs "$out/runs" --out "$out" \
 	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" "${profile[@]}" || exit 1
