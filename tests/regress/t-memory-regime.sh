@@ -25,13 +25,19 @@
 #     "hpcg.dat NX=64 IT=50", declared as MPIPREDICT_PARAMS gives them)
 #     keeps the regime, its peak-memory law is in NX, and NX = 72 is
 #     answered within 10 %;
+#   - a setup phase that holds the whole grid on every rank (peak memory
+#     2.1-4.5x the solve's footprint, the curve read at the wrong place): a
+#     compute-bound code still keeps beta 0 and the flat store's answers, a
+#     memory-bound one keeps a regime that answers closer than none;
 #   - a profile whose curve is not usable is refused, naming the field,
 #     and nothing is stored.
 set -u
 fail=0
 gen() { # $1: 1 = the time follows the curve, 0 = flat; $2: sizes; $3: seed;
-	# $4: deck = the sizes from an input deck, declared (hpcg.dat NX=.. IT=..)
-	awk -v follow="$1" -v sizes="$2" -v seed="$3" -v deck="${4:-}" '
+	# $4: deck = the sizes from an input deck, declared (hpcg.dat NX=.. IT=..);
+	# $5: KiB per point of the whole grid that a setup phase holds on every
+	# rank (added to the peak memory, not to the solve's footprint)
+	awk -v follow="$1" -v sizes="$2" -v seed="$3" -v deck="${4:-}" -v setup="${5:-0}" '
 	function slow(kib, np,   x0, x1, top) { # the curve below, at kib
 		x0 = 48 * 1024; x1 = 192 * 1024; top = (np > 1) ? 2.8 : 2.4
 		if (kib <= x0) return 1
@@ -61,7 +67,8 @@ gen() { # $1: 1 = the time follows the curve, 0 = flat; $2: sizes; $3: seed;
 				printf "r%d,hpcg,b1,2026-11-28T00:00:%02dZ,,%d,1,%.6f,--nx=%d --ny=%d --nz=%d --it=%d",
 					++id, id % 60, np, t, N, N, N, it
 			printf ",%.0f,%.0f,%.0f,%.0f,%.0f,%.0f\n", 27 * pts * it, 54 * pts * it,
-				3 * pts * it, 27 * pts, (np > 1) ? 2 * it : 0, rss * (1 + 0.002 * rand())
+				3 * pts * it, 27 * pts, (np > 1) ? 2 * it : 0,
+				(rss + setup * N * N * N) * (1 + 0.002 * rand())
 		}
 	}'
 }
@@ -159,6 +166,55 @@ p=$(mpipredict-predict --db deck.db --app hpcgdeck --args "hpcg.dat NX=72 IT=50"
 echo "deck, NX = 72, 1 rank: the law $(truth 1 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth 1 1)") %)"
 within "$p" "$(truth 1 1)" 0.10 ||
 	{ echo "expected the deck's answer within 10 % of $(truth 1 1) s, got ${p:-none}"; fail=1; }
+
+# A setup phase larger than the solve: every rank holds the whole grid
+# (0.7 KiB per point) while it reads and partitions it, then frees it, as
+# codes that read a global mesh before partitioning do. The peak memory is
+# the setup's, 2.1-4.5x the solve's footprint, so the curve is read at the
+# wrong place. Compute-bound, the regime stays out (the answers are the
+# flat store's); memory-bound, it is kept and still answers closer than no
+# regime at all, from features (6.8 against 32.4 % when written) and from
+# parameters at N = 72 (7.9 and 7.4 % low against 28.5 and 26.7 %).
+gen 1 "32 40 48 56 64" 19 "" 0.7 >train.csv
+gen 1 "72" 20 "" 0.7 >held.csv
+newdb setup.db "$profile"
+newdb setupflat.db ""
+mpipredict-train --db setup.db --json train.csv >setup.json 2>err.txt ||
+	{ echo "expected training with a setup phase to work, got: $(cat err.txt)"; exit 1; }
+jq -e '.models[0].memory.beta > 0' setup.json >/dev/null ||
+	{ echo "expected a regime kept under a setup phase's peak, got $(jq -c '.models[0].memory' setup.json)"; fail=1; }
+mpipredict-train --db setupflat.db train.csv >/dev/null 2>&1
+feat_mape() { # $1: db; the held rows from features: "answered MAPE"
+	mpipredict-predict --db "$1" --app hpcg --features held.csv 2>/dev/null >pf.csv
+	awk -F, 'NR == FNR { if (FNR > 1) t[$1] = $8; next }
+		$1 in t { d = ($2 - t[$1]) / t[$1]; e += d < 0 ? -d : d; m++ }
+		END { printf "%d %.1f", m, m ? 100 * e / m : 100 }' held.csv pf.csv
+}
+with=$(feat_mape setup.db) without=$(feat_mape setupflat.db)
+echo "setup phase, from features (answered, MAPE %): with the curve $with, without $without"
+awk -v a="${with#* }" -v b="${without#* }" 'BEGIN { exit !(a < b / 2) }' ||
+	{ echo "expected the regime under a setup phase's peak to answer with less than half the error of none"; fail=1; }
+for np in 1 2; do
+	want=$(truth $np 1)
+	p=$(mpipredict-predict --db setup.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
+	q=$(mpipredict-predict --db setupflat.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
+	echo "setup phase, N = 72, $np rank(s): the law $want s; with the curve ${p:-none} s ($(err_of "$p" "$want") %), without ${q:-none} s ($(err_of "$q" "$want") %)"
+	awk -v a="$(err_of "$p" "$want")" -v b="$(err_of "$q" "$want")" 'BEGIN { exit !(a < b) }' ||
+		{ echo "expected the answer from parameters with the curve closer than without"; fail=1; }
+done
+gen 0 "32 40 48 56 64" 21 "" 0.7 >train.csv
+gen 0 "72" 22 "" 0.7 >held.csv
+newdb setup0.db "$profile"
+newdb setup0flat.db ""
+mpipredict-train --db setup0.db --json train.csv >setup0.json 2>err.txt
+mpipredict-train --db setup0flat.db train.csv >/dev/null 2>&1
+jq -e '.models[0].memory.beta == 0' setup0.json >/dev/null ||
+	{ echo "expected beta 0 for a compute-bound code under a setup phase's peak, got $(jq -c '.models[0].memory' setup0.json)"; fail=1; }
+feat_mape setup0.db >/dev/null && cp pf.csv pf-setup0.csv
+feat_mape setup0flat.db >/dev/null
+cmp -s pf.csv pf-setup0.csv ||
+	{ echo "expected the compute-bound code's answers under a setup phase to be the flat store's"; fail=1; }
+gen 1 "32 40 48 56 64" 11 >train.csv
 
 # A curve that is not usable: refused, naming the field; nothing stored.
 newdb badc.db "$(echo "$profile" | sed 's/"ns_per_byte": \[0.0500/"ns_per_byte": [-1/')"
