@@ -562,7 +562,7 @@ int main(int argc, char **argv)
 				return usage_error("--memory-beta: '%s' is not "
 						   "a number in [0, 2]",
 						   optarg);
-			o.mem_given = o.mem_fixed = 1;
+			o.mem_given = 1;
 			break;
 		}
 		case 'h':

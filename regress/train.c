@@ -503,6 +503,10 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	rep->cv_mape_inner = rep->cv_mape_params_inner = NAN;
 	rep->law_cv_mape = NAN;
 	rep->extrap_mape = NAN;
+	/* The memory regime's check: not run (yet). */
+	for (int b = 0; b < MPP_NMEM_BETAS; b++)
+		rep->mem_err[b] = rep->mem_cv[b] = NAN;
+	rep->mem_slow_lo = rep->mem_slow_hi = NAN;
 	*out = NULL;
 	if (nrows < 5) {
 		snprintf(err, errlen, "app %s: %zu runs, at least 5 needed",
@@ -523,9 +527,6 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	rc = MPP_OK;
 	if (o->mem_given) {
 		/* The user's beta: nothing held out, nothing tried. */
-		for (int b = 0; b < MPP_NMEM_BETAS; b++)
-			rep->mem_err[b] = rep->mem_cv[b] = NAN;
-		rep->mem_slow_lo = rep->mem_slow_hi = NAN;
 		rep->mem_why = o->mem_beta > 0 ? NULL : "beta 0 given";
 		rep->mem_given = 1;
 	} else if (!o->mem_fixed) {

@@ -132,9 +132,6 @@ int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	int rc = MPP_OK, nomem = 0;
 
 	*beta = 0;
-	for (int b = 0; b < MPP_NMEM_BETAS; b++)
-		rep->mem_err[b] = rep->mem_cv[b] = NAN;
-	rep->mem_slow_lo = rep->mem_slow_hi = NAN;
 	if (!o->mem) {
 		rep->mem_why =
 		    "no memory curve (none in the machine profile, or "
