@@ -24,7 +24,8 @@
 #   - the same code with its grid read from an input deck (args
 #     "hpcg.dat NX=64 IT=50", declared as MPIPREDICT_PARAMS gives them)
 #     keeps the regime, its peak-memory law is in NX, and NX = 72 is
-#     answered within 10 %;
+#     answered within 10 %; with --memory-beta 1 the same holds at 2 ranks
+#     and the beta is reported as given;
 #   - a setup phase that holds the whole grid on every rank (peak memory
 #     2.1-4.5x the solve's footprint, the curve read at the wrong place): a
 #     compute-bound code still keeps beta 0 and the flat store's answers, a
@@ -166,6 +167,18 @@ p=$(mpipredict-predict --db deck.db --app hpcgdeck --args "hpcg.dat NX=72 IT=50"
 echo "deck, NX = 72, 1 rank: the law $(truth 1 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth 1 1)") %)"
 within "$p" "$(truth 1 1)" 0.10 ||
 	{ echo "expected the deck's answer within 10 % of $(truth 1 1) s, got ${p:-none}"; fail=1; }
+# The deck campaign with its beta pinned (--memory-beta 1: this code's time
+# follows the curve whole): kept as given, the peak-memory law still in the
+# declared NX, and NX = 72 answered within 10 %.
+newdb deckb.db "$profile"
+mpipredict-train --db deckb.db --json --memory-beta 1 deck.csv >deckb.json 2>err.txt ||
+	{ echo "expected --memory-beta 1 on the deck campaign to work, got: $(cat err.txt)"; exit 1; }
+jq -e '.models[] | select(.app == "hpcgdeck") | .memory | .beta == 1 and .given and .peak_memory_law.expo.NX > 2' deckb.json >/dev/null ||
+	{ echo "expected beta 1 given and a law in NX, got $(jq -c '.models[] | select(.app == "hpcgdeck") | .memory' deckb.json)"; fail=1; }
+p=$(mpipredict-predict --db deckb.db --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks 2 2>/dev/null | tail -n 1 | cut -d, -f2)
+echo "deck, --memory-beta 1, NX = 72, 2 ranks: the law $(truth 2 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth 2 1)") %)"
+within "$p" "$(truth 2 1)" 0.10 ||
+	{ echo "expected the pinned deck answer within 10 % of $(truth 2 1) s, got ${p:-none}"; fail=1; }
 
 # A setup phase larger than the solve: every rank holds the whole grid
 # (0.7 KiB per point) while it reads and partitions it, then frees it, as
