@@ -158,27 +158,26 @@ within "$p" "$(truth 1 0)" 0.08 ||
 # declared as MPIPREDICT_PARAMS gives them: the regime is kept, and the
 # answer from the declared parameters holds.
 gen 1 "32 40 48 56 64" 17 deck >deck.csv
-newdb deck.db "$profile"
-mpipredict-train --db deck.db --json deck.csv >deck.json 2>err.txt ||
-	{ echo "expected training on the deck campaign to work, got: $(cat err.txt)"; exit 1; }
-jq -e '.models[] | select(.app == "hpcgdeck") | .memory.beta > 0 and .memory.peak_memory_law.expo.NX > 2' deck.json >/dev/null ||
-	{ echo "expected a regime and a peak-memory law in NX for the deck campaign, got $(jq -c '.models[] | select(.app == "hpcgdeck") | .memory' deck.json)"; fail=1; }
-p=$(mpipredict-predict --db deck.db --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
-echo "deck, NX = 72, 1 rank: the law $(truth 1 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth 1 1)") %)"
-within "$p" "$(truth 1 1)" 0.10 ||
-	{ echo "expected the deck's answer within 10 % of $(truth 1 1) s, got ${p:-none}"; fail=1; }
-# The deck campaign with its beta pinned (--memory-beta 1: this code's time
+deck() { # $1: db; $2: ranks; $3: jq test of the memory object; $4...:
+	# training options. Trains deck.csv into a fresh $1 with the curve and
+	# answers NX = 72 at $2 ranks within 10 %.
+	local db=$1 np=$2 want=$3 p
+	shift 3
+	newdb "$db" "$profile"
+	mpipredict-train --db "$db" --json "$@" deck.csv >"$db.json" 2>err.txt ||
+		{ echo "expected training the deck campaign $* to work, got: $(cat err.txt)"; exit 1; }
+	jq -e ".models[] | select(.app == \"hpcgdeck\") | .memory | $want" "$db.json" >/dev/null ||
+		{ echo "expected $want for the deck campaign $*, got $(jq -c '.models[] | select(.app == "hpcgdeck") | .memory' "$db.json")"; fail=1; }
+	p=$(mpipredict-predict --db "$db" --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
+	echo "deck $*, NX = 72, $np rank(s): the law $(truth "$np" 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth "$np" 1)") %)"
+	within "$p" "$(truth "$np" 1)" 0.10 ||
+		{ echo "expected the deck's answer $* within 10 % of $(truth "$np" 1) s, got ${p:-none}"; fail=1; }
+}
+deck deck.db 1 '.beta > 0 and .peak_memory_law.expo.NX > 2'
+# The same campaign with its beta pinned (--memory-beta 1: this code's time
 # follows the curve whole): kept as given, the peak-memory law still in the
-# declared NX, and NX = 72 answered within 10 %.
-newdb deckb.db "$profile"
-mpipredict-train --db deckb.db --json --memory-beta 1 deck.csv >deckb.json 2>err.txt ||
-	{ echo "expected --memory-beta 1 on the deck campaign to work, got: $(cat err.txt)"; exit 1; }
-jq -e '.models[] | select(.app == "hpcgdeck") | .memory | .beta == 1 and .given and .peak_memory_law.expo.NX > 2' deckb.json >/dev/null ||
-	{ echo "expected beta 1 given and a law in NX, got $(jq -c '.models[] | select(.app == "hpcgdeck") | .memory' deckb.json)"; fail=1; }
-p=$(mpipredict-predict --db deckb.db --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks 2 2>/dev/null | tail -n 1 | cut -d, -f2)
-echo "deck, --memory-beta 1, NX = 72, 2 ranks: the law $(truth 2 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth 2 1)") %)"
-within "$p" "$(truth 2 1)" 0.10 ||
-	{ echo "expected the pinned deck answer within 10 % of $(truth 2 1) s, got ${p:-none}"; fail=1; }
+# declared NX, and NX = 72 answered within 10 % at 2 ranks.
+deck deckb.db 2 '.beta == 1 and .given and .peak_memory_law.expo.NX > 2' --memory-beta 1
 
 # A setup phase larger than the solve: every rank holds the whole grid
 # (0.7 KiB per point) while it reads and partitions it, then frees it, as
