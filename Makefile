@@ -142,6 +142,23 @@ STORE_LIB   := $(OBJ)/schema/libstore.a
 HISTORY_LIB := $(OBJ)/history/libhistory.a
 CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
 
+# The parts read their compiler flags from pkg-config while make reads
+# these files, so on a new machine the packages must exist before that. The
+# stamp is an included makefile: when it is missing or older than this
+# file, make remakes it by installing $(DEPS) (as `make deps` does), then
+# reads every makefile again, now with the packages in place (GNU make's
+# "how makefiles are remade"). Goals that need no build skip it.
+# Until the stamp exists the flags read on the first pass are thrown away,
+# so pkg-config's complaints about packages not yet installed are too.
+PKG_CONFIG := pkg-config$(if $(wildcard $(BUILD)/.deps.mk),, 2>/dev/null)
+NO_DEPS_GOALS := deps deps-slurm deps-bench deps-dev clean format format-check
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),all)),)
+include $(BUILD)/.deps.mk
+endif
+$(BUILD)/.deps.mk: Makefile
+	$(call install_debs,$(DEPS))
+	@mkdir -p $(@D) && echo '# make deps passed; see the top Makefile' > $@
+
 include common/module.mk
 include instrument/module.mk
 include collector/module.mk

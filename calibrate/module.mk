@@ -6,7 +6,7 @@
 CALIBRATE_OBJS := $(addprefix $(OBJ)/calibrate/,calibrate_main.o experiments.o fit.o memory.o)
 
 $(OBJ)/calibrate/%.o: CC := $(MPICC)
-$(OBJ)/calibrate/%.o: CPPFLAGS += $(shell pkg-config --cflags gsl)
+$(OBJ)/calibrate/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags gsl)
 
 $(BUILD)/bin/mpipredict-calibrate: $(CALIBRATE_OBJS) $(OBJ)/collector/topo.o \
 		$(STORE_LIB) $(REGRESS_LIB)

@@ -7,7 +7,7 @@
 
 # CLI_PROGS is named in the top Makefile (`make regress` builds them too).
 
-$(OBJ)/cli/%.o: CPPFLAGS += $(shell pkg-config --cflags gsl jansson sqlite3)
+$(OBJ)/cli/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags gsl jansson sqlite3)
 
 $(BUILD)/bin/mpipredict-train: $(OBJ)/cli/train_main.o $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)

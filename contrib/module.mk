@@ -9,7 +9,7 @@
 # lives in $(BUILD)/lib/slurm/ (a PluginDir entry).
 
 SLURM_PLUGIN := $(BUILD)/lib/slurm/job_submit_mpipredict.so
-CONTRIB_LIBS := $(shell pkg-config --libs libcurl jansson)
+CONTRIB_LIBS := $(shell $(PKG_CONFIG) --libs libcurl jansson)
 
 # One idea per file (see job_submit_mpipredict.c); hidden visibility, so
 # that only the symbols slurmctld looks up are exported and no function of
@@ -18,7 +18,7 @@ PLUGIN_SRC := $(addprefix contrib/slurm/,job_submit_mpipredict.c config.c \
 	pin.c request.c client.c breaker.c policy.c)
 PLUGIN_HDR := $(addprefix contrib/slurm/,slurm_api.h config.h pin.h \
 	request.h client.h breaker.h policy.h)
-$(OBJ)/contrib/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags libcurl jansson)
+$(OBJ)/contrib/slurm/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl jansson)
 $(OBJ)/contrib/slurm/%.o: CFLAGS += -fvisibility=hidden
 
 $(SLURM_PLUGIN): $(PLUGIN_SRC:%.c=$(OBJ)/%.o)
@@ -37,11 +37,11 @@ contrib: $(SLURM_PLUGIN)
 # finds the app with the daemon's own batch-script reader (server/script.o,
 # which needs nothing else), as mpipredictd does.
 FAKE_PREDICTD := $(BUILD)/tests/slurm/fake-predictd
-$(OBJ)/tests/slurm/%.o: CPPFLAGS += $(shell pkg-config --cflags jansson libmicrohttpd)
+$(OBJ)/tests/slurm/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags jansson libmicrohttpd)
 $(FAKE_PREDICTD): $(OBJ)/tests/slurm/fake-predictd.o $(OBJ)/server/script.o \
   $(OBJ)/regress/params.o
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ -o $@ $(shell pkg-config --libs jansson libmicrohttpd) -lm
+	$(CC) $(LDFLAGS) $^ -o $@ $(shell $(PKG_CONFIG) --libs jansson libmicrohttpd) -lm
 
 # The harness that loads the plugin like slurmctld does, for tests/contrib/
 # (plain make check). It links libslurm for Slurm's allocator and logging.

@@ -14,9 +14,9 @@ FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict fuzz-trace
 FUZZ_TIME ?= 60
 # simulate/ti.o (fuzz-trace) is an object, linked into every harness.
 FUZZ_LIBS = $(OBJ)/simulate/ti.o $(SERVER_DEPLIBS)
-FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS) $(shell pkg-config --libs gsl)
+FUZZ_LDLIBS = $(SERVER_ALL_LDLIBS) $(SERVER_TEST_LDLIBS) $(shell $(PKG_CONFIG) --libs gsl)
 
-$(OBJ)/fuzz/%.o: CPPFLAGS += $(shell pkg-config --cflags yajl jansson)
+$(OBJ)/fuzz/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags yajl jansson)
 
 REPLAY_BINS := $(addprefix $(BUILD)/tests/fuzz/replay-,$(FUZZERS))
 # Kept, not deleted as intermediates of the pattern rules below.

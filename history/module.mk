@@ -10,8 +10,8 @@
 HISTORY_SRC := history/history.c history/learn.c history/nag.c history/swf.c \
 	history/easy.c
 # HISTORY_LIB is named in the top Makefile.
-HISTORY_LDLIBS := $(shell pkg-config --libs gsl) -lm
-$(OBJ)/history/learn.o $(OBJ)/history/nag.o: CPPFLAGS += $(shell pkg-config --cflags gsl)
+HISTORY_LDLIBS := $(shell $(PKG_CONFIG) --libs gsl) -lm
+$(OBJ)/history/learn.o $(OBJ)/history/nag.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags gsl)
 
 $(HISTORY_LIB): $(HISTORY_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)

@@ -16,10 +16,10 @@ REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
                regress/placement.c regress/placement_fit.c regress/memory.c \
                regress/train_memory.c
 # REGRESS_LIB is named in the top Makefile.
-REGRESS_LDLIBS := $(shell pkg-config --libs gsl) -lm -pthread
-REGRESS_JSON_LDLIBS := $(shell pkg-config --libs jansson)
+REGRESS_LDLIBS := $(shell $(PKG_CONFIG) --libs gsl) -lm -pthread
+REGRESS_JSON_LDLIBS := $(shell $(PKG_CONFIG) --libs jansson)
 
-$(OBJ)/regress/%.o: CPPFLAGS += $(shell pkg-config --cflags gsl jansson)
+$(OBJ)/regress/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags gsl jansson)
 
 $(REGRESS_LIB): $(REGRESS_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)

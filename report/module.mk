@@ -2,7 +2,7 @@
 # (see the top Makefile). `make report` builds mpipredict-report, which reads
 # run rows (regress/runs.h) and the machine profile from the store.
 
-$(OBJ)/report/%.o: CPPFLAGS += $(shell pkg-config --cflags jansson)
+$(OBJ)/report/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags jansson)
 
 $(BUILD)/bin/mpipredict-report: $(OBJ)/report/report_main.o $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)

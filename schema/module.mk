@@ -8,9 +8,9 @@
 
 # STORE_LIB is named in the top Makefile.
 # jansson: a model's machine profile (models.comm_profile) is parsed on load.
-STORE_LDLIBS := $(shell pkg-config --libs sqlite3 jansson)
+STORE_LDLIBS := $(shell $(PKG_CONFIG) --libs sqlite3 jansson)
 
-$(OBJ)/schema/%.o: CPPFLAGS += $(shell pkg-config --cflags sqlite3 jansson)
+$(OBJ)/schema/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags sqlite3 jansson)
 
 # schema.sql as a NUL-terminated byte array, mpp_schema_sql.
 $(OBJ)/schema/schema_sql.c: schema/schema.sql

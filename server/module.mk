@@ -12,14 +12,14 @@ SERVER_SRC := log.c metrics.c strmap.c utf8.c script.c cache.c request.c audit.c
 SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o))
 SERVER_A := $(OBJ)/server/libmppserver.a
 SERVER_PKGS := libmicrohttpd yajl sqlite3
-SERVER_LDLIBS := $(shell pkg-config --libs $(SERVER_PKGS)) -lpthread -lm
+SERVER_LDLIBS := $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
 SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB) $(HISTORY_LIB)
 SERVER_ALL_LDLIBS = $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(SERVER_LDLIBS)
 SERVER_TESTS := $(BUILD)/tests/server
-SERVER_TEST_LDLIBS := $(shell pkg-config --libs jansson)
+SERVER_TEST_LDLIBS := $(shell $(PKG_CONFIG) --libs jansson)
 
 $(OBJ)/server/%.o $(OBJ)/tests/server/%.o: \
-	CPPFLAGS += $(shell pkg-config --cflags $(SERVER_PKGS) jansson)
+	CPPFLAGS += $(shell $(PKG_CONFIG) --cflags $(SERVER_PKGS) jansson)
 
 $(SERVER_A): $(SERVER_OBJS)
 	@mkdir -p $(@D)

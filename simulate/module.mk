@@ -7,12 +7,12 @@ SMPICC ?= smpicc
 SIMULATE_SRC := simulate/main.c simulate/platform.c simulate/ti.c \
 	simulate/replay.c simulate/analysis.c simulate/paje.c
 SIMULATE_OBJS := $(SIMULATE_SRC:%.c=$(OBJ)/%.o)
-SIMULATE_LDLIBS := $(shell pkg-config --libs simgrid jansson gsl) -lm
+SIMULATE_LDLIBS := $(shell $(PKG_CONFIG) --libs simgrid jansson gsl) -lm
 
-$(OBJ)/simulate/%.o: CPPFLAGS += $(shell pkg-config --cflags simgrid jansson gsl)
+$(OBJ)/simulate/%.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags simgrid jansson gsl)
 # SimGrid's loaders, run directly instead of through the smpirun script
 # (replay.c; it falls back to smpirun when they are not there)
-SIMGRID_LIBDIR := $(shell pkg-config --variable=libdir simgrid)
+SIMGRID_LIBDIR := $(shell $(PKG_CONFIG) --variable=libdir simgrid)
 $(OBJ)/simulate/replay.o: CPPFLAGS += \
 	-DMPP_SMPIMAIN='"$(SIMGRID_LIBDIR)/simgrid/smpimain"' \
 	-DMPP_SMPIREPLAYMAIN='"$(SIMGRID_LIBDIR)/simgrid/smpireplaymain"'

@@ -26,8 +26,8 @@ apps: $(APP_BINS)
 # baselines and the noise floor; loglog is its parameters-only baseline (GSL).
 $(BUILD)/tests/bench/loglog: tests/bench/loglog.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(shell pkg-config --cflags gsl) \
-	  $< -o $@ $(shell pkg-config --libs gsl) -lm
+	$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(shell $(PKG_CONFIG) --cflags gsl) \
+	  $< -o $@ $(shell $(PKG_CONFIG) --libs gsl) -lm
 FORMAT_SRC += tests/bench/loglog.c
 
 .PHONY: bench-accuracy
