@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 11 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 12 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -8,10 +8,12 @@
 -- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge; 8 -> 9:
 -- the extrapolation fit, models.xintercept, xpintercept and
 -- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
--- memory regime, models.mem_beta and mem_curve). It holds
+-- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events).
+-- It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
--- finished jobs, and the machine profiles of mpipredict-calibrate.
+-- finished jobs, the machine profiles of mpipredict-calibrate, and the
+-- history of which model version was made active, held or refused, and why.
 -- WAL mode is turned on by store.c when it opens the file (a PRAGMA that
 -- cannot run inside a transaction).
 
@@ -230,4 +232,24 @@ CREATE TABLE machine_profiles (
 );
 CREATE INDEX machine_profiles_machine ON machine_profiles(machine, id);
 
-PRAGMA user_version = 11;
+-- What happened to an app's model versions, oldest first: a training's
+-- outcome (promoted, rejected: worse than the active model, drift: held
+-- as a candidate because its answers moved beyond both intervals, failed:
+-- nothing stored, model_id NULL) and an admin's promote and rollback
+-- (mpipredict-model). The MAPEs are percent on holdout_runs held-back runs
+-- (NULL: not compared).
+CREATE TABLE model_events (
+	id INTEGER PRIMARY KEY,
+	app_id INTEGER NOT NULL REFERENCES apps(id),
+	model_id INTEGER REFERENCES models(id),
+	at REAL NOT NULL,
+	kind TEXT NOT NULL CHECK (kind IN ('promoted', 'rejected', 'drift',
+		'promoted_by_admin', 'rollback', 'failed')),
+	reason TEXT NOT NULL,
+	champion_mape REAL,
+	challenger_mape REAL,
+	holdout_runs INTEGER
+);
+CREATE INDEX model_events_app ON model_events(app_id, id);
+
+PRAGMA user_version = 12;

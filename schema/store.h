@@ -34,8 +34,89 @@ int mpp_store_open(const char *path, int flags, mpp_store **out, char *err,
 void mpp_store_close(mpp_store *s);
 
 /* Store m as the next version for m->app and make it the active one, in one
- * transaction; sets m->id and m->version. */
+ * transaction, with a 'promoted' event (reason "trained without
+ * --challenger"); sets m->id and m->version. */
 int mpp_store_save_model(mpp_store *s, mpp_model *m, char *err, size_t errlen);
+
+/* What happened to a model version (table model_events): kind is
+ * "promoted", "rejected", "drift", "promoted_by_admin", "rollback" or
+ * "failed" (no model stored: version 0). The MAPEs are percent on
+ * holdout_runs held-back runs; NAN and -1: not compared. On read the
+ * strings are valid during the callback only. */
+typedef struct mpp_model_event {
+	int64_t id; /* on read */
+	const char *app;
+	int version; /* on read: the model's version, 0: none */
+	double at;   /* unix time; set by the store on write */
+	const char *kind, *reason;
+	double champion_mape, challenger_mape;
+	int64_t holdout_runs;
+} mpp_model_event;
+
+/* The challenger's outcome (mpipredict-train --challenger): store m as the
+ * next version of m->app, active when `activate` (the old active version
+ * then retired), else beside it, with the event ev (kind, reason and
+ * figures; its app and version are m's), all in one transaction. The
+ * comparison was made against the active model champion_id (0: none);
+ * when another is active by then (an admin promoted one meanwhile), nothing
+ * is written and it is MPP_EINVAL saying so. Sets m->id and m->version. */
+int mpp_store_save_challenger(mpp_store *s, mpp_model *m, int activate,
+			      int64_t champion_id, const mpp_model_event *ev,
+			      char *err, size_t errlen);
+
+/* Record an event of ev->app with no model (a training that failed). */
+int mpp_store_add_event(mpp_store *s, const mpp_model_event *ev, char *err,
+			size_t errlen);
+
+/* Every stored run of `app` (POST /v1/runs) appended to the empty rs, as
+ * the CSV reader fills it: runs in the order they were ingested, features
+ * the names their values carry, sorted (a stable column order), NAN where
+ * a run has none. MPP_ENOTFOUND, naming the apps that have runs, when
+ * `app` has none. */
+int mpp_store_load_runs(mpp_store *s, const char *app, mpp_runs *rs, char *err,
+			size_t errlen);
+
+/* One model version as mpipredict-model lists it. state: "active",
+ * "candidate" (held as a drift), "rejected" (worse than the active one) or
+ * "retired" (active once, replaced). last_*: its newest event (NULL, NAN:
+ * none). Strings valid during the callback only. */
+typedef struct mpp_model_version {
+	const char *app, *state, *build_id, *method;
+	int version;
+	int64_t model_id, ntrain;
+	double created_at, cv_mape;
+	const char *last_kind, *last_reason;
+	double last_at;
+} mpp_model_version;
+
+/* Calls cb for each version of `app` (NULL: of every app), by app then
+ * version; only version `version` when it is > 0. An unknown app or
+ * version is MPP_ENOTFOUND, the message naming the known ones. cb
+ * returning non-zero stops with that code. */
+int mpp_store_each_version(mpp_store *s, const char *app, int version,
+			   int (*cb)(void *ctx, const mpp_model_version *v),
+			   void *ctx, char *err, size_t errlen);
+
+/* Calls cb for the events of `app` (NULL: every app; version > 0: of that
+ * version only), oldest first, or the newest `limit` (> 0) newest first.
+ * An unknown app is MPP_ENOTFOUND naming the known ones. */
+int mpp_store_each_event(mpp_store *s, const char *app, int version, int limit,
+			 int (*cb)(void *ctx, const mpp_model_event *e),
+			 void *ctx, char *err, size_t errlen);
+
+/* An admin's steps, each one transaction with its event. Promote makes
+ * `version` of `app` active (event 'promoted_by_admin'); *previous gets the
+ * version that was active (0: none; `version` itself when it already was:
+ * then nothing is written). Rollback makes the version active before the
+ * current one active again (event 'rollback'), as the activations recorded
+ * in model_events tell (a second rollback goes one further back); on a
+ * store with no such record, the highest version below the active one.
+ * *from and *to get the versions. Unknown app or version, or nothing to
+ * roll back to: MPP_ENOTFOUND with a message naming the known ones. */
+int mpp_store_promote(mpp_store *s, const char *app, int version, int *previous,
+		      char *err, size_t errlen);
+int mpp_store_rollback(mpp_store *s, const char *app, int *from, int *to,
+		       char *err, size_t errlen);
 
 /* The active model of `app`; MPP_ENOTFOUND when there is none. */
 int mpp_store_load_active(mpp_store *s, const char *app, mpp_model **out,

@@ -7,9 +7,14 @@ set -u
 q() { sqlite3 t.db "$1"; }
 [ "$(q 'PRAGMA integrity_check')" = ok ] || { echo "expected integrity ok"; exit 1; }
 [ "$(q 'PRAGMA journal_mode')" = wal ] || { echo "expected journal_mode wal, got $(q 'PRAGMA journal_mode')"; exit 1; }
-[ "$(q 'PRAGMA user_version')" = 11 ] || { echo "expected user_version 11, got $(q 'PRAGMA user_version')"; exit 1; }
-for db in v1.db v2.db; do
-	[ "$(sqlite3 $db 'PRAGMA user_version')" = 11 ] || { echo "$db: expected user_version 11 after the migration"; exit 1; }
+[ "$(q 'PRAGMA user_version')" = 12 ] || { echo "expected user_version 12, got $(q 'PRAGMA user_version')"; exit 1; }
+for db in v1.db v2.db v11.db; do
+	[ "$(sqlite3 $db 'PRAGMA user_version')" = 12 ] || { echo "$db: expected user_version 12 after the migration"; exit 1; }
+	sqlite3 $db "SELECT id, app_id, model_id, at, kind, reason, champion_mape, challenger_mape, holdout_runs FROM model_events LIMIT 1" >/dev/null ||
+		{ echo "$db: expected the model_events table (version 12) after the migration"; exit 1; }
+	# The migrated table is the one schema.sql makes: the same CHECK.
+	sqlite3 $db "INSERT INTO model_events(app_id, at, kind, reason) VALUES (1, 0, 'won', 'x')" 2>/dev/null &&
+		{ echo "$db: expected kind 'won' refused by model_events' CHECK"; exit 1; }
 	sqlite3 $db "SELECT p.zero_serial, t.pcoef, m.pintercept, m.params_law, m.xlo, m.comm_profile FROM param_models p, model_terms t, models m LIMIT 1; SELECT count(*) FROM law_vars, param_ranges, machine_profiles; SELECT edge FROM param_ranges LIMIT 1; SELECT m.xintercept, m.xpintercept, t.xcoef, t.xpcoef, m.x_mape FROM models m, model_terms t LIMIT 1" >/dev/null ||
 		{ echo "$db: expected param_models.zero_serial, model_terms.pcoef, models.pintercept after the migration"; exit 1; }
 	sqlite3 $db "SELECT job_id, user, uid, account, partition, app, nodes, ntasks, time_limit_s, submit_at, start_at, end_at, runtime_s, state, updated_at FROM jobs LIMIT 1" >/dev/null ||

@@ -93,12 +93,14 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 12 (issue 39): the model events. */
+#define DROP_V11 "DROP TABLE model_events; "
 /* Version 11 (issue 15): the memory regime. */
 #define DROP_V10                                                               \
-	"ALTER TABLE models DROP COLUMN mem_beta; "                            \
-	"ALTER TABLE models DROP COLUMN mem_curve; "                           \
-	"ALTER TABLE models DROP COLUMN mem_a; "                               \
-	"ALTER TABLE models DROP COLUMN mem_b; "
+	DROP_V11 "ALTER TABLE models DROP COLUMN mem_beta; "                   \
+		 "ALTER TABLE models DROP COLUMN mem_curve; "                  \
+		 "ALTER TABLE models DROP COLUMN mem_a; "                      \
+		 "ALTER TABLE models DROP COLUMN mem_b; "
 /* Version 9 (issue 15): the extrapolation fit; 10: the error outside the
  * ranges. */
 #define DROP_V9                                                                \
@@ -279,12 +281,14 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* Version 5 (before the run-time law and the parameter ranges),
+	/* Version 11 (before the model events), version 5 (before the
+	 * run-time law and the parameter ranges),
 	 * version 2 (before the parameters path's own fit) and version 1
 	 * (before param_models.zero_serial) stores are migrated on open and
 	 * their models load, without a parameters-path fit, a law or
 	 * ranges. */
 	static const char *const older[][2] = {
+	    {"v11.db", DROP_V11 "PRAGMA user_version = 11"},
 	    {"v5.db", DROP_V6 "PRAGMA user_version = 5"},
 	    {"v2.db", DROP_V6 DROP_V5 DROP_V4
 	     "ALTER TABLE models DROP COLUMN pintercept; "
@@ -296,7 +300,7 @@ int main(void)
 	     "ALTER TABLE param_models DROP COLUMN zero_serial; "
 	     "PRAGMA user_version = 1"},
 	};
-	for (int v = 0; v < 3; v++) {
+	for (int v = 0; v < 4; v++) {
 		char copy[64];
 		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
 		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
@@ -315,7 +319,7 @@ int main(void)
 		if (mpp_store_load_active(s, "jacobi", &got, err,
 					  sizeof(err)) ||
 		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
-		    (v > 0 && got->pcoef) || got->has_law || got->nranges ||
+		    (v > 1 && got->pcoef) || got->has_law || got->nranges ||
 		    got->intercept != 0.5)
 			FAIL("expected the model of %s to load, migrated",
 			     older[v][0]);
