@@ -9,17 +9,23 @@
  * needs the dump of every rank.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "collector/row.h"
 #include "collector/runfile.h"
+#include "common/client.h"
 
 static const char usage[] =
     "usage: mpipredict-collect [--runs PATH] [--print] DUMP|DIR...\n"
+    "       mpipredict-collect --forward [--quiet] [--runs PATH] [OUTBOX...]\n"
     "\n"
     "Merge the per-rank dumps written by an instrumented program run with\n"
     "MPIPREDICT_DUMP=DIR (files <run_id>.<rank>.dump) into one run row per\n"
@@ -33,11 +39,23 @@ static const char usage[] =
     "$MPIPREDICT_RUNS, else\n"
     "               ./mpipredict-runs/\n"
     "  --print      print the header and rows on stdout instead\n"
+    "  --forward    send the rows waiting in each OUTBOX folder (default\n"
+    "               <folder of the runs file>/outbox, the runs file as --runs\n"
+    "               says) to the daemon the client configuration names\n"
+    "               (MPIPREDICT_URL, MPIPREDICT_TOKEN_FILE,\n"
+    "               MPIPREDICT_CLIENT_CONF, default " MPP_CLIENT_CONF_DEFAULT
+    ")\n"
+    "               with POST /v1/runs, oldest first: a row taken is\n"
+    "               deleted, a row refused (4xx) moves to OUTBOX/rejected/\n"
+    "               with the answer in <file>.reason, and when the daemon\n"
+    "               does not answer (or 5xx, 408, 429) the rest wait\n"
+    "  --quiet      print nothing (the runtime's detached forwarder)\n"
     "  --help       this text\n"
     "  --version    print the version\n"
     "\n"
     "Exit status: 0 done, 1 usage error, 2 bad or incomplete dumps, or the\n"
-    "row could not be written.\n";
+    "row could not be written; with --forward 2 when a row was kept or\n"
+    "rejected, or the configuration is wrong or missing.\n";
 
 struct dumps {
 	size_t n, cap;
@@ -253,18 +271,376 @@ out:
 	return rc;
 }
 
+/* --forward: the rows the runtime left in an outbox folder, sent to the
+ * daemon. One file per run (<run_id>.csv: header and row), written by the
+ * runtime through a temporary name, so every *.csv here is whole. */
+
+struct waiting {
+	char *name;
+	struct timespec mtime;
+};
+
+static int waiting_cmp(const void *a, const void *b)
+{
+	const struct waiting *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The *.csv files of dir (not hidden, regular), oldest first. Returns the
+ * count, or -1 (message printed unless quiet). */
+static long list_waiting(const char *dir, struct waiting **out, int quiet)
+{
+	struct waiting *v = NULL, *t;
+	size_t n = 0, cap = 0, len;
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	DIR *d = opendir(dir);
+
+	*out = NULL;
+	if (!d) {
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: %s: %s\n", dir,
+				strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		len = strlen(e->d_name);
+		if (e->d_name[0] == '.' || len < 5 ||
+		    strcmp(e->d_name + len - 4, ".csv") != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir,
+				     e->d_name) >= sizeof path ||
+		    lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			t = realloc(v, cap * sizeof *v);
+			if (!t)
+				goto oom;
+			v = t;
+		}
+		v[n].name = strdup(e->d_name);
+		if (!v[n].name)
+			goto oom;
+		v[n++].mtime = st.st_mtim;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof *v, waiting_cmp);
+	*out = v;
+	return (long)n;
+oom:
+	closedir(d);
+	while (n)
+		free(v[--n].name);
+	free(v);
+	if (!quiet)
+		fprintf(stderr, "mpipredict-collect: out of memory\n");
+	return -1;
+}
+
+/* The whole file, NUL-terminated, in *buf. */
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, n = 0, r;
+	char *b = malloc(cap), *t;
+
+	if (!f || !b) {
+		if (f)
+			fclose(f);
+		free(b);
+		return -1;
+	}
+	while ((r = fread(b + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			t = realloc(b, cap *= 2);
+			if (!t) {
+				fclose(f);
+				free(b);
+				return -1;
+			}
+			b = t;
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		free(b);
+		return -1;
+	}
+	fclose(f);
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* A refused row: <dir>/rejected/<name> with <name>.reason beside it (the
+ * status and the daemon's answer), the reason first so that a rejected
+ * row never stands without one. */
+static int reject(const char *dir, const char *name, long status,
+		  const char *answer, char *err, size_t errlen)
+{
+	char rej[PATH_MAX], from[PATH_MAX], to[PATH_MAX], reason[PATH_MAX],
+	    tmp[PATH_MAX];
+	size_t al = answer ? strlen(answer) : 0;
+	FILE *f;
+	int ok;
+
+	if ((size_t)snprintf(rej, sizeof rej, "%s/rejected", dir) >=
+		sizeof rej ||
+	    (size_t)snprintf(from, sizeof from, "%s/%s", dir, name) >=
+		sizeof from ||
+	    (size_t)snprintf(to, sizeof to, "%s/%s", rej, name) >= sizeof to ||
+	    (size_t)snprintf(reason, sizeof reason, "%s.reason", to) >=
+		sizeof reason ||
+	    (size_t)snprintf(tmp, sizeof tmp, "%s/.%s.reason.tmp", rej, name) >=
+		sizeof tmp) {
+		snprintf(err, errlen, "%s: path too long", dir);
+		return -1;
+	}
+	if (mkdir(rej, 0777) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", rej,
+			 strerror(errno));
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		snprintf(err, errlen, "cannot write %s: %s", tmp,
+			 strerror(errno));
+		return -1;
+	}
+	fprintf(f, "HTTP %ld\n%s", status, answer ? answer : "");
+	if (al && answer[al - 1] != '\n')
+		fputc('\n', f);
+	ok = !ferror(f);
+	if (fclose(f) != 0 || !ok || rename(tmp, reason) != 0 ||
+	    rename(from, to) != 0) {
+		snprintf(err, errlen, "cannot move %s to %s: %s", from, rej,
+			 strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* The daemon's answer cut to one short line for messages. */
+static void one_line(const char *answer, char *out, size_t len)
+{
+	size_t i = 0;
+
+	for (; answer && *answer && i + 1 < len && i < 200; answer++)
+		out[i++] = (*answer == '\n' || *answer == '\r') ? ' ' : *answer;
+	out[i] = '\0';
+}
+
+/* Send what waits in dir. Returns 0 when everything was sent (or nothing
+ * waited), 2 when something was kept or rejected or dir is unusable. The
+ * lock (fcntl on dir/.lock) makes concurrent forwarders take turns: the
+ * one that waited finds only what is still there, its own run's row
+ * included. */
+static int forward_dir(const char *dir, const mpp_client_conf *c, int quiet,
+		       int must_exist)
+{
+	struct flock lk = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	char path[PATH_MAX], err[8400], why[256];
+	struct waiting *v = NULL;
+	long n, i, status, sent = 0;
+	char *body = NULL, *answer;
+	size_t len;
+	int fd, rc = 0, stop = 0;
+
+	if ((size_t)snprintf(path, sizeof path, "%s/.lock", dir) >=
+	    sizeof path) {
+		if (!quiet)
+			fprintf(stderr,
+				"mpipredict-collect: %s: path too long\n", dir);
+		return 2;
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 && errno == ENOENT && !must_exist) {
+		if (!quiet)
+			fprintf(stderr,
+				"mpipredict-collect: %s: nothing waits\n", dir);
+		return 0;
+	}
+	if (fd < 0) {
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: %s: %s\n", path,
+				strerror(errno));
+		return 2;
+	}
+	while (fcntl(fd, F_SETLKW, &lk) != 0)
+		if (errno != EINTR) {
+			if (!quiet)
+				fprintf(stderr,
+					"mpipredict-collect: cannot lock %s: "
+					"%s\n",
+					path, strerror(errno));
+			close(fd);
+			return 2;
+		}
+	n = list_waiting(dir, &v, quiet);
+	if (n < 0)
+		rc = 2;
+	for (i = 0; i < n; i++) {
+		if (stop) {
+			if (!quiet)
+				fprintf(stderr,
+					"mpipredict-collect: %s/%s: kept, "
+					"not sent\n",
+					dir, v[i].name);
+			continue;
+		}
+		snprintf(path, sizeof path, "%s/%s", dir, v[i].name);
+		if (read_all(path, &body, &len) != 0) {
+			/* Removed by hand since it was listed: nothing to
+			 * send; unreadable: kept, said. */
+			if (errno != ENOENT) {
+				rc = 2;
+				if (!quiet)
+					fprintf(stderr,
+						"mpipredict-collect: %s: %s; "
+						"kept\n",
+						path, strerror(errno));
+			}
+			continue;
+		}
+		answer = NULL;
+		if (mpp_client_post(c, "/v1/runs", "text/csv", body, len,
+				    &status, &answer, err, sizeof err) != 0) {
+			if (!quiet)
+				fprintf(stderr,
+					"mpipredict-collect: %s: no answer "
+					"(%s); kept\n",
+					path, err);
+			rc = 2;
+			stop = 1;
+		} else if (status >= 200 && status < 300) {
+			if (unlink(path) != 0 && errno != ENOENT) {
+				rc = 2;
+				if (!quiet)
+					fprintf(stderr,
+						"mpipredict-collect: %s: sent, "
+						"but cannot remove it: %s\n",
+						path, strerror(errno));
+			}
+			sent++;
+		} else if (status >= 400 && status < 500 && status != 408 &&
+			   status != 429) {
+			/* The daemon will never take this body as it is
+			 * (a bad row, a wrong token): out of the way, with
+			 * the daemon's words. */
+			rc = 2;
+			one_line(answer, why, sizeof why);
+			if (reject(dir, v[i].name, status, answer, err,
+				   sizeof err) != 0) {
+				if (!quiet)
+					fprintf(stderr,
+						"mpipredict-collect: %s: "
+						"refused (HTTP %ld: %s), and "
+						"%s\n",
+						path, status, why, err);
+			} else if (!quiet) {
+				fprintf(stderr,
+					"mpipredict-collect: %s: refused "
+					"(HTTP %ld: %s); moved to "
+					"%s/rejected/\n",
+					path, status, why, dir);
+			}
+		} else {
+			/* Down, busy or overloaded: try again later. */
+			one_line(answer, why, sizeof why);
+			if (!quiet)
+				fprintf(stderr,
+					"mpipredict-collect: %s: HTTP %ld "
+					"(%s); kept\n",
+					path, status, why);
+			rc = 2;
+			stop = 1;
+		}
+		free(answer);
+		free(body);
+		body = NULL;
+	}
+	if (!quiet && sent)
+		fprintf(stderr,
+			"mpipredict-collect: %s: %ld row%s sent to %s\n", dir,
+			sent, sent == 1 ? "" : "s", c->url);
+	else if (!quiet && n == 0)
+		fprintf(stderr, "mpipredict-collect: %s: nothing waits\n", dir);
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	close(fd); /* releases the lock */
+	return rc;
+}
+
+/* mpipredict-collect --forward [DIR...]. */
+static int forward_main(int argc, char **argv, const char *runs, int quiet)
+{
+	char dir[PATH_MAX], err[8400];
+	mpp_client_conf c;
+	int rc = 0, i;
+
+	if (argc == 0) {
+		if (mpp_runfile_dir(runs, dir, sizeof dir - 8) != 0) {
+			if (!quiet)
+				fprintf(stderr,
+					"mpipredict-collect: runs path too "
+					"long: %s\n",
+					runs);
+			return 2;
+		}
+		strcat(dir, "/outbox");
+	}
+	switch (mpp_client_conf_load(&c, err, sizeof err)) {
+	case 0:
+		break;
+	case 1:
+		if (!quiet)
+			fprintf(stderr,
+				"mpipredict-collect: no daemon configured: set "
+				"MPIPREDICT_URL or write the client "
+				"configuration (MPIPREDICT_CLIENT_CONF, "
+				"default " MPP_CLIENT_CONF_DEFAULT
+				"); rows wait in the outbox\n");
+		return 2;
+	default:
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: %s\n", err);
+		return 2;
+	}
+	if (argc == 0)
+		rc = forward_dir(dir, &c, quiet, 0);
+	for (i = 0; i < argc; i++)
+		if (forward_dir(argv[i], &c, quiet, 1) != 0)
+			rc = 2;
+	mpp_client_conf_free(&c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"runs", required_argument, NULL, 'r'},
 	    {"print", no_argument, NULL, 'p'},
+	    {"forward", no_argument, NULL, 'f'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *runs = getenv("MPIPREDICT_RUNS"), *last_header = NULL;
 	struct dumps ds = {0};
-	int c, print = 0, printed = 0, rc = 0;
+	int c, print = 0, printed = 0, rc = 0, forward = 0, quiet = 0;
 	char *used;
 	size_t i;
 
@@ -276,6 +652,12 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			print = 1;
+			break;
+		case 'f':
+			forward = 1;
+			break;
+		case 'q':
+			quiet = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -297,6 +679,19 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (forward && print) {
+		fprintf(stderr, "mpipredict-collect: --forward sends rows, "
+				"--print prints merged dumps: give one (see "
+				"--help)\n");
+		return 1;
+	}
+	if (quiet && !forward) {
+		fprintf(stderr, "mpipredict-collect: --quiet goes with "
+				"--forward (see --help)\n");
+		return 1;
+	}
+	if (forward)
+		return forward_main(argc - optind, argv + optind, runs, quiet);
 	if (optind == argc) {
 		fprintf(stderr,
 			"mpipredict-collect: no dump given (see --help)\n");

@@ -4,7 +4,7 @@
 # with $(MPICC)), its public headers under $(BUILD)/include/mpipredict/, and
 # mpipredict-collect.
 
-COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o topo.o mpitime.o)
+COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o topo.o mpitime.o forward.o)
 COLLECTOR_CLI_OBJS := $(addprefix $(OBJ)/collector/,collect.o row.o runfile.o)
 COLLECTOR_HEADERS  := collector/mpp_abi.h collector/mpi_table.def
 COLLECTOR_INCS     := $(addprefix $(BUILD)/include/mpipredict/,$(notdir $(COLLECTOR_HEADERS)))
@@ -24,9 +24,11 @@ $(BUILD)/lib/libmpipredict.a: $(COLLECTOR_LIB_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/mpipredict-collect: $(COLLECTOR_CLI_OBJS)
+# mpipredict-collect --forward posts rows to the daemon: common/client.o
+# with libcurl and libinih (the command only, never libmpipredict).
+$(BUILD)/bin/mpipredict-collect: $(COLLECTOR_CLI_OBJS) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
 
 $(BUILD)/include/mpipredict/%: collector/%
 	@mkdir -p $(@D)

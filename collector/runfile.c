@@ -226,12 +226,52 @@ static int append_retry(const char *path, const char *header, const char *row,
 	return rc;
 }
 
+/* A directory unless it names a .csv file or an existing file: a user who
+ * writes MPIPREDICT_RUNS=/some/new/dir means a folder. */
+static int target_is_dir(const char *target)
+{
+	size_t tl = strlen(target);
+	struct stat st;
+
+	if (target[tl - 1] == '/')
+		return 1;
+	if (stat(target, &st) == 0)
+		return S_ISDIR(st.st_mode);
+	return !(tl > 4 && strcmp(target + tl - 4, ".csv") == 0);
+}
+
+int mpp_runfile_dir(const char *target, char *dir, size_t len)
+{
+	const char *slash;
+	size_t n;
+
+	if (!target || !*target)
+		target = DEFAULT_TARGET;
+	n = strlen(target);
+	if (!target_is_dir(target)) {
+		slash = strrchr(target, '/');
+		n = slash ? (size_t)(slash - target) : 0;
+		if (!slash) {
+			target = ".";
+			n = 1;
+		} else if (n == 0) {
+			n = 1; /* "/x.csv": the root */
+		}
+	}
+	while (n > 1 && target[n - 1] == '/')
+		n--;
+	if (n >= len)
+		return -1;
+	memcpy(dir, target, n);
+	dir[n] = '\0';
+	return 0;
+}
+
 int mpp_runfile_append(const char *target, const char *app, const char *header,
 		       const char *row, char *path, size_t pathlen, char *err,
 		       size_t errlen)
 {
 	char file[PATH_MAX], sib[PATH_MAX], name[256];
-	struct stat st;
 	const char *dot, *slash;
 	size_t tl;
 	int rc, is_dir;
@@ -239,14 +279,7 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 	if (!target || !*target)
 		target = DEFAULT_TARGET;
 	tl = strlen(target);
-	/* A directory unless it names a .csv file or an existing file: a
-	 * user who writes MPIPREDICT_RUNS=/some/new/dir means a folder. */
-	if (target[tl - 1] == '/')
-		is_dir = 1;
-	else if (stat(target, &st) == 0)
-		is_dir = S_ISDIR(st.st_mode);
-	else
-		is_dir = !(tl > 4 && strcmp(target + tl - 4, ".csv") == 0);
+	is_dir = target_is_dir(target);
 	if (is_dir) {
 		safe_name(app, name, sizeof name);
 		rc = snprintf(file, sizeof file, "%s%s%s.csv", target,

@@ -32,4 +32,10 @@ int mpp_runfile_append(const char *target, const char *app, const char *header,
 		       const char *row, char *path, size_t pathlen, char *err,
 		       size_t errlen);
 
+/* The folder that holds target's runs file (target as above), without a
+ * trailing '/': "mpipredict-runs" by default, "." for "x.csv". The
+ * forwarder's default outbox is <that>/outbox, as the runtime's. Returns
+ * 0, or -1 when it does not fit in len. */
+int mpp_runfile_dir(const char *target, char *dir, size_t len);
+
 #endif

@@ -12,7 +12,10 @@
  * ./mpipredict-runs/), MPIPREDICT_APP (default: the units' --app name, else
  * the executable's name),
  * MPIPREDICT_DISABLE=1 (count nothing, write nothing), MPIPREDICT_DUMP,
- * MPIPREDICT_TEST_NODE_KEY (pmpi.c), SLURM_JOB_ID (the job_id column).
+ * MPIPREDICT_TEST_NODE_KEY (pmpi.c), SLURM_JOB_ID (the job_id column);
+ * MPIPREDICT_URL, MPIPREDICT_CLIENT_CONF, MPIPREDICT_FORWARD and
+ * MPIPREDICT_COLLECT: whether and how rank 0 also hands the row to the
+ * centre's daemon (forward.c).
  *
  * Not for: what each MPI call counts (pmpi.c). Errors never change what the
  * program does or its exit status: they print one line on stderr (from rank
@@ -33,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/forward.h"
 #include "collector/mpitime.h"
 #include "collector/mpp_abi.h"
 #include "collector/row.h"
@@ -965,8 +969,13 @@ static void write_row(const struct feats *f, const unsigned long long *sum,
 	    mpp_runfile_append(getenv("MPIPREDICT_RUNS"), run.app, header, row,
 			       path, sizeof path, err, sizeof err) < 0)
 		fprintf(stderr, PFX "%s; the run row was not written\n", err);
-	else if (ranks)
-		write_rank_times(path, ranks);
+	else {
+		if (ranks)
+			write_rank_times(path, ranks);
+		/* The local file first, as without a daemon: the outbox
+		 * copy is for the centre's store, not instead of it. */
+		mpp_forward_row(path, run.run_id, header, row);
+	}
 	free(header);
 	free(row);
 }

@@ -1,0 +1,35 @@
+/*
+ * forward.h: hand a finished run's row to the centre's daemon without
+ * making the job wait for it. Internal to libmpipredict (rank 0, at exit,
+ * after the row went to the local runs file).
+ *
+ * When a daemon is configured (MPIPREDICT_URL set and not empty, or the
+ * client configuration file exists: MPIPREDICT_CLIENT_CONF, default
+ * /etc/mpipredict/client.conf; MPIPREDICT_FORWARD=0 turns this off), the
+ * row (its header line and row line, nothing else) is written atomically
+ * to <folder of the runs file>/outbox/<run_id>.csv and mpipredict-collect
+ * --forward --quiet <outbox> is started detached (its own session,
+ * standard streams on /dev/null, not waited for). The runtime never reads
+ * the configuration itself nor touches the network: it must not pull
+ * libcurl or libinih into users' programs, and posix_spawn (vfork-like in
+ * glibc) costs the job about a millisecond whatever the daemon does.
+ *
+ * The forwarder is MPIPREDICT_COLLECT when set, else
+ * ../bin/mpipredict-collect from the folder of libmpipredict.so (dladdr;
+ * the build tree mirrors the install tree). Problems print one line on
+ * stderr; the row then waits in the outbox for the next run or a manual
+ * `mpipredict-collect --forward`.
+ */
+#ifndef MPP_FORWARD_H
+#define MPP_FORWARD_H
+
+/* runs_file: the file the row was appended to; header and row: one line
+ * each, ending in '\n'. */
+void mpp_forward_row(const char *runs_file, const char *run_id,
+		     const char *header, const char *row);
+
+/* 1 when forwarding is on (the environment and the configuration file's
+ * existence, as above), else 0. */
+int mpp_forward_enabled(void);
+
+#endif
