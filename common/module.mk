@@ -9,3 +9,9 @@ CLIENT_OBJ  := $(OBJ)/common/client.o
 CLIENT_LIBS := $(shell $(PKG_CONFIG) --libs libcurl inih)
 $(CLIENT_OBJ): CPPFLAGS += $(shell $(PKG_CONFIG) --cflags libcurl inih)
 FORMAT_SRC += common/client.c
+
+# The text rule of every route into the store (text.h) and the strict UTF-8
+# checks under it (utf8.h): objects linked into the daemon (SERVER_OBJS) and
+# into mpipredict-jobcomp.
+COMMON_TEXT_OBJS := $(OBJ)/common/utf8.o $(OBJ)/common/text.o
+FORMAT_SRC += common/utf8.c common/text.c

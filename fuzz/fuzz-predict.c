@@ -19,7 +19,7 @@
 #include "schema/store.h"
 #include "server/api.h"
 #include "server/keeper.h"
-#include "server/utf8.h"
+#include "common/utf8.h"
 
 static mpp_api api;
 static mpp_cache cache;

@@ -10,7 +10,7 @@
 
 #include "fuzz/check.h"
 #include "server/request.h"
-#include "server/utf8.h"
+#include "common/utf8.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/status.h"
+#include "common/text.h"
 
 static int integer(const char *s, long long lo, long long *out)
 {
@@ -99,8 +100,11 @@ static int stamp(mpp_jobcomp_get get, void *ctx, const char *key, double *out,
 	return MPP_OK;
 }
 
-static int count(mpp_jobcomp_get get, void *ctx, const char *key, double *out,
-		 char *err, size_t errlen)
+/* A count > 0. Slurm may report 0 CPUs and nodes for a job cancelled
+ * before it started: that 0 means "none allocated", stored as unknown; a
+ * job that ran had at least one of each. */
+static int count(mpp_jobcomp_get get, void *ctx, const char *key, int started,
+		 double *out, char *err, size_t errlen)
 {
 	const char *v = get(ctx, key);
 	long long c;
@@ -112,14 +116,76 @@ static int count(mpp_jobcomp_get get, void *ctx, const char *key, double *out,
 		snprintf(err, errlen, "%s: not a count (got '%.40s')", key, v);
 		return MPP_EINVAL;
 	}
-	*out = (double)c;
+	if (c == 0 && started) {
+		snprintf(err, errlen,
+			 "%s: 0 for a job that started (a count > 0)", key);
+		return MPP_EINVAL;
+	}
+	if (c > 0)
+		*out = (double)c;
 	return MPP_OK;
 }
 
-static const char *text_or_null(mpp_jobcomp_get get, void *ctx, const char *key)
+/* A label field (common/text.h); NULL when absent or empty. */
+static int label(mpp_jobcomp_get get, void *ctx, const char *key,
+		 const char **out, char *err, size_t errlen)
 {
 	const char *v = get(ctx, key);
-	return v && *v ? v : NULL;
+
+	*out = NULL;
+	if (!v || !*v)
+		return MPP_OK;
+	if (mpp_text_check(key, v, strlen(v), MPP_TEXT_LABEL, err, errlen))
+		return MPP_EINVAL;
+	*out = v;
+	return MPP_OK;
+}
+
+int mpp_jobcomp_split(char *line, size_t len, mpp_jobcomp_line *f, char *err,
+		      size_t errlen)
+{
+	size_t i = 0;
+
+	f->n = 0;
+	while (i < len) {
+		char *tok = line + i, *tab = memchr(tok, '\t', len - i);
+		size_t n = tab ? (size_t)(tab - tok) : len - i;
+		i += n + 1;
+		if (n == 0)
+			continue;
+		tok[n] = '\0';
+		char *eq = memchr(tok, '=', n);
+		if (!eq || eq == tok || memchr(tok, '\0', (size_t)(eq - tok))) {
+			snprintf(err, errlen, "field '%.40s' is not KEY=VALUE",
+				 tok);
+			return MPP_EINVAL;
+		}
+		*eq = '\0';
+		/* A NUL inside a value would cut it silently in C: refused
+		 * here, where the field's length is still known. */
+		if (memchr(eq + 1, '\0', n - (size_t)(eq + 1 - tok))) {
+			snprintf(err, errlen, "%.40s: contains a NUL byte",
+				 tok);
+			return MPP_EINVAL;
+		}
+		if (f->n == 64) {
+			snprintf(err, errlen, "more than 64 fields");
+			return MPP_EINVAL;
+		}
+		f->key[f->n] = tok;
+		f->val[f->n++] = eq + 1;
+	}
+	return MPP_OK;
+}
+
+const char *mpp_jobcomp_line_get(void *ctx, const char *key)
+{
+	const mpp_jobcomp_line *f = ctx;
+
+	for (int i = 0; i < f->n; i++)
+		if (strcmp(f->key[i], key) == 0)
+			return f->val[i];
+	return NULL;
 }
 
 int mpp_jobcomp_parse(mpp_jobcomp_get get, void *ctx, mpp_jobcomp *out,
@@ -127,7 +193,7 @@ int mpp_jobcomp_parse(mpp_jobcomp_get get, void *ctx, mpp_jobcomp *out,
 {
 	mpp_job_rec *r = &out->rec;
 	const char *id = get(ctx, "JOBID"), *state = get(ctx, "JOBSTATE");
-	const char *uid = get(ctx, "UID"), *name = get(ctx, "USERNAME");
+	const char *uid = get(ctx, "UID"), *name;
 	const char *limit = get(ctx, "LIMIT");
 	long long u;
 	int rc;
@@ -139,6 +205,9 @@ int mpp_jobcomp_parse(mpp_jobcomp_get get, void *ctx, mpp_jobcomp *out,
 			 id ? "not a job id" : "missing");
 		return MPP_EINVAL;
 	}
+	if (mpp_text_check("JOBID", id, strlen(id), MPP_TEXT_LABEL, err,
+			   errlen))
+		return MPP_EINVAL;
 	if (!state || !*state ||
 	    strspn(state, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") != strlen(state)) {
 		snprintf(err, errlen, "JOBSTATE: %s",
@@ -153,7 +222,9 @@ int mpp_jobcomp_parse(mpp_jobcomp_get get, void *ctx, mpp_jobcomp *out,
 	r->job_id = id;
 	r->state = state;
 	r->uid = u;
-	if (name && *name && strlen(name) < 256)
+	if (label(get, ctx, "USERNAME", &name, err, errlen))
+		return MPP_EINVAL;
+	if (name)
 		r->user = name;
 	else {
 		snprintf(out->user, sizeof(out->user), "uid:%lld", u);
@@ -165,9 +236,17 @@ int mpp_jobcomp_parse(mpp_jobcomp_get get, void *ctx, mpp_jobcomp *out,
 	if (rc == MPP_OK)
 		rc = stamp(get, ctx, "END", &r->end_at, err, errlen);
 	if (rc == MPP_OK)
-		rc = count(get, ctx, "PROCS", &r->ntasks, err, errlen);
+		rc = count(get, ctx, "PROCS", r->start_at > 0, &r->ntasks, err,
+			   errlen);
 	if (rc == MPP_OK)
-		rc = count(get, ctx, "NODECNT", &r->nodes, err, errlen);
+		rc = count(get, ctx, "NODECNT", r->start_at > 0, &r->nodes, err,
+			   errlen);
+	if (rc == MPP_OK)
+		rc = label(get, ctx, "PARTITION", &r->partition, err, errlen);
+	if (rc == MPP_OK)
+		rc = label(get, ctx, "ACCOUNT", &r->account, err, errlen);
+	if (rc == MPP_OK)
+		rc = label(get, ctx, "JOBNAME", &r->name, err, errlen);
 	if (rc)
 		return rc;
 	r->time_limit_s = NAN;
@@ -182,8 +261,5 @@ int mpp_jobcomp_parse(mpp_jobcomp_get get, void *ctx, mpp_jobcomp *out,
 		return MPP_EINVAL;
 	}
 	r->runtime_s = r->start_at > 0 ? r->end_at - r->start_at : 0;
-	r->partition = text_or_null(get, ctx, "PARTITION");
-	r->account = text_or_null(get, ctx, "ACCOUNT");
-	r->name = text_or_null(get, ctx, "JOBNAME");
 	return MPP_OK;
 }

@@ -1,12 +1,16 @@
 /*
  * jobcomp_main.c: mpipredict-jobcomp, finished jobs' actual run times into
  * the store's jobs table. Slurm runs it as its jobcomp/script (JobCompLoc,
- * through a two-line wrapper that adds --db), one job per run, the record
- * in the environment; --from reads a spool of records, one per line.
- * A malformed or half-written record gets one log line and is skipped; a
- * job id seen again updates its row. Exit 0 on success (records skipped
- * from a spool included), 1 on a usage error, 2 when the one record of
- * the environment is malformed or the store fails.
+ * through a two-line wrapper), one job per run, the record in the
+ * environment; --from reads a spool of records, one per line. With --db
+ * it writes the store itself; else it sends the records to the daemon
+ * that owns the store (POST /v1/jobs; --url, or the client configuration,
+ * common/client.h), keeping them in a spool while the daemon is away
+ * (jobcomp_send.h). A malformed or half-written record gets one log line
+ * and is skipped; a job id seen again updates its row. Exit 0 on success
+ * (records skipped from a spool included, records kept in the spool
+ * included), 1 on a usage error, 2 when the one record of the environment
+ * is malformed, the store fails or the daemon refuses the records.
  */
 #include <getopt.h>
 #include <stdarg.h>
@@ -14,15 +18,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history/jobcomp.h"
+#include "common/client.h"
 #include "common/status.h"
+#include "history/jobcomp.h"
+#include "history/jobcomp_send.h"
 #include "schema/store.h"
 
 static const char usage[] =
     "usage: mpipredict-jobcomp --db FILE [--keep N] [--log FILE] "
     "[--from FILE]\n"
+    "       mpipredict-jobcomp [--url URL --token-file F] [--spool FILE]\n"
+    "                          [--log FILE] [--from FILE]\n"
     "\n"
-    "Store finished jobs' actual run times in the jobs table of FILE.\n"
+    "Store finished jobs' actual run times in the jobs table of FILE\n"
+    "(--db), or send them to the daemon that owns the store\n"
+    "(POST /v1/jobs): the one --url names, else the client configuration\n"
+    "(MPIPREDICT_URL and MPIPREDICT_TOKEN_FILE, else the file\n"
+    "MPIPREDICT_CLIENT_CONF names, default " MPP_CLIENT_CONF_DEFAULT ").\n"
+    "While the daemon cannot be reached (or answers 5xx), records are kept\n"
+    "in the spool and sent first by the next run; the wait is bounded by\n"
+    "the client timeout and the exit is 0. A refusal (4xx) is logged,\n"
+    "nothing kept, exit 2.\n"
     "Without --from, one job from the environment, as Slurm's\n"
     "jobcomp/script hands it (JOBID, UID, USERNAME, JOBSTATE, SUBMIT,\n"
     "START, END, LIMIT, PROCS, NODECNT, PARTITION, ACCOUNT, JOBNAME).\n"
@@ -30,7 +46,12 @@ static const char usage[] =
     "KEY=VALUE fields separated by tabs; a line without its end of line\n"
     "is half-written and skipped.\n"
     "\n"
-    "  --keep N    keep each user's last N jobs (default 64), delete older\n"
+    "  --keep N    with --db: keep each user's last N jobs (default 64),\n"
+    "              delete older (the daemon keeps 64)\n"
+    "  --url URL   the daemon (http://host:port), with --token-file F, the\n"
+    "              file whose first line is its token\n"
+    "  --spool FILE  where records wait for the daemon (default\n"
+    "              " MPP_JOBCOMP_SPOOL ")\n"
     "  --log FILE  append log lines to FILE (default stderr; Slurm sends a\n"
     "              jobcomp script's stderr to /dev/null)\n"
     "  --help, --version\n";
@@ -68,46 +89,6 @@ static const char *env_get(void *ctx, const char *key)
 	return getenv(key);
 }
 
-/* One spool line split in place into KEY=VALUE fields. */
-typedef struct fields {
-	char *key[64], *val[64];
-	int n;
-} fields;
-
-static const char *line_get(void *ctx, const char *key)
-{
-	const fields *f = ctx;
-
-	for (int i = 0; i < f->n; i++)
-		if (strcmp(f->key[i], key) == 0)
-			return f->val[i];
-	return NULL;
-}
-
-static int split(char *line, fields *f, char *err, size_t errlen)
-{
-	char *save = NULL, *tok;
-
-	f->n = 0;
-	for (tok = strtok_r(line, "\t", &save); tok;
-	     tok = strtok_r(NULL, "\t", &save)) {
-		char *eq = strchr(tok, '=');
-		if (!eq || eq == tok) {
-			snprintf(err, errlen, "field '%.40s' is not KEY=VALUE",
-				 tok);
-			return -1;
-		}
-		if (f->n == 64) {
-			snprintf(err, errlen, "more than 64 fields");
-			return -1;
-		}
-		*eq = '\0';
-		f->key[f->n] = tok;
-		f->val[f->n++] = eq + 1;
-	}
-	return 0;
-}
-
 static int from_spool(mpp_store *s, const char *path, int keep)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
@@ -123,7 +104,7 @@ static int from_spool(mpp_store *s, const char *path, int keep)
 		return MPP_EIO;
 	}
 	while ((len = getline(&line, &linecap, f)) > 0) {
-		fields fl;
+		mpp_jobcomp_line fl;
 		lineno++;
 		if (line[len - 1] != '\n') {
 			logline("%s:%zu: half-written record (no end of "
@@ -153,8 +134,9 @@ static int from_spool(mpp_store *s, const char *path, int keep)
 		lines[n] = line;
 		line = NULL;
 		linecap = 0;
-		if (split(lines[n], &fl, err, sizeof(err)) ||
-		    mpp_jobcomp_parse(line_get, &fl, &recs[n], err,
+		if (mpp_jobcomp_split(lines[n], (size_t)len, &fl, err,
+				      sizeof(err)) ||
+		    mpp_jobcomp_parse(mpp_jobcomp_line_get, &fl, &recs[n], err,
 				      sizeof(err))) {
 			logline("%s:%zu: %s, skipped", path, lineno, err);
 			free(lines[n]);
@@ -194,6 +176,147 @@ static int from_spool(mpp_store *s, const char *path, int keep)
 	return rc;
 }
 
+/* ---- through the daemon ------------------------------------------------ */
+
+static void log_msg(const char *msg)
+{
+	logline("%s", msg);
+}
+
+/* Records as text, one a line, the format --from reads. */
+typedef struct text {
+	char *p;
+	size_t n, cap;
+} text;
+
+static int text_add(text *t, const char *s, size_t n)
+{
+	if (t->n + n + 1 > t->cap) {
+		size_t cap = t->cap ? t->cap : 1024;
+		while (cap < t->n + n + 1)
+			cap *= 2;
+		char *p = realloc(t->p, cap);
+		if (!p)
+			return -1;
+		t->p = p;
+		t->cap = cap;
+	}
+	memcpy(t->p + t->n, s, n);
+	t->n += n;
+	t->p[t->n] = '\0';
+	return 0;
+}
+
+/* The fields of a record in the environment, in jobcomp.h's order. */
+static const char *const env_keys[] = {
+    "JOBID", "UID",   "USERNAME", "JOBSTATE",  "SUBMIT",  "START",  "END",
+    "LIMIT", "PROCS", "NODECNT",  "PARTITION", "ACCOUNT", "JOBNAME"};
+
+/* The environment's record as one line, once it is checked (no field
+ * then holds a tab or an end of line: labels have no control bytes,
+ * the others are numbers and names). MPP_EINVAL: logged. */
+static int env_text(text *t)
+{
+	mpp_jobcomp j;
+	char err[512];
+
+	if (mpp_jobcomp_parse(env_get, NULL, &j, err, sizeof(err))) {
+		logline("job %s: %s, skipped",
+			getenv("JOBID") ? getenv("JOBID") : "?", err);
+		return MPP_EINVAL;
+	}
+	for (size_t i = 0; i < sizeof(env_keys) / sizeof(*env_keys); i++) {
+		const char *v = getenv(env_keys[i]);
+		if (!v || !*v)
+			continue;
+		if ((t->n && text_add(t, "\t", 1)) ||
+		    text_add(t, env_keys[i], strlen(env_keys[i])) ||
+		    text_add(t, "=", 1) || text_add(t, v, strlen(v)))
+			return MPP_ENOMEM;
+	}
+	return text_add(t, "\n", 1) ? MPP_ENOMEM : MPP_OK;
+}
+
+/* The good records of a file (each checked as the daemon will check it);
+ * the others logged and counted in *skipped. */
+static int file_text(const char *path, text *t, size_t *nrec, size_t *skipped)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	char *line = NULL, *copy = NULL, err[512];
+	size_t linecap = 0, lineno = 0;
+	ssize_t len;
+	int rc = MPP_OK;
+
+	if (!f) {
+		logline("%s: cannot open", path);
+		return MPP_EIO;
+	}
+	while (rc == MPP_OK && (len = getline(&line, &linecap, f)) > 0) {
+		mpp_jobcomp_line fl;
+		mpp_jobcomp j;
+		size_t n = (size_t)len;
+		lineno++;
+		if (line[n - 1] != '\n') {
+			logline("%s:%zu: half-written record (no end of "
+				"line), skipped",
+				path, lineno);
+			++*skipped;
+			continue;
+		}
+		line[--n] = '\0';
+		if (n && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (n == 0 || line[0] == '#')
+			continue;
+		free(copy);
+		if (!(copy = malloc(n + 1))) {
+			rc = MPP_ENOMEM;
+			break;
+		}
+		memcpy(copy, line, n + 1);
+		if (mpp_jobcomp_split(copy, n, &fl, err, sizeof(err)) ||
+		    mpp_jobcomp_parse(mpp_jobcomp_line_get, &fl, &j, err,
+				      sizeof(err))) {
+			logline("%s:%zu: %s, skipped", path, lineno, err);
+			++*skipped;
+			continue;
+		}
+		if (text_add(t, line, n) || text_add(t, "\n", 1))
+			rc = MPP_ENOMEM;
+		++*nrec;
+	}
+	free(copy);
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	if (rc == MPP_ENOMEM)
+		logline("out of memory");
+	return rc;
+}
+
+static int through_daemon(const mpp_client_conf *c, const char *spool,
+			  const char *from)
+{
+	text t = {0};
+	size_t nrec = 0, skipped = 0;
+	int rc = from ? file_text(from, &t, &nrec, &skipped) : env_text(&t);
+
+	if (rc == MPP_ENOMEM && !from)
+		logline("out of memory");
+	if (rc) {
+		free(t.p);
+		return 2;
+	}
+	enum mpp_send_result r =
+	    mpp_jobcomp_send(c, spool, t.p ? t.p : "", t.n, log_msg);
+	free(t.p);
+	if (from && (r == MPP_SEND_STORED || r == MPP_SEND_SPOOLED))
+		printf("%s %zu jobs, skipped %zu records\n",
+		       r == MPP_SEND_STORED ? "stored" : "spooled", nrec,
+		       skipped);
+	return r == MPP_SEND_STORED || r == MPP_SEND_SPOOLED ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -201,11 +324,16 @@ int main(int argc, char **argv)
 	    {"keep", required_argument, NULL, 'k'},
 	    {"log", required_argument, NULL, 'l'},
 	    {"from", required_argument, NULL, 'f'},
+	    {"url", required_argument, NULL, 'u'},
+	    {"token-file", required_argument, NULL, 't'},
+	    {"spool", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
-	const char *db = NULL, *from = NULL, *logpath = NULL;
-	long keep = 64;
+	const char *db = NULL, *from = NULL, *logpath = NULL, *url = NULL,
+		   *token_file = NULL, *spool = NULL;
+	long keep = MPP_JOBCOMP_KEEP;
+	int keep_given = 0;
 	mpp_store *s;
 	char err[512], *end;
 	int c, rc;
@@ -223,6 +351,16 @@ int main(int argc, char **argv)
 				return usage_error("--keep: '%s' is not a "
 						   "count from 1 to 1000000",
 						   optarg);
+			keep_given = 1;
+			break;
+		case 'u':
+			url = optarg;
+			break;
+		case 't':
+			token_file = optarg;
+			break;
+		case 's':
+			spool = optarg;
 			break;
 		case 'l':
 			logpath = optarg;
@@ -243,11 +381,49 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!db)
-		return usage_error("--db is required");
+	if (db && (url || token_file || spool))
+		return usage_error("--db writes the store itself; --url, "
+				   "--token-file and --spool are for sending "
+				   "to the daemon: give one or the other");
+	if (!db && keep_given)
+		return usage_error("--keep is for --db; the daemon keeps each "
+				   "user's last %d jobs",
+				   MPP_JOBCOMP_KEEP);
+	if (token_file && !url)
+		return usage_error("--token-file needs --url");
 	if (logpath && !(log_out = fopen(logpath, "a"))) {
 		log_out = stderr;
 		logline("%s: cannot open the log, logging to stderr", logpath);
+	}
+	if (!db) {
+		mpp_client_conf conf;
+		/* The command line's daemon goes through the same reader as
+		 * the configuration's (the token file read the same way). */
+		if (url && (setenv("MPIPREDICT_URL", url, 1) ||
+			    (token_file ? setenv("MPIPREDICT_TOKEN_FILE",
+						 token_file, 1)
+					: unsetenv("MPIPREDICT_TOKEN_FILE"))))
+			return usage_error("--url: cannot set the environment");
+		rc = mpp_client_conf_load(&conf, err, sizeof(err));
+		if (rc == 1) {
+			mpp_client_conf_free(&conf);
+			return usage_error(
+			    "no store and no daemon: give --db FILE, or "
+			    "--url URL, or set MPIPREDICT_URL or the client "
+			    "configuration (" MPP_CLIENT_CONF_DEFAULT ")");
+		}
+		if (rc < 0) {
+			logline("%s", err);
+			mpp_client_conf_free(&conf);
+			rc = 2;
+		} else {
+			rc = through_daemon(
+			    &conf, spool ? spool : MPP_JOBCOMP_SPOOL, from);
+			mpp_client_conf_free(&conf);
+		}
+		if (log_out != stderr)
+			fclose(log_out);
+		return rc;
 	}
 	rc = mpp_store_open(db, MPP_STORE_CREATE, &s, err, sizeof(err));
 	if (rc) {

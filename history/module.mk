@@ -4,11 +4,12 @@
 # builds this part.
 #
 # For other parts: $(HISTORY_LIB) is the static archive of the predictor
-# (history.h), linked by the daemon; it needs $(HISTORY_LDLIBS) (GSL for
-# the learned method's fits, learn.c).
+# (history.h) and of the jobcomp record reader (jobcomp.h, which needs
+# $(COMMON_TEXT_OBJS)), linked by the daemon; it needs $(HISTORY_LDLIBS)
+# (GSL for the learned method's fits, learn.c).
 
 HISTORY_SRC := history/history.c history/learn.c history/nag.c history/swf.c \
-	history/easy.c
+	history/easy.c history/jobcomp.c
 # HISTORY_LIB is named in the top Makefile.
 HISTORY_LDLIBS := $(shell $(PKG_CONFIG) --libs gsl) -lm
 $(OBJ)/history/learn.o $(OBJ)/history/nag.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags gsl)
@@ -29,13 +30,17 @@ $(OBJ)/history/tests/t_history.o: tests/history/t_history.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-# The commands on the store: the jobcomp ingest and the accuracy report.
+# The commands on the store: the jobcomp ingest (direct, or through the
+# daemon with the client, common/client.h) and the accuracy report.
 $(BUILD)/bin/mpipredict-jobcomp: $(OBJ)/history/jobcomp_main.o \
-		$(OBJ)/history/jobcomp.o $(STORE_LIB) $(REGRESS_LIB)
+		$(OBJ)/history/jobcomp.o $(OBJ)/history/jobcomp_send.o \
+		$(COMMON_TEXT_OBJS) $(CLIENT_OBJ) $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ)/history/jobcomp_main.o \
-	  $(OBJ)/history/jobcomp.o $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
-	  $(REGRESS_LDLIBS)
+	  $(OBJ)/history/jobcomp.o $(OBJ)/history/jobcomp_send.o \
+	  $(COMMON_TEXT_OBJS) $(CLIENT_OBJ) \
+	  $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) $(REGRESS_LDLIBS) \
+	  $(CLIENT_LIBS)
 $(BUILD)/bin/mpipredict-accuracy: $(OBJ)/history/accuracy_main.o \
 		$(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)

@@ -67,6 +67,19 @@ static const char *rec_get(const struct record *r, size_t i)
 	return r->buf + r->off[i];
 }
 
+/* The first field holding a NUL byte, or nfields. C code reading a field
+ * stops at a NUL ("r\0x" read as "r"), so such a field is refused rather
+ * than cut. */
+static size_t rec_nul_field(const struct record *r)
+{
+	for (size_t i = 0; i < r->nfields; i++) {
+		size_t end = i + 1 < r->nfields ? r->off[i + 1] : r->buflen;
+		if (strlen(rec_get(r, i)) != end - r->off[i] - 1)
+			return i;
+	}
+	return r->nfields;
+}
+
 enum { REC_OK, REC_EOF, REC_BAD, REC_NOMEM };
 
 /*
@@ -322,6 +335,16 @@ static int fill_run(const mpp_runs *rs, const struct record *rec,
 			 rec->nfields, ncols + NFIXED);
 		return 1;
 	}
+	size_t nul = rec_nul_field(rec);
+	if (nul < rec->nfields) {
+		size_t c = nul - NFIXED;
+		snprintf(why, whylen, "%s: contains a NUL byte",
+			 nul < NFIXED ? fixed_cols[nul]
+			 : colmap[c] == EXIT_STATUS_COL
+			     ? "exit_status"
+			     : rs->features[colmap[c]]);
+		return 1;
+	}
 	if (!*rec_get(rec, 0) || !*rec_get(rec, 1)) {
 		snprintf(why, whylen, "empty %s",
 			 *rec_get(rec, 0) ? "app" : "run_id");
@@ -453,6 +476,13 @@ int mpp_runs_parse(mpp_runs *rs, const char *name, const char *text, size_t len,
 	}
 	if (r == REC_BAD) {
 		snprintf(err, errlen, "%s:%zu: header: %s", name, hline, why);
+		rc = MPP_EINVAL;
+		goto out;
+	}
+	if (rec_nul_field(&rec) < rec.nfields) {
+		snprintf(err, errlen,
+			 "%s:%zu: header column %zu: contains a NUL byte", name,
+			 hline, rec_nul_field(&rec) + 1);
 		rc = MPP_EINVAL;
 		goto out;
 	}

@@ -23,7 +23,9 @@
 #include "server/metrics.h"
 #include "server/request.h"
 #include "server/script.h"
-#include "server/utf8.h"
+#include "common/text.h"
+#include "common/utf8.h"
+#include "history/jobcomp.h"
 
 int mpp_api_route(const char *path, int *method)
 {
@@ -35,6 +37,7 @@ int mpp_api_route(const char *path, int *method)
 	    {"/v1/predict", MPP_EP_PREDICT, MPP_POST},
 	    {"/v1/models", MPP_EP_MODELS, MPP_GET},
 	    {"/v1/runs", MPP_EP_RUNS, MPP_POST},
+	    {"/v1/jobs", MPP_EP_JOBS, MPP_POST},
 	    {"/metrics", MPP_EP_METRICS, MPP_GET},
 	};
 	for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
@@ -690,6 +693,46 @@ static void first_warning(void *ctx, const char *msg)
 		snprintf(w, 512, "%s", msg);
 }
 
+/* The rule of every route into the store (common/text.h) on a run's text
+ * fields and the body's feature names; 0, or -1 with err naming the row
+ * and the field. */
+static int runs_text(const mpp_runs *rs, char *err, size_t errlen)
+{
+	char why[384];
+	for (size_t f = 0; f < rs->nfeatures; f++)
+		if (mpp_text_check("a feature name", rs->features[f],
+				   strlen(rs->features[f]), MPP_TEXT_FREE, why,
+				   sizeof why)) {
+			snprintf(err, errlen, "request body: header: %s", why);
+			return -1;
+		}
+	for (size_t i = 0; i < rs->nruns; i++) {
+		const mpp_run *u = &rs->runs[i];
+		const struct {
+			const char *name, *value;
+			enum mpp_text_kind kind;
+		} field[] = {
+		    {"run_id", u->run_id, MPP_TEXT_LABEL},
+		    {"app", u->app, MPP_TEXT_LABEL},
+		    {"build_id", u->build_id, MPP_TEXT_LABEL},
+		    {"started_at", u->started_at, MPP_TEXT_LABEL},
+		    {"job_id", u->job_id, MPP_TEXT_LABEL},
+		    {"args", u->args, MPP_TEXT_FREE},
+		};
+		for (size_t k = 0; k < sizeof field / sizeof *field; k++)
+			if (field[k].value &&
+			    mpp_text_check(field[k].name, field[k].value,
+					   strlen(field[k].value),
+					   field[k].kind, why, sizeof why)) {
+				snprintf(err, errlen,
+					 "request body: row %zu: %s", i + 1,
+					 why);
+				return -1;
+			}
+	}
+	return 0;
+}
+
 void mpp_api_runs(const mpp_api *api, const char *body, size_t len,
 		  mpp_reply *r)
 {
@@ -701,6 +744,8 @@ void mpp_api_runs(const mpp_api *api, const char *body, size_t len,
 		/* A malformed row rejects the whole body: an ingest is all or
 		 * nothing, never the rows that happened to parse. */
 		mpp_api_error(r, 400, "%s", warn);
+	} else if (rc == MPP_OK && runs_text(&rs, err, sizeof err) != 0) {
+		mpp_api_error(r, 400, "%s", err);
 	} else if (rc != MPP_OK) {
 		mpp_api_error(r, rc == MPP_ENOMEM ? 500 : 400, "%s",
 			      err[0] ? err : warn);
@@ -721,4 +766,102 @@ void mpp_api_runs(const mpp_api *api, const char *body, size_t len,
 			mpp_log(MPP_LOG_ERROR, "runs: %s", err);
 	}
 	mpp_runs_free(&rs);
+}
+
+/* ---- jobs -----------------------------------------------------------------
+ */
+
+/* POST /v1/jobs: finished jobs' records as mpipredict-jobcomp --from reads
+ * them (history/jobcomp.h: one a line, KEY=VALUE fields separated by tabs),
+ * checked by the same parser, stored in one transaction with the command's
+ * keep rule, or none of them when one is malformed. */
+void mpp_api_jobs(const mpp_api *api, const char *body, size_t len,
+		  mpp_reply *r)
+{
+	char err[512] = "", why[384];
+	/* The records point into a copy of the body, split in place. */
+	char *text = malloc(len + 1);
+	mpp_jobcomp *recs = NULL;
+	mpp_job_rec *rows = NULL;
+	size_t n = 0, cap = 0, lineno = 0;
+	int rc = text ? MPP_OK : MPP_ENOMEM;
+	if (text) {
+		memcpy(text, body, len);
+		text[len] = '\0';
+	}
+	for (size_t pos = 0; rc == MPP_OK && pos < len;) {
+		char *line = text + pos, *nl = memchr(line, '\n', len - pos);
+		size_t ll = nl ? (size_t)(nl - line) : len - pos;
+		pos += ll + 1;
+		lineno++;
+		line[ll] = '\0';
+		if (ll && line[ll - 1] == '\r')
+			line[--ll] = '\0';
+		if (ll == 0 || line[0] == '#')
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			mpp_jobcomp *g = realloc(recs, nc * sizeof *g);
+			if (!g) {
+				rc = MPP_ENOMEM;
+				break;
+			}
+			recs = g;
+			cap = nc;
+		}
+		mpp_jobcomp_line fl;
+		if (mpp_jobcomp_split(line, ll, &fl, why, sizeof why) ||
+		    mpp_jobcomp_parse(mpp_jobcomp_line_get, &fl, &recs[n], why,
+				      sizeof why)) {
+			snprintf(err, sizeof err, "request body:%zu: %s",
+				 lineno, why);
+			rc = MPP_EINVAL;
+			break;
+		}
+		n++;
+	}
+	if (rc == MPP_OK && n == 0) {
+		snprintf(err, sizeof err,
+			 "request body: no job records (one a line, KEY=VALUE "
+			 "fields separated by tabs)");
+		rc = MPP_EINVAL;
+	}
+	if (rc == MPP_OK && !(rows = malloc(n * sizeof *rows)))
+		rc = MPP_ENOMEM;
+	if (rc == MPP_OK) {
+		/* A "uid:N" user lives in its record, which realloc moved. */
+		for (size_t i = 0; i < n; i++) {
+			rows[i] = recs[i].rec;
+			if (recs[i].user[0])
+				rows[i].user = recs[i].user;
+		}
+		mpp_store *s = NULL;
+		rc = mpp_store_open(api->db_path, 0, &s, err, sizeof err);
+		if (rc == MPP_OK)
+			rc = mpp_store_put_jobs(s, rows, n, MPP_JOBCOMP_KEEP,
+						err, sizeof err);
+		if (s)
+			mpp_store_close(s);
+		if (rc != MPP_OK && rc != MPP_EINVAL)
+			mpp_log(MPP_LOG_ERROR, "jobs: %s", err);
+	}
+	if (rc == MPP_ENOMEM)
+		mpp_api_error(r, 500, "out of memory");
+	else if (rc == MPP_EINVAL)
+		mpp_api_error(r, 400, "%s", err);
+	else if (rc != MPP_OK)
+		mpp_api_error(r, 500, "%s", err);
+	else {
+		yajl_gen g = gen_new();
+		if (g != NULL) {
+			yajl_gen_map_open(g);
+			put_key(g, "stored");
+			put_int(g, (long long)n);
+			yajl_gen_map_close(g);
+		}
+		reply_gen(r, 200, g);
+	}
+	free(rows);
+	free(recs);
+	free(text);
 }

@@ -21,7 +21,7 @@ struct mpp_ui;
 typedef struct mpp_api {
 	mpp_cache *cache;
 	mpp_audit *audit;
-	const char *db_path;  /* for POST /v1/runs */
+	const char *db_path;  /* for POST /v1/runs and /v1/jobs */
 	const char *token;    /* NULL: write endpoints refuse everyone */
 	size_t max_features;  /* more in one request is a 400 */
 	mpp_histsvc *history; /* NULL: no history predictions (hist.h) */
@@ -56,6 +56,9 @@ void mpp_api_predict(const mpp_api *api, const char *body, size_t len,
 void mpp_api_models(const mpp_api *api, mpp_reply *r);
 void mpp_api_model(const mpp_api *api, const char *app, mpp_reply *r);
 void mpp_api_runs(const mpp_api *api, const char *body, size_t len,
+		  mpp_reply *r);
+/* POST /v1/jobs: jobcomp records (history/jobcomp.h), all or none. */
+void mpp_api_jobs(const mpp_api *api, const char *body, size_t len,
 		  mpp_reply *r);
 void mpp_api_metrics(mpp_reply *r);
 

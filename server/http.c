@@ -22,8 +22,8 @@
  * it does before closing the socket, so the reaper never touches a socket
  * number that was reused.
  *
- * POST /v1/runs writes to the store, which can wait for SQLite's busy
- * timeout: its connection is suspended and the body handed to the ingest
+ * POST /v1/runs and /v1/jobs write to the store, which can wait for SQLite's
+ * busy timeout: its connection is suspended and the body handed to the ingest
  * thread (ingest.h), which resumes the connection with the answer ready.
  * The connection is suspended before the job is submitted, so a resume
  * can never come first.
@@ -249,7 +249,7 @@ static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
 	return send_reply(c, q, &r, NULL);
 }
 
-/* ---- POST /v1/runs, off the event loop ----------------------------------- */
+/* ---- POST /v1/runs and /v1/jobs, off the event loop --------------------- */
 
 /* On the ingest thread: the answer is in q->reply. */
 static void runs_done(void *ctx)
@@ -272,10 +272,11 @@ static enum MHD_Result runs(mpp_http *h, struct MHD_Connection *c,
 	q->conn = c;
 	set_deadline(c, 0);
 	MHD_suspend_connection(c);
-	if (mpp_ingest_submit(h->ingest, q->body ? q->body : "", q->len,
-			      &q->reply, runs_done, q) != 0) {
+	if (mpp_ingest_submit(
+		h->ingest, q->ep == MPP_EP_JOBS ? mpp_api_jobs : mpp_api_runs,
+		q->body ? q->body : "", q->len, &q->reply, runs_done, q) != 0) {
 		mpp_api_error(&q->reply, 503,
-			      "runs: too many bodies waiting to be written, "
+			      "body: too many bodies waiting to be written, "
 			      "or shutting down; retry later");
 		runs_done(q);
 	}
@@ -333,7 +334,7 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 	if (ncl > 1)
 		return send_error(c, q, 400, "content-length: given %d times",
 				  ncl);
-	if (q->ep == MPP_EP_RUNS) {
+	if (q->ep == MPP_EP_RUNS || q->ep == MPP_EP_JOBS) {
 		/* (A NUL in this header cannot be refused here: MHD 0.9.75
 		 * cuts header values at a NUL before any callback sees them,
 		 * value and length alike.) */
@@ -443,7 +444,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		}
 		return MHD_YES;
 	}
-	if (q->ep == MPP_EP_RUNS)
+	if (q->ep == MPP_EP_RUNS || q->ep == MPP_EP_JOBS)
 		return runs(h, c, q);
 	return dispatch(h, c, q, url);
 }

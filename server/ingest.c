@@ -1,5 +1,6 @@
 /*
- * ingest.c: one worker thread and a short queue for POST /v1/runs (see
+ * ingest.c: one worker thread and a short queue for POST /v1/runs and
+ * POST /v1/jobs (see
  * ingest.h). A body is at most --max-body bytes, and only a few may wait:
  * past that a client gets 503 at once rather than a growing backlog.
  */
@@ -12,6 +13,7 @@
 
 struct job {
 	struct job *next;
+	mpp_ingest_fn fn;
 	const char *body;
 	size_t len;
 	mpp_reply *reply;
@@ -47,9 +49,9 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		if (stopping)
 			mpp_api_error(j->reply, 503,
-				      "runs: the daemon is shutting down");
+				      "body: the daemon is shutting down");
 		else
-			mpp_api_runs(w->api, j->body, j->len, j->reply);
+			j->fn(w->api, j->body, j->len, j->reply);
 		j->done(j->ctx);
 		free(j);
 		pthread_mutex_lock(&w->lock);
@@ -76,13 +78,14 @@ mpp_ingest *mpp_ingest_start(const mpp_api *api)
 	return w;
 }
 
-int mpp_ingest_submit(mpp_ingest *w, const char *body, size_t len,
-		      mpp_reply *reply, void (*done)(void *), void *ctx)
+int mpp_ingest_submit(mpp_ingest *w, mpp_ingest_fn fn, const char *body,
+		      size_t len, mpp_reply *reply, void (*done)(void *),
+		      void *ctx)
 {
 	struct job *j = malloc(sizeof *j);
 	if (j == NULL)
 		return -1;
-	*j = (struct job){NULL, body, len, reply, done, ctx};
+	*j = (struct job){NULL, fn, body, len, reply, done, ctx};
 	pthread_mutex_lock(&w->lock);
 	if (w->stopping || w->waiting >= MAX_WAITING) {
 		pthread_mutex_unlock(&w->lock);

@@ -17,6 +17,7 @@ enum mpp_endpoint {
 	MPP_EP_MODELS,
 	MPP_EP_MODEL, /* /v1/models/{app} */
 	MPP_EP_RUNS,
+	MPP_EP_JOBS,
 	MPP_EP_METRICS,
 	MPP_EP_UI,    /* the staff page, ui.h */
 	MPP_EP_OTHER, /* unknown paths */

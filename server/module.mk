@@ -7,9 +7,9 @@
 # Links against the regress/ and schema/ archives: REGRESS_LIB, STORE_LIB
 # and their *_LDLIBS come from regress/module.mk and schema/module.mk.
 
-SERVER_SRC := log.c metrics.c strmap.c utf8.c script.c cache.c request.c audit.c \
+SERVER_SRC := log.c metrics.c strmap.c script.c cache.c request.c audit.c \
 	keeper.c ingest.c api.c http.c hist.c ui_data.c ui_svg.c ui.c
-SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o))
+SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o)) $(COMMON_TEXT_OBJS)
 SERVER_A := $(OBJ)/server/libmppserver.a
 SERVER_PKGS := libmicrohttpd yajl sqlite3
 SERVER_LDLIBS := $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm

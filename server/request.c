@@ -21,7 +21,8 @@
 #include <yajl/yajl_parse.h>
 
 #include "server/strmap.h"
-#include "server/utf8.h"
+#include "common/text.h"
+#include "common/utf8.h"
 
 enum field {
 	F_UNKNOWN,
@@ -114,30 +115,22 @@ static const char *copy(struct decoder *d, const unsigned char *s, size_t len)
 	return c;
 }
 
-/* A string the request gives: refused when it holds a NUL byte (C code
- * after this would silently drop what follows it: "heat\u0000x" read as
- * "heat") or is not strictly UTF-8 (utf8.h: yajl lets overlong forms,
- * surrogates and code points past U+10FFFF through), or when it is one of
- * the short labels that go to the audit and is longer than
- * MPP_REQUEST_MAX_LABEL. `what` names the field; 0 when it is fine. */
+/* A string the request gives, checked by the rule every route into the
+ * store follows (common/text.h): strictly UTF-8 without NUL bytes (C code
+ * after this would silently drop what follows a NUL: "heat\u0000x" read as
+ * "heat"; yajl lets overlong forms, surrogates and code points past
+ * U+10FFFF through), and for the short labels that go to the audit no
+ * control byte and at most MPP_REQUEST_MAX_LABEL bytes. `what` names the
+ * field; 0 when it is fine. */
 static int bad_text(struct decoder *d, const char *s, size_t len,
 		    const char *what, int label)
 {
-	if (memchr(s, '\0', len) != NULL) {
-		fail(d, "%s: contains a NUL byte", what);
-		return 1;
-	}
-	size_t at = mpp_utf8_check(s, len);
-	if (at < len) {
-		fail(d, "%s: not valid UTF-8 (byte %zu)", what, at);
-		return 1;
-	}
-	if (label && len > MPP_REQUEST_MAX_LABEL) {
-		fail(d, "%s: %zu bytes, longer than the limit of %d", what, len,
-		     MPP_REQUEST_MAX_LABEL);
-		return 1;
-	}
-	return 0;
+	char err[256];
+	if (mpp_text_check(what, s, len, label ? MPP_TEXT_LABEL : MPP_TEXT_FREE,
+			   err, sizeof err) == 0)
+		return 0;
+	fail(d, "%s", err);
+	return 1;
 }
 
 /* Appends to a growing array of n elements of `size` bytes; NULL when out

@@ -8,7 +8,9 @@
  * a wrong field; otherwise the first wrong field is reported.
  *
  * Every string must be strictly UTF-8 (utf8.h) without NUL bytes; app,
- * user, partition and job_id at most MPP_REQUEST_MAX_LABEL bytes.
+ * user, partition and job_id are labels (common/text.h: no control byte,
+ * at most MPP_REQUEST_MAX_LABEL bytes), the rule of every route that
+ * writes to the store.
  *
  * Errors name the field: "ntasks: expected a positive integer up to 1e9",
  * "features.NAME: expected a finite number >= 0", "args[2]: expected a
@@ -21,11 +23,12 @@
 
 #include <stddef.h>
 
+#include "common/text.h"
 #include "regress/model.h"
 
 /* The longest app, user, partition and job_id accepted, in bytes: they go
  * into the audit, and an unbounded one lets any client fill its disk. */
-#define MPP_REQUEST_MAX_LABEL 256
+#define MPP_REQUEST_MAX_LABEL MPP_TEXT_MAX_LABEL
 
 typedef struct mpp_request {
 	/* NULL when absent or null. */

@@ -10,7 +10,7 @@
  * Not for: data (ui_data.c) or page layout (ui.c).
  */
 #include "server/ui_svg.h"
-#include "server/utf8.h"
+#include "common/utf8.h"
 
 #include <math.h>
 #include <stdatomic.h>

@@ -1,5 +1,6 @@
 /*
- * utf8.h: strict UTF-8 checking for what mpipredictd reads and echoes.
+ * utf8.h: strict UTF-8 checking for what mpipredictd reads and echoes,
+ * and for the text every route into the store takes (common/text.h).
  *
  * yajl's parser and generator check only the shape of multi-byte
  * sequences: they let through overlong forms (C0 AF for '/'), UTF-16
@@ -8,8 +9,8 @@
  * string the daemon takes from a request, and every string it writes into
  * an answer, is checked here (RFC 3629). Not for transcoding.
  */
-#ifndef MPP_SERVER_UTF8_H
-#define MPP_SERVER_UTF8_H
+#ifndef MPP_COMMON_UTF8_H
+#define MPP_COMMON_UTF8_H
 
 #include <stddef.h>
 

@@ -4,7 +4,7 @@
  * first, which rules out overlong forms, surrogates and code points past
  * U+10FFFF without decoding.
  */
-#include "server/utf8.h"
+#include "common/utf8.h"
 
 size_t mpp_utf8_seq(const unsigned char *s, size_t n)
 {
