@@ -141,7 +141,8 @@ $(OBJ)/%.o: %.c
 REGRESS_LIB := $(OBJ)/regress/libregress.a
 STORE_LIB   := $(OBJ)/schema/libstore.a
 HISTORY_LIB := $(OBJ)/history/libhistory.a
-CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict
+CLI_PROGS   := $(BUILD)/bin/mpipredict-train $(BUILD)/bin/mpipredict-predict \
+               $(BUILD)/bin/mpipredict-model
 
 # The parts read their compiler flags from pkg-config while make reads
 # these files, so on a new machine the packages must exist before that. The

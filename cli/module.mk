@@ -1,6 +1,6 @@
-# cli/: build rules for the two offline commands, mpipredict-train and
-# mpipredict-predict. Appends to PROGRAMS and FORMAT_SRC (see the top
-# Makefile). `make cli` builds only them.
+# cli/: build rules for the offline commands, mpipredict-train,
+# mpipredict-predict and mpipredict-model. Appends to PROGRAMS and
+# FORMAT_SRC (see the top Makefile). `make cli` builds only them.
 #
 # They sit above regress/ (the trainer, the model) and schema/ (the store)
 # and link both; neither of those includes anything from here.
@@ -15,6 +15,11 @@ $(BUILD)/bin/mpipredict-train: $(OBJ)/cli/train_main.o $(STORE_LIB) $(REGRESS_LI
 	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
 
 $(BUILD)/bin/mpipredict-predict: $(OBJ)/cli/predict_main.o $(STORE_LIB) $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
+	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
+
+$(BUILD)/bin/mpipredict-model: $(OBJ)/cli/model_main.o $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
 	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)

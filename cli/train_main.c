@@ -1,10 +1,15 @@
 /*
  * train_main.c: mpipredict-train, the command line around train.h.
  *
- * Reads run-row CSV files, trains one model per app (or the one --app
- * names), and only when every app trained stores each model as a new
- * active version. Prints a summary for a person, or JSON with --json.
- * Exit 0 on success, 1 on a usage error, 2 on bad input or a store error.
+ * Reads run-row CSV files, or the runs the daemon stored (--from-store),
+ * trains one model per app (or the one --app names), and only when every
+ * app trained stores each model as a new active version. Prints a summary
+ * for a person, or JSON with --json. With --challenger a new model is
+ * trained without the held-back runs and goes live only when it is no
+ * worse than the active one on them (regress/challenge.h); the outcome,
+ * stored or not, is one line and one model_events row per app.
+ * Exit 0 on success (a challenger held or refused included), 1 on a usage
+ * error, 2 on bad input or a store error.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "regress/challenge.h"
 #include "regress/comm_feature.h"
 #include "regress/memory.h"
 #include "regress/placement.h"
@@ -29,7 +35,8 @@ static const char usage[] =
     "[--allow-mixed-builds]\n"
     "                        [--include-failed] [--no-memory-regime | "
     "--memory-beta B]\n"
-    "                        [--json] FILE.csv...\n"
+    "                        [--challenger [--margin PCT]] [--json]\n"
+    "                        FILE.csv... | --from-store --app NAME\n"
     "\n"
     "Fit a runtime model per app from run rows and store it as the app's\n"
     "new active version in the SQLite store.\n"
@@ -38,6 +45,20 @@ static const char usage[] =
     "missing)\n"
     "  --app NAME            train only this app (default: every app in "
     "the files)\n"
+    "  --from-store          train on the app's runs stored in the store "
+    "(POST /v1/runs)\n"
+    "                        instead of files; needs --app\n"
+    "  --challenger          the new model goes live only when it errs no "
+    "more than\n"
+    "                        the active one on held-back runs (run_id's "
+    "FNV-1a hash\n"
+    "                        0 mod 5, never trained on); else it is "
+    "stored inactive,\n"
+    "                        refused or held as a drift candidate. One "
+    "line per app\n"
+    "  --margin PCT          percentage points of holdout MAPE the "
+    "challenger may\n"
+    "                        lose and still go live (default 2)\n"
     "  --target K            keep K features (default: chosen by "
     "cross-validation)\n"
     "  --top-p P             fraction of features kept at each round "
@@ -415,20 +436,21 @@ static void print_summary(const struct app_result *a)
 		printf("memory regime: none (%s)\n", r->mem_why);
 }
 
-/* Refuse an app whose runs come from several builds, unless allowed. */
-static int check_builds(const mpp_runs *rs, const struct app_result *a)
+/* Refuse an app whose runs come from several builds, unless allowed: -1
+ * with why in err. */
+static int check_builds(const mpp_runs *rs, const struct app_result *a,
+			char *err, size_t errlen)
 {
 	const char *b0 = rs->runs[a->rows[0]].build_id;
 
 	for (size_t i = 1; i < a->nrows; i++) {
 		const char *b = rs->runs[a->rows[i]].build_id;
 		if (strcmp(b, b0)) {
-			fprintf(stderr,
-				"mpipredict-train: app %s: runs of build_id "
-				"'%s' and '%s' (run %s) mixed; features of "
-				"different builds do not compare (use "
-				"--allow-mixed-builds)\n",
-				a->app, b0, b, rs->runs[a->rows[i]].run_id);
+			snprintf(err, errlen,
+				 "app %s: runs of build_id '%s' and '%s' (run "
+				 "%s) mixed; features of different builds do "
+				 "not compare (use --allow-mixed-builds)",
+				 a->app, b0, b, rs->runs[a->rows[i]].run_id);
 			return -1;
 		}
 	}
@@ -472,6 +494,166 @@ static int load_profile(const char *db, mpp_runs *rs, char **profile,
 	return rc ? 1 : 0;
 }
 
+/* What --challenger needs beside the training options. */
+struct challenge_ctx {
+	mpp_store *store;
+	const char *db, *profile;
+	const mpp_train_opts *o;
+	double margin;
+	int mixed;
+	json_t *out; /* --json: the array of outcomes, else NULL */
+};
+
+/* A challenger that could not be judged: said on stderr and, when the
+ * store takes it, recorded as a 'failed' event (the active model is
+ * untouched). Returns 2. */
+static int challenge_failed(const struct challenge_ctx *c, const char *app,
+			    const char *why)
+{
+	mpp_model_event ev = {.app = app,
+			      .kind = "failed",
+			      .reason = why,
+			      .champion_mape = NAN,
+			      .challenger_mape = NAN,
+			      .holdout_runs = -1};
+	char err[512];
+
+	fprintf(stderr, "mpipredict-train: %s\n", why);
+	if (mpp_store_add_event(c->store, &ev, err, sizeof(err)))
+		fprintf(stderr,
+			"mpipredict-train: %s: the failure could not be "
+			"recorded: %s\n",
+			c->db, err);
+	return 2;
+}
+
+static const char *const outcome_words[] = {
+    [MPP_CHALLENGE_PROMOTED] = "promoted",
+    [MPP_CHALLENGE_REJECTED] = "rejected",
+    [MPP_CHALLENGE_DRIFT] = "held as a drift candidate",
+};
+static const char *const outcome_kinds[] = {
+    [MPP_CHALLENGE_PROMOTED] = "promoted",
+    [MPP_CHALLENGE_REJECTED] = "rejected",
+    [MPP_CHALLENGE_DRIFT] = "drift",
+};
+
+/* One app in challenger mode: train on its runs but the held-back ones,
+ * judge the new model against the active one on those, and store it with
+ * the outcome, in one transaction. Returns 0 (stored, live or not) or 2
+ * (nothing stored; a 'failed' event when it could be written). */
+static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
+			 struct app_result *a)
+{
+	size_t *held = malloc((a->nrows + 1) * sizeof(*held)), nheld = 0,
+	       ntrain = 0;
+	mpp_model *champ = NULL;
+	mpp_challenge ch;
+	char err[768], why[1024];
+	int next = 0, rc = 0;
+
+	if (!held) {
+		fprintf(stderr, "mpipredict-train: out of memory\n");
+		return 2;
+	}
+	/* The held-back runs leave the training rows, in order. */
+	for (size_t i = 0; i < a->nrows; i++) {
+		if (mpp_holdout(rs->runs[a->rows[i]].run_id))
+			held[nheld++] = a->rows[i];
+		else
+			a->rows[ntrain++] = a->rows[i];
+	}
+	a->nrows = ntrain;
+	int r =
+	    mpp_store_load_active(c->store, a->app, &champ, err, sizeof(err));
+	if (r != MPP_OK && r != MPP_ENOTFOUND) {
+		snprintf(why, sizeof(why), "app %s: %s: %s", a->app, c->db,
+			 err);
+		rc = challenge_failed(c, a->app, why);
+		goto out;
+	}
+	if (mpp_store_next_version(c->store, a->app, &next, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "app %s: %s: %s", a->app, c->db,
+			 err);
+		rc = challenge_failed(c, a->app, why);
+		goto out;
+	}
+	if (ntrain == 0) {
+		snprintf(why, sizeof(why),
+			 "app %s: training failed: all %zu runs are held "
+			 "back, none left to train on",
+			 a->app, nheld);
+		rc = challenge_failed(c, a->app, why);
+		goto out;
+	}
+	if (!c->mixed && check_builds(rs, a, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "training failed: %s", err);
+		rc = challenge_failed(c, a->app, why);
+		goto out;
+	}
+	if (mpp_train(rs, a->rows, a->nrows, c->o, &a->model, &a->rep, err,
+		      sizeof(err)) ||
+	    mpp_placement_fit(a->model, rs, a->rows, a->nrows, c->db,
+			      c->profile, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "app %s: training failed: %s",
+			 a->app, err);
+		rc = challenge_failed(c, a->app, why);
+		goto out;
+	}
+	if (mpp_challenge_compare(champ, a->model, rs, held, nheld, &ch, err,
+				  sizeof(err))) {
+		rc = challenge_failed(c, a->app, err);
+		goto out;
+	}
+	mpp_challenge_decide(&ch, a->app, champ ? champ->version : 0, next,
+			     c->margin);
+	mpp_model_event ev = {
+	    .kind = outcome_kinds[ch.kind],
+	    .reason = ch.reason,
+	    .champion_mape = ch.champion_mape,
+	    .challenger_mape = ch.challenger_mape,
+	    .holdout_runs = (int64_t)ch.ncompared,
+	};
+	a->model->version = next;
+	if (mpp_store_save_challenger(
+		c->store, a->model, ch.kind == MPP_CHALLENGE_PROMOTED,
+		champ ? champ->id : 0, &ev, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "app %s: %s: %s", a->app, c->db,
+			 err);
+		rc = challenge_failed(c, a->app, why);
+		goto out;
+	}
+	int live = ch.kind == MPP_CHALLENGE_PROMOTED
+		       ? a->model->version
+		       : (champ ? champ->version : 0);
+	if (c->out) {
+		json_array_append_new(
+		    c->out,
+		    json_pack("{s:s, s:i, s:I, s:s, s:s, s:i, s:o, s:o, s:o, "
+			      "s:I, s:I, s:I, s:o, s:f}",
+			      "app", a->app, "version", a->model->version,
+			      "model_id", (json_int_t)a->model->id, "outcome",
+			      outcome_kinds[ch.kind], "reason", ch.reason,
+			      "active_version", live, "champion_version",
+			      champ ? json_integer(champ->version)
+				    : json_null(),
+			      "champion_mape_pct", jnum(ch.champion_mape),
+			      "challenger_mape_pct", jnum(ch.challenger_mape),
+			      "holdout_runs", (json_int_t)ch.ncompared,
+			      "held_back_runs", (json_int_t)ch.nheld,
+			      "beyond_both_intervals", (json_int_t)ch.nbeyond,
+			      "median_ratio", jnum(ch.median_ratio),
+			      "margin_pct", c->margin));
+	} else {
+		printf("%s: version %d %s: %s\n", a->app, a->model->version,
+		       outcome_words[ch.kind], ch.reason);
+	}
+out:
+	mpp_model_free(champ);
+	free(held);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -487,12 +669,18 @@ int main(int argc, char **argv)
 	    {"include-failed", no_argument, NULL, 'f'},
 	    {"no-memory-regime", no_argument, NULL, 'M'},
 	    {"memory-beta", required_argument, NULL, 'B'},
+	    {"from-store", no_argument, NULL, 'S'},
+	    {"challenger", no_argument, NULL, 'C'},
+	    {"margin", required_argument, NULL, 'G'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *db = "models.db", *only = NULL;
 	int mixed = 0, json = 0, no_mem = 0, opt, rc = 0;
+	int from_store = 0, challenger = 0, margin_given = 0;
+	double margin = MPP_CHALLENGE_MARGIN;
+	mpp_store *store = NULL;
 	mpp_train_opts o;
 	mpp_runs rs = {0};
 	struct app_result *apps = NULL;
@@ -565,6 +753,24 @@ int main(int argc, char **argv)
 			o.mem_given = 1;
 			break;
 		}
+		case 'S':
+			from_store = 1;
+			break;
+		case 'C':
+			challenger = 1;
+			break;
+		case 'G': {
+			char *end;
+			margin = strtod(optarg, &end);
+			if (end == optarg || *end ||
+			    !(margin >= 0 && margin <= 100))
+				return usage_error("--margin: '%s' is not a "
+						   "number of percentage "
+						   "points in [0, 100]",
+						   optarg);
+			margin_given = 1;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -579,12 +785,34 @@ int main(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
+	if (from_store && optind < argc)
+		return usage_error("--from-store reads the store, not files: "
+				   "'%s' given too",
+				   argv[optind]);
+	if (from_store && !only)
+		return usage_error("%s", "--from-store needs --app NAME");
+	if (!from_store && optind >= argc)
 		return usage_error("%s", "no run-row file given");
+	if (margin_given && !challenger)
+		return usage_error("%s", "--margin goes with --challenger");
 	if (no_mem && o.mem_given)
 		return usage_error("%s", "--memory-beta and --no-memory-regime "
 					 "contradict each other");
 
+	/* The store is opened first when it is read from (it must exist
+	 * then) or when the active model is the champion to beat. */
+	if ((from_store || challenger) &&
+	    mpp_store_open(db, from_store ? 0 : MPP_STORE_CREATE, &store, err,
+			   sizeof(err))) {
+		fprintf(stderr, "mpipredict-train: %s\n", err);
+		return 2;
+	}
+	if (from_store &&
+	    mpp_store_load_runs(store, only, &rs, err, sizeof(err))) {
+		fprintf(stderr, "mpipredict-train: %s: %s\n", db, err);
+		rc = 2;
+		goto out;
+	}
 	for (int i = optind; i < argc; i++) {
 		if (mpp_runs_read_file(&rs, argv[i], warn_stderr, NULL, err,
 				       sizeof(err))) {
@@ -643,8 +871,33 @@ int main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
+	if (challenger) {
+		struct challenge_ctx c = {
+		    .store = store,
+		    .db = db,
+		    .profile = profile,
+		    .o = &o,
+		    .margin = margin,
+		    .mixed = mixed,
+		    .out = json ? json_array() : NULL,
+		};
+		/* Each app's outcome stands alone: one failing does not
+		 * undo another's. */
+		for (size_t a = 0; a < napps; a++)
+			if (challenge_app(&c, &rs, &apps[a]))
+				rc = 2;
+		if (c.out) {
+			json_t *doc = json_pack("{s:o}", "challenges", c.out);
+			json_dumpf(doc, stdout,
+				   JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+			printf("\n");
+			json_decref(doc);
+		}
+		goto out;
+	}
 	for (size_t a = 0; a < napps; a++) {
-		if (!mixed && check_builds(&rs, &apps[a])) {
+		if (!mixed && check_builds(&rs, &apps[a], err, sizeof(err))) {
+			fprintf(stderr, "mpipredict-train: %s\n", err);
 			rc = 2;
 			goto out;
 		}
@@ -703,6 +956,7 @@ out:
 	}
 	free(apps);
 	free(profile);
+	mpp_store_close(store);
 	mpp_loggps_profile_clear(&machine);
 	mpp_runs_free(&rs);
 	return rc;

@@ -14,7 +14,7 @@ REGRESS_SRC := regress/params.c regress/runs.c regress/model.c regress/fit.c \
                regress/train_law.c regress/train_check.c regress/train_stable.c \
                regress/loggps.c regress/profile_json.c regress/comm_feature.c \
                regress/placement.c regress/placement_fit.c regress/memory.c \
-               regress/train_memory.c
+               regress/train_memory.c regress/challenge.c
 # REGRESS_LIB is named in the top Makefile.
 REGRESS_LDLIBS := $(shell $(PKG_CONFIG) --libs gsl) -lm -pthread
 REGRESS_JSON_LDLIBS := $(shell $(PKG_CONFIG) --libs jansson)

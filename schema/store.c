@@ -851,6 +851,14 @@ static int save_with_event(mpp_store *s, mpp_model *m, int activate, int check,
 	}
 	if (rc == MPP_OK)
 		rc = save_model(s, m, activate, &app, err, errlen);
+	/* The event's reason names the version the caller expected. */
+	if (rc == MPP_OK && check && version > 0 && m->version != version) {
+		snprintf(err, errlen,
+			 "app %s: another training stored version %d while "
+			 "this one trained; train again",
+			 m->app, version);
+		rc = MPP_EINVAL;
+	}
 	if (rc == MPP_OK)
 		rc = insert_event(s, app, m->id, ev, err, errlen);
 	if (rc == MPP_OK)
@@ -1777,6 +1785,26 @@ static void name_list(mpp_store *s, const char *sql, const char *bind,
 			break;
 	}
 	sqlite3_finalize(st);
+}
+
+int mpp_store_next_version(mpp_store *s, const char *app, int *version,
+			   char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = prepare(s,
+			 "SELECT coalesce(max(m.version), 0) + 1 FROM models m "
+			 "JOIN apps a ON a.id = m.app_id WHERE a.name = ?1",
+			 &st, err, errlen);
+
+	if (rc)
+		return rc;
+	bind_text(st, 1, app);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*version = sqlite3_column_int(st, 0);
+	else
+		rc = db_error(s, "SELECT FROM models", err, errlen);
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int mpp_store_add_event(mpp_store *s, const mpp_model_event *ev, char *err,

@@ -64,6 +64,12 @@ int mpp_store_save_challenger(mpp_store *s, mpp_model *m, int activate,
 			      int64_t champion_id, const mpp_model_event *ev,
 			      char *err, size_t errlen);
 
+/* The version the next model of `app` will be stored as (1: none yet).
+ * mpp_store_save_challenger refuses to store m under another one when
+ * m->version is set (another training stored one meanwhile). */
+int mpp_store_next_version(mpp_store *s, const char *app, int *version,
+			   char *err, size_t errlen);
+
 /* Record an event of ev->app with no model (a training that failed). */
 int mpp_store_add_event(mpp_store *s, const mpp_model_event *ev, char *err,
 			size_t errlen);
