@@ -1,7 +1,9 @@
 /*
  * ui.c: the staff page's views (see ui.h), rendered from one snapshot.
  *
- *   /                 models: each app's active model, then every version
+ *   /                 models: each app's active model, then every version,
+ *                     then the newest model events (promoted, rejected,
+ *                     drift, admin steps)
  *   /ui/accuracy      predicted vs actual per app and overall, error over
  *                     time, and a summary table (?app=NAME: one app)
  *   /ui/users         requested vs actual time per user (over-request
@@ -169,6 +171,31 @@ static void page_models(FILE *f, const mpp_ui_data *d)
 		fputs("<p class=\"note\">No model yet: train one with "
 		      "mpipredict-train.</p>",
 		      f);
+	fputs("<h2>Model events</h2><p class=\"note\">Newest first: each "
+	      "training's outcome (promoted; rejected: it erred more than the "
+	      "active model on held-back runs; drift: its answers moved beyond "
+	      "both intervals, held until an admin promotes it; failed) and "
+	      "each admin step (mpipredict-model promote, rollback).</p>"
+	      "<table id=\"events\"><tr><th>when (UTC)</th><th>app</th>"
+	      "<th>version</th><th>event</th><th>reason</th></tr>",
+	      f);
+	for (size_t i = 0; i < d->nevents; i++) {
+		const mpp_ui_event *e = &d->events[i];
+		fprintf(f, "<tr class=\"ev-%s\"><td>", e->kind ? e->kind : "");
+		date(f, e->at);
+		fputs("</td>", f);
+		cell_text(f, e->app);
+		if (e->version >= 0)
+			fprintf(f, "<td class=\"n\">%lld</td>", e->version);
+		else
+			fputs("<td class=\"n\">-</td>", f);
+		cell_text(f, e->kind);
+		cell_text(f, e->reason);
+		fputs("</tr>", f);
+	}
+	fputs("</table>", f);
+	if (d->nevents == 0)
+		fputs("<p class=\"note\">No model event yet.</p>", f);
 }
 
 static int cmp_double(const void *a, const void *b)

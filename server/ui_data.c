@@ -74,6 +74,12 @@ static void data_free(mpp_ui_data *d)
 	for (size_t i = 0; i < d->nusers; i++)
 		free(d->users[i].user);
 	free(d->users);
+	for (size_t i = 0; i < d->nevents; i++) {
+		free(d->events[i].app);
+		free(d->events[i].kind);
+		free(d->events[i].reason);
+	}
+	free(d->events);
 	free(d);
 }
 
@@ -226,6 +232,46 @@ static int read_users(sqlite3 *db, mpp_ui_data *d, char *err, size_t errlen)
 	return 0;
 }
 
+/* The newest model events (store version 12), when the store has them. */
+static int read_events(sqlite3 *db, mpp_ui_data *d, char *err, size_t errlen)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	if (count(db, "SELECT count(*) FROM sqlite_master WHERE type = "
+		      "'table' AND name = 'model_events'") <= 0)
+		return 0;
+	snprintf(sql, sizeof sql,
+		 "SELECT e.at, a.name, coalesce(m.version, -1), e.kind, "
+		 "e.reason FROM model_events e JOIN apps a ON a.id = e.app_id "
+		 "LEFT JOIN models m ON m.id = e.model_id ORDER BY e.id DESC "
+		 "LIMIT %d",
+		 MPP_UI_EVENTS);
+	if (prepare(db, sql, &st, err, errlen))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (mpp_grow((void **)&d->events, &cap, d->nevents,
+			     sizeof *d->events, 16)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		mpp_ui_event *e = &d->events[d->nevents++];
+		e->at = sqlite3_column_double(st, 0);
+		e->app = dup_col(st, 1);
+		e->version = sqlite3_column_int64(st, 2);
+		e->kind = dup_col(st, 3);
+		e->reason = dup_col(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "model_events: %s", sqlite3_errstr(rc));
+		return -1;
+	}
+	return 0;
+}
+
 /* The outcome table: one row per job id (jid, as text) with its actual
  * run time. */
 static const char jobs_outcome[] =
@@ -263,6 +309,8 @@ static mpp_ui_data *build(sqlite3 *db, char *err, size_t errlen)
 	const char *outcome = d->have_jobs ? jobs_outcome : runs_outcome;
 	d->outcomes = d->have_jobs ? "jobs" : "runs";
 	int rc = read_models(db, d, err, errlen);
+	if (rc == 0)
+		rc = read_events(db, d, err, errlen);
 	if (rc == 0) {
 		snprintf(sql, sizeof sql,
 			 "%s JOIN %s o ON o.jid = p.job_id ORDER BY p.id DESC "

@@ -48,6 +48,16 @@ typedef struct mpp_ui_pred {
 	double actual_s; /* NAN: no outcome known */
 } mpp_ui_pred;
 
+/* Rows in the model events table (model_events, newest first). */
+#define MPP_UI_EVENTS 50
+
+/* A promotion, refusal, drift, failure or admin step of a model. */
+typedef struct mpp_ui_event {
+	double at; /* Unix seconds */
+	char *app, *kind, *reason;
+	long long version; /* -1: no model (a failed training) */
+} mpp_ui_event;
+
 typedef struct mpp_ui_user {
 	char *user;
 	long long jobs;
@@ -73,6 +83,8 @@ typedef struct mpp_ui_data {
 	long long predictions_total;
 	mpp_ui_user *users; /* over-request factor descending */
 	size_t nusers;
+	mpp_ui_event *events; /* newest first, at most MPP_UI_EVENTS */
+	size_t nevents;
 } mpp_ui_data;
 
 typedef struct mpp_ui_store mpp_ui_store;

@@ -12,7 +12,7 @@ message and failed load (Runtime.consoleAPICalled, Runtime.exceptionThrown,
 Log.entryAdded). For each view it saves DIR/ui-<view>.png (and a copy under
 --shots). Checks: one point per prediction with an outcome (the ids drawn
 are the ids the store joins to an actual run time), the numbers of the
-models, summary, users and predictions tables equal to SQL over the store,
+models, events, summary, users and predictions tables equal to SQL over the store,
 no console error. Prints one line per failed check and exits 1; 0 when all
 hold. Not for: anything but tests.
 """
@@ -217,6 +217,14 @@ def main():
               any(xm is not None for (xm,) in db.execute("SELECT x_mape FROM models")))
         check("models: active rows", db.execute("SELECT count(*) FROM models WHERE active = 1").fetchone()[0],
               len(doms["models"]["tables"]["active"]))
+        # Model events: newest first, at most 50: app, version, kind, reason.
+        want = [[app, "-" if v is None else str(v), kind, reason]
+                for app, v, kind, reason in db.execute(
+                    "SELECT a.name, m.version, e.kind, e.reason FROM model_events e JOIN apps a ON a.id = e.app_id "
+                    "LEFT JOIN models m ON m.id = e.model_id ORDER BY e.id DESC LIMIT 50")]
+        check("models: events (app, version, kind, reason), newest first", want,
+              [r[1:] for r in doms["models"]["tables"].get("events", [])])
+        check("models: some event recorded", True, len(want) > 0)
 
         # Users: requested vs used, factor and freed node-hours.
         if a.users == "yes" and have_jobs:
