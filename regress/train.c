@@ -224,8 +224,8 @@ static int extrapolation_fit(const struct data *d, int fit, const size_t *tcol,
  * (a sum of two power laws is close to one power law over the training
  * sizes), and taking whichever is lower flips between two sessions of the
  * same design; the counters follow the program's terms, which part from a
- * single power law beyond the training sizes (docs/benchmarks.md, session
- * 5 of 2026-11-27).
+ * single power law beyond the training sizes (docs/benchmarks.md,
+ * "Training: cost and choices").
  */
 static int law_clearly_better(const struct data *d, const double *lp,
 			      const double *pp, mpp_train_report *rep)

@@ -83,9 +83,9 @@ static void mark_outside(const struct data *d, unsigned char *out)
  * train.c), as a request outside the training ranges does. Judged by
  * ridge alone, a set without the program's dominant work counter can
  * win here on cancelling terms and then answer past the range with an
- * NNLS fit that cannot grow like that counter (jacobi3d, session of
- * 2026-11-28 in docs/benchmarks.md). out: mark_outside's flags; cx:
- * room for t + 1 values. */
+ * NNLS fit that cannot grow like that counter (jacobi3d, run F in
+ * docs/benchmarks.md, "Training: cost and choices"). out: mark_outside's
+ * flags; cx: room for t + 1 values. */
 static double extrap_err(const struct data *d, const unsigned char *out,
 			 const size_t *F, size_t t, int fit, double *c,
 			 double *cx)
