@@ -618,8 +618,8 @@ static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
 	if (mpp_store_save_challenger(
 		c->store, a->model, ch.kind == MPP_CHALLENGE_PROMOTED,
 		champ ? champ->id : 0, &ev, err, sizeof(err))) {
-		snprintf(why, sizeof(why), "app %s: %s: %s", a->app, c->db,
-			 err);
+		/* The store's message names the app. */
+		snprintf(why, sizeof(why), "%s: %s", c->db, err);
 		rc = challenge_failed(c, a->app, why);
 		goto out;
 	}
