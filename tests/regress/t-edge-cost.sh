@@ -134,10 +134,11 @@ sqlite3 "$DB" "ALTER TABLE models DROP COLUMN xintercept; ALTER TABLE models DRO
 	ALTER TABLE model_terms DROP COLUMN xcoef; ALTER TABLE model_terms DROP COLUMN xpcoef;
 	ALTER TABLE models DROP COLUMN x_mape; ALTER TABLE param_ranges DROP COLUMN edge;
 	ALTER TABLE models DROP COLUMN mem_beta; ALTER TABLE models DROP COLUMN mem_curve;
-	ALTER TABLE models DROP COLUMN mem_a; ALTER TABLE models DROP COLUMN mem_b; PRAGMA user_version = 7;" ||
+	ALTER TABLE models DROP COLUMN mem_a; ALTER TABLE models DROP COLUMN mem_b;
+	DROP TABLE model_events; PRAGMA user_version = 7;" ||
 	fail "could not make a schema-7 store"
 mpipredict-train --db "$DB" flat.csv >/dev/null 2>err.txt || fail "training on a schema-7 store: $(cat err.txt)"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 11 ] || fail "expected the store migrated to 11"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 12 ] || fail "expected the store migrated to 12"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM param_ranges WHERE edge != 1 AND model_id IN (SELECT id FROM models WHERE active = 1 AND app_id = (SELECT id FROM apps WHERE name = 'cgf'))")" = 0 ] ||
 	fail "expected the migrated model's edge factors to be 1"
 exit 0
