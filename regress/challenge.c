@@ -49,6 +49,25 @@ static int answer(const mpp_model *m, const mpp_kv *kv, size_t n,
 	return rc;
 }
 
+/* The median of v[0..n) (sorted here; n > 0), the geometric mean of the
+ * middle two when n is even: v holds ratios. */
+static double median_ratio(double *v, size_t n)
+{
+	size_t h = n / 2;
+
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[h] : sqrt(v[h - 1] * v[h]);
+}
+
+/* The first run a model could not answer, and why, for the reason. */
+static void note_unanswered(mpp_challenge *out, const char *who,
+			    const char *run, const char *why)
+{
+	if (!out->unanswered[0])
+		snprintf(out->unanswered, sizeof(out->unanswered),
+			 "the %s on run %s: %.300s", who, run, why);
+}
+
 int mpp_challenge_compare(const mpp_model *champion,
 			  const mpp_model *challenger, const mpp_runs *rs,
 			  const size_t *rows, size_t n, mpp_challenge *out,
@@ -56,16 +75,18 @@ int mpp_challenge_compare(const mpp_model *champion,
 {
 	mpp_kv *kv = malloc((rs->nfeatures + 1) * sizeof(*kv));
 	double *ratio = malloc((n + 1) * sizeof(*ratio));
+	double *moved = malloc((n + 1) * sizeof(*moved));
 	double sum_champ = 0, sum_chall = 0;
 	char why[512];
 
 	memset(out, 0, sizeof(*out));
 	out->nheld = n;
 	out->champion_mape = out->challenger_mape = NAN;
-	out->median_ratio = NAN;
-	if (!kv || !ratio) {
+	out->median_ratio = out->actual_ratio = NAN;
+	if (!kv || !ratio || !moved) {
 		free(kv);
 		free(ratio);
+		free(moved);
 		snprintf(err, errlen, "out of memory comparing models");
 		return MPP_ENOMEM;
 	}
@@ -79,36 +100,38 @@ int mpp_challenge_compare(const mpp_model *champion,
 			kv[nk].name = rs->features[f];
 			kv[nk++].value = run->values[f];
 		}
-		if (answer(challenger, kv, nk, run, &b, why, sizeof(why))) {
-			if (!out->unanswered[0])
-				snprintf(out->unanswered,
-					 sizeof(out->unanswered),
-					 "the challenger on run %s: %.300s",
-					 run->run_id, why);
+		int has_b =
+		    !answer(challenger, kv, nk, run, &b, why, sizeof(why));
+		if (!has_b) {
+			note_unanswered(out, "challenger", run->run_id, why);
 			out->challenger_failed++;
-			continue;
+		}
+		int has_a = champion && !answer(champion, kv, nk, run, &a, why,
+						sizeof(why));
+		if (champion && !has_a) {
+			note_unanswered(out, "champion", run->run_id, why);
+			out->champion_failed++;
 		}
 		if (!(run->runtime_s > 0))
 			continue;
+		/* Where the run's own time lies against the champion's
+		 * answer, whatever the challenger made of it. */
+		if (has_a) {
+			out->above += run->runtime_s > a.upper_s;
+			out->below += run->runtime_s < a.lower_s;
+			moved[out->nchampion++] = run->runtime_s / a.runtime_s;
+		}
+		if (!has_b || (champion && !has_a))
+			continue;
 		double e = fabs(b.runtime_s - run->runtime_s) / run->runtime_s;
+		sum_chall += e;
 		/* No champion: the challenger's own error, for the record. */
 		if (!champion) {
-			sum_chall += e;
 			out->ncompared++;
-			continue;
-		}
-		if (answer(champion, kv, nk, run, &a, why, sizeof(why))) {
-			if (!out->unanswered[0])
-				snprintf(out->unanswered,
-					 sizeof(out->unanswered),
-					 "the champion on run %s: %.300s",
-					 run->run_id, why);
-			out->champion_failed++;
 			continue;
 		}
 		sum_champ +=
 		    fabs(a.runtime_s - run->runtime_s) / run->runtime_s;
-		sum_chall += e;
 		/* Beyond both intervals: each answer outside the other's. */
 		int b_out = b.runtime_s < a.lower_s || b.runtime_s > a.upper_s;
 		int a_out = a.runtime_s < b.lower_s || a.runtime_s > b.upper_s;
@@ -119,14 +142,13 @@ int mpp_challenge_compare(const mpp_model *champion,
 		out->challenger_mape = 100 * sum_chall / (double)out->ncompared;
 	if (out->ncompared && champion) {
 		out->champion_mape = 100 * sum_champ / (double)out->ncompared;
-		qsort(ratio, out->ncompared, sizeof(*ratio), cmp_double);
-		size_t h = out->ncompared / 2;
-		out->median_ratio = out->ncompared % 2
-					? ratio[h]
-					: sqrt(ratio[h - 1] * ratio[h]);
+		out->median_ratio = median_ratio(ratio, out->ncompared);
 	}
+	if (out->nchampion)
+		out->actual_ratio = median_ratio(moved, out->nchampion);
 	free(kv);
 	free(ratio);
+	free(moved);
 	return MPP_OK;
 }
 
@@ -144,6 +166,26 @@ void mpp_challenge_decide(mpp_challenge *c, const char *app,
 				 c->challenger_mape, n);
 		else
 			snprintf(c->reason, sizeof(c->reason), "first model");
+		return;
+	}
+	/* The runs moved away from the champion, beyond its interval and by
+	 * a factor: whatever the challenger, that is for an admin to judge
+	 * (a challenger trained on old and moved runs together may even be
+	 * unable to answer: its interval spans too much). */
+	size_t side = c->above > c->below ? c->above : c->below;
+	if (c->nchampion >= MPP_HOLDOUT_MIN && 2 * side > c->nchampion &&
+	    (c->actual_ratio >= MPP_DRIFT_FACTOR ||
+	     c->actual_ratio <= 1 / MPP_DRIFT_FACTOR)) {
+		c->kind = MPP_CHALLENGE_DRIFT;
+		snprintf(c->reason, sizeof(c->reason),
+			 "the held-back runs moved: their run times are %.3gx "
+			 "the champion's answers (median), %s its interval on "
+			 "%zu of %zu; a new machine, compiler or input set, or "
+			 "broken rows? Check them, then mpipredict-model "
+			 "promote --app %s --version %d",
+			 c->actual_ratio,
+			 c->above > c->below ? "above" : "below", side,
+			 c->nchampion, app, challenger_version);
 		return;
 	}
 	if (n < MPP_HOLDOUT_MIN) {

@@ -13,6 +13,10 @@
  *
  * The rule (mpp_challenge_decide), in order:
  *   no champion                     -> promoted ("first model");
+ *   the runs moved: on more than half of those the champion answers
+ *   (at least 3), their run time lies beyond its interval on one side,
+ *   and the median of run time / its answer is 2x or more (1/2 or less)
+ *                                   -> drift (the data's);
  *   fewer than 3 runs compared      -> rejected: no comparison, the
  *                                      champion stays;
  *   on more than half the runs the challenger's answer is outside the
@@ -39,6 +43,9 @@
 #define MPP_HOLDOUT_MIN 3
 /* The default margin, in percentage points of MAPE. */
 #define MPP_CHALLENGE_MARGIN 2.0
+/* Runs whose median time moved this factor from the champion's answers
+ * (beyond its interval) are a drift. */
+#define MPP_DRIFT_FACTOR 2.0
 
 /* 1 when the run with this id is held back, else 0. */
 int mpp_holdout(const char *run_id);
@@ -63,6 +70,11 @@ typedef struct mpp_challenge {
 	 * when all were answered). */
 	char unanswered[384];
 	size_t champion_failed, challenger_failed;
+	/* The runs against the champion alone: how many it answered, how
+	 * many ran longer than its upper bound or shorter than its lower,
+	 * and the median of run time / its answer (NAN: none). */
+	size_t nchampion, above, below;
+	double actual_ratio;
 	/* The decision (mpp_challenge_decide). */
 	int kind; /* enum mpp_challenge_kind */
 	char reason[768];

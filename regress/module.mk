@@ -46,8 +46,15 @@ $(OBJ)/regress/tests/t_params.o: tests/regress/t_params.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/tests/regress/t-challenge: $(OBJ)/regress/tests/t_challenge.o $(REGRESS_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^ $(REGRESS_LDLIBS)
+$(OBJ)/regress/tests/t_challenge.o: tests/regress/t_challenge.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
 REGRESS_TESTS := $(BUILD)/tests/regress/gen-runs $(BUILD)/tests/regress/gen-md \
-                 $(BUILD)/tests/regress/t-params
+                 $(BUILD)/tests/regress/t-params $(BUILD)/tests/regress/t-challenge
 
 # The model, params and runs headers are internal (libregress.a is not
 # installed): the daemon and the trainer are the programs that use them.
@@ -63,3 +70,10 @@ regress: $(REGRESS_LIB) $(CLI_PROGS) $(REGRESS_TESTS)
 bench-train: $(BUILD)/bin/mpipredict-train $(BUILD)/tests/regress/gen-runs
 	@MPP_BUILD=$(abspath $(BUILD)) tests/regress/bench-train.sh
 BENCHES += bench-train
+
+# make bench-challenger: the champion and challenger rule against its goals
+# (tests/regress/bench-challenger.sh).
+.PHONY: bench-challenger
+bench-challenger: $(BUILD)/bin/mpipredict-train $(BUILD)/tests/regress/gen-runs
+	@MPP_BUILD=$(abspath $(BUILD)) tests/regress/bench-challenger.sh
+BENCHES += bench-challenger
