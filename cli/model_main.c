@@ -296,8 +296,11 @@ int main(int argc, char **argv)
 	int ro = !strcmp(cmd, "list") || !strcmp(cmd, "show") ||
 		 !strcmp(cmd, "events");
 	if (mpp_store_open(db, ro ? MPP_STORE_READONLY : 0, &s, err,
-			   sizeof(err)))
-		return store_error(db, err);
+			   sizeof(err))) {
+		/* The store's message names the file. */
+		fprintf(stderr, "mpipredict-model: %s\n", err);
+		return 2;
+	}
 
 	struct out o = {.arr = json ? json_array() : NULL};
 	rc = 0;
