@@ -47,6 +47,12 @@ BENCHES += bench-collector
 bench-collector: $(BUILD)/lib/libmpipredict.so $(COLLECTOR_INCS)
 	@MPP_BUILD=$(abspath $(BUILD)) tests/collector/bench.sh
 
+# What forwarding the row to the daemon costs the job (issue 39).
+BENCHES += bench-forward
+.PHONY: bench-forward
+bench-forward: collector instrument $(BUILD)/bin/mpipredictd
+	@MPP_BUILD=$(abspath $(BUILD)) tests/collector/bench-forward.sh
+
 # tests/collector builds through mpipredict-cc and trains on the rows
 # (t-exit-status, t-lean-build).
 TEST_USES_collector := instrument cli
