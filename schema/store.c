@@ -275,6 +275,44 @@ int mpp_store_changed(mpp_store *s, int *changed, char *err, size_t errlen)
 	return MPP_OK;
 }
 
+int mpp_store_schema_version(mpp_store *s, int *version, char *err,
+			     size_t errlen)
+{
+	return pragma_int(s, "PRAGMA user_version", version, err, errlen);
+}
+
+int mpp_store_probe_write(mpp_store *s, int *busy, char *err, size_t errlen)
+{
+	int version, rc;
+
+	*busy = 0;
+	/* A training holding the lock says nothing about the file: the
+	 * probe waits briefly, then the usual timeout (mpp_store_open's) is
+	 * back. */
+	sqlite3_busy_timeout(s->db, 100);
+	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	sqlite3_busy_timeout(s->db, 10000);
+	if (rc == SQLITE_BUSY) {
+		*busy = 1;
+		snprintf(err, errlen, "database: locked by another writer");
+		return MPP_EIO;
+	}
+	if (rc != SQLITE_OK)
+		return db_error(s, "BEGIN IMMEDIATE", err, errlen);
+	/* Inside the transaction: a migration cannot come in between. */
+	rc = pragma_int(s, "PRAGMA user_version", &version, err, errlen);
+	if (rc == MPP_OK) {
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA user_version = %d", version);
+		rc = exec(s, sql, err, errlen);
+	}
+	if (rc == MPP_OK)
+		rc = exec(s, "COMMIT", err, errlen);
+	if (rc)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
 static int prepare(mpp_store *s, const char *sql, sqlite3_stmt **st, char *err,
 		   size_t errlen)
 {

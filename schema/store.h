@@ -137,6 +137,18 @@ int mpp_store_load_all_active(mpp_store *s, mpp_model ***out, size_t *n,
  * call on this handle (PRAGMA data_version), else 0. Cheap: no disk read. */
 int mpp_store_changed(mpp_store *s, int *changed, char *err, size_t errlen);
 
+/* The schema version of the open store (PRAGMA user_version). */
+int mpp_store_schema_version(mpp_store *s, int *version, char *err,
+			     size_t errlen);
+
+/* Whether the store takes a write now: commits one real write that changes
+ * nothing (the schema version set to itself), so a full disk, a file size
+ * limit or a read-only file system fail it. MPP_OK when it committed. When
+ * another connection holds the write lock for more than 100 ms, *busy is
+ * set to 1 and MPP_EIO returned: nothing is known. Other connections see a
+ * commit (mpp_store_changed). */
+int mpp_store_probe_write(mpp_store *s, int *busy, char *err, size_t errlen);
+
 /* One answered prediction, for the audit table. */
 typedef struct mpp_prediction_rec {
 	double at;          /* unix time */

@@ -19,6 +19,7 @@
 #include "regress/params.h"
 #include "regress/runs.h"
 #include "schema/store.h"
+#include "server/keeper.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/request.h"
@@ -184,21 +185,33 @@ void mpp_api_error(mpp_reply *r, int status, const char *fmt, ...)
 	reply_gen(r, status, g);
 }
 
+/* From memory only (the keeper's state and the model snapshot): a health
+ * check never waits on the disk. A store that takes no writes is a 503, so
+ * that a load balancer or a monitor acts on it; no models is a 200 (the
+ * daemon answers, from history or with 404s, and a training fixes it). */
 void mpp_api_healthz(const mpp_api *api, mpp_reply *r)
 {
 	mpp_snapshot *s = mpp_cache_acquire(api->cache);
 	size_t n = mpp_snapshot_count(s);
 	mpp_snapshot_release(s);
+	int writable = api->keeper == NULL || mpp_keeper_writable(api->keeper);
+	const char *status = !writable ? "store_not_writable"
+			     : n == 0  ? "no_models"
+				       : "ok";
 	yajl_gen g = gen_new();
 	if (g != NULL) {
 		yajl_gen_map_open(g);
 		put_key(g, "status");
-		put_str(g, "ok");
+		put_str(g, status);
 		put_key(g, "models");
 		put_int(g, (long long)n);
+		put_key(g, "schema");
+		put_int(g, api->keeper ? mpp_keeper_schema(api->keeper) : 0);
+		put_key(g, "version");
+		put_str(g, MPP_VERSION);
 		yajl_gen_map_close(g);
 	}
-	reply_gen(r, 200, g);
+	reply_gen(r, writable ? 200 : 503, g);
 }
 
 void mpp_api_metrics(mpp_reply *r)

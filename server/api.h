@@ -26,6 +26,8 @@ typedef struct mpp_api {
 	size_t max_features;  /* more in one request is a 400 */
 	mpp_histsvc *history; /* NULL: no history predictions (hist.h) */
 	struct mpp_ui *ui;    /* the staff page (ui.h); NULL: not served */
+	/* GET /healthz's store state (keeper.h); NULL: writable, schema 0 */
+	const struct mpp_keeper *keeper;
 } mpp_api;
 
 typedef struct mpp_reply {

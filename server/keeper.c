@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@
 #define FLUSH_S      2.0  /* time to write what is queued at shutdown */
 #define STOP_GRACE_S 1.0  /* ... and for an attempt in progress to return */
 #define PRUNE_S      60.0 /* how often the audit's retention is applied */
+#define ACCESS_S     1.0  /* how often the file's write permission is read */
 
 struct mpp_keeper {
 	mpp_store *store;
@@ -54,6 +56,10 @@ struct mpp_keeper {
 	pthread_cond_t done_cond;
 	_Atomic(mpp_histsvc *) history; /* NULL: none (hist.h) */
 	int history_primed;             /* read once since it was set */
+	/* Health (keeper.h, mpp_keeper_writable): both 1 when fine. */
+	char *db_path;
+	int schema;
+	atomic_int writes_ok, access_ok;
 };
 
 /* Loads every active model into a new snapshot; NULL on failure. */
@@ -116,6 +122,50 @@ static int write_batch(mpp_keeper *k, mpp_audit_batch *b, char *err,
 	}
 	mpp_audit_batch_free(b);
 	return 0;
+}
+
+/* After a failed audit commit: was it the store, or the batch? A probe
+ * write on the same handle tells (an audit refused by a trigger or a
+ * constraint fails alone; a full disk fails both). Another writer's lock
+ * tells nothing, and leaves the state as it was. */
+static void probe_after_failure(mpp_keeper *k)
+{
+	char err[256];
+	int busy = 0;
+	if (mpp_store_probe_write(k->store, &busy, err, sizeof err) == MPP_OK) {
+		atomic_store(&k->writes_ok, 1);
+		return;
+	}
+	if (busy)
+		return;
+	if (atomic_exchange(&k->writes_ok, 0))
+		mpp_log(MPP_LOG_ERROR, "store: %s does not take writes: %s",
+			k->db_path, err);
+}
+
+static void writes_resumed(mpp_keeper *k)
+{
+	if (!atomic_exchange(&k->writes_ok, 1))
+		mpp_log(MPP_LOG_WARN, "store: %s takes writes again",
+			k->db_path);
+}
+
+/* The file's write permission for this process (the keeper's own handle
+ * keeps writing through a chmod, but an ingest, a training and the next
+ * start would not). Root passes this check except on a read-only file
+ * system. */
+static void check_access(mpp_keeper *k)
+{
+	int ok = access(k->db_path, W_OK) == 0;
+	int e = errno;
+	if (atomic_exchange(&k->access_ok, ok) == ok)
+		return;
+	if (ok)
+		mpp_log(MPP_LOG_WARN, "store: %s is writable again",
+			k->db_path);
+	else
+		mpp_log(MPP_LOG_ERROR, "store: %s is not writable: %s",
+			k->db_path, strerror(e));
 }
 
 static double now_s(void)
@@ -199,6 +249,7 @@ static void *run(void *arg)
 	double interval = k->audit_ms / 1e3, delay = interval;
 	double next_write = now_s() + interval;
 	double next_prune = now_s() + PRUNE_S;
+	double next_access = now_s() + ACCESS_S;
 	/* A full batch writes early, but not before this: after each commit
 	 * the store's write lock stays free at least as long as the commit
 	 * held it. A writer that falls behind (a slow disk, a daemon under
@@ -238,6 +289,7 @@ static void *run(void *arg)
 			if (wrote &&
 			    write_batch(k, &pending, err, sizeof err) != 0) {
 				failures++;
+				probe_after_failure(k);
 				/* 1st, 2nd, 4th, 8th...: few lines. */
 				if ((failures & (failures - 1)) == 0)
 					mpp_log(
@@ -257,6 +309,7 @@ static void *run(void *arg)
 			}
 			report_dropped(k);
 			if (wrote && failures == 0) {
+				writes_resumed(k);
 				double end = now_s();
 				not_before = end + (end - began);
 			}
@@ -265,6 +318,10 @@ static void *run(void *arg)
 				next_write = not_before;
 		}
 		reload_if_changed(k);
+		if (now_s() >= next_access) {
+			check_access(k);
+			next_access = now_s() + ACCESS_S;
+		}
 		if (atomic_exchange(&k->prune_now, 0) ||
 		    now_s() >= next_prune) {
 			prune(k);
@@ -304,12 +361,20 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 		free(k);
 		return rc;
 	}
+	k->db_path = strdup(db_path);
+	atomic_init(&k->writes_ok, 1);
+	atomic_init(&k->access_ok, 1);
 	int changed;
 	/* The first call sets the baseline for the ones that follow. */
-	rc = mpp_store_changed(k->store, &changed, err, errlen);
+	rc = k->db_path
+		 ? mpp_store_schema_version(k->store, &k->schema, err, errlen)
+		 : MPP_ENOMEM;
+	if (rc == MPP_OK)
+		rc = mpp_store_changed(k->store, &changed, err, errlen);
 	mpp_snapshot *s = rc == MPP_OK ? load(k->store, err, errlen) : NULL;
 	if (s == NULL) {
 		mpp_store_close(k->store);
+		free(k->db_path);
 		free(k);
 		return rc != MPP_OK ? rc : MPP_EIO;
 	}
@@ -324,6 +389,7 @@ int mpp_keeper_start(const char *db_path, int audit_ms, int reload_ms,
 	if (pthread_create(&k->thread, NULL, run, k) != 0) {
 		mpp_cache_destroy(cache);
 		mpp_store_close(k->store);
+		free(k->db_path);
 		free(k);
 		return MPP_ENOMEM;
 	}
@@ -365,6 +431,17 @@ int mpp_keeper_stop(mpp_keeper *k)
 	mpp_store_close(k->store);
 	pthread_cond_destroy(&k->done_cond);
 	pthread_mutex_destroy(&k->done_lock);
+	free(k->db_path);
 	free(k);
 	return 0;
+}
+
+int mpp_keeper_schema(const mpp_keeper *k)
+{
+	return k->schema;
+}
+
+int mpp_keeper_writable(const mpp_keeper *k)
+{
+	return atomic_load(&k->writes_ok) && atomic_load(&k->access_ok);
 }

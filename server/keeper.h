@@ -40,6 +40,17 @@ void mpp_keeper_set_history(mpp_keeper *k, struct mpp_histsvc *h);
 void mpp_keeper_set_retention(mpp_keeper *k, double max_age_s,
 			      long long max_rows);
 
+/* The store's schema version (PRAGMA user_version), read at start. */
+int mpp_keeper_schema(const mpp_keeper *k);
+
+/* 0 when the store does not take writes: the last audit commit failed and
+ * a probe write right after it failed too, for another reason than another
+ * connection's write lock (a full disk, a file size limit, a read-only file
+ * system), or the file is not writable by this process (access(2), checked
+ * every second). 1 again once a write succeeds and the file is writable.
+ * Cheap (an atomic load): request threads call it. */
+int mpp_keeper_writable(const mpp_keeper *k);
+
 /* Closes q, writes what it still holds (for at most a few seconds), stops
  * the thread and closes the store; returns 0. The cache stays valid (the
  * caller destroys it). Returns -1 when the thread is still stuck in the

@@ -12,9 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *const level_names[] = {"error", "warn", "info", "debug"};
+static const char *const level_names[] = {"error", "warn", "notice", "info",
+					  "debug"};
 
-static atomic_int current_level = MPP_LOG_WARN;
+static atomic_int current_level = MPP_LOG_DEFAULT;
 
 int mpp_log_parse_level(const char *s)
 {

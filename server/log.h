@@ -11,11 +11,18 @@
 enum mpp_log_level {
 	MPP_LOG_ERROR = 0,
 	MPP_LOG_WARN = 1,
-	MPP_LOG_INFO = 2, /* one line per request */
-	MPP_LOG_DEBUG = 3,
+	/* Shown at the default level: the start and stop lines, each
+	 * retraining, promotion and rejection; a few lines a day. */
+	MPP_LOG_NOTICE = 2,
+	MPP_LOG_INFO = 3, /* one line per request */
+	MPP_LOG_DEBUG = 4,
 };
 
-/* Parses "error", "warn", "info" or "debug"; -1 for anything else. */
+/* The level before mpp_log_set_level() is called. */
+#define MPP_LOG_DEFAULT MPP_LOG_NOTICE
+
+/* Parses "error", "warn", "notice", "info" or "debug"; -1 for anything
+ * else. */
 int mpp_log_parse_level(const char *s);
 
 void mpp_log_set_level(int level);

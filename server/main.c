@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "server/api.h"
 #include "server/audit.h"
 #include "server/cache.h"
+#include "server/conf.h"
 #include "server/http.h"
 #include "history/history.h"
 #include "history/nag.h"
@@ -27,10 +29,39 @@
 #include "server/log.h"
 #include "server/ui.h"
 
+/* Read when --config is not given (and it exists); the environment
+ * variable names another, so that tests never read /etc. */
+#define DEFAULT_CONF "/etc/mpipredict/mpipredictd.conf"
+#define CONF_ENV     "MPIPREDICT_DAEMON_CONF"
+
+/* `name` in the folder of this program (installed side by side), from
+ * /proc/self/exe; `name` alone (looked up in PATH) when that is unknown. */
+static const char *beside_me(const char *name)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+	if (n <= 0)
+		return name;
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	if (slash == NULL ||
+	    (size_t)(slash + 1 - path) + strlen(name) + 1 > sizeof path)
+		return name;
+	strcpy(slash + 1, name);
+	return path;
+}
+
 static const char usage[] =
     "usage: mpipredictd --db FILE [options]\n"
     "Answers runtime predictions over HTTP from the models in FILE.\n"
     "\n"
+    "  --config FILE          read these settings from FILE, an INI file:\n"
+    "                         [mpipredictd], then key = value lines, the\n"
+    "                         keys being the long options below (db =\n"
+    "                         /var/lib/mpipredict/models.db); options given\n"
+    "                         here win (default: " DEFAULT_CONF "\n"
+    "                         when it exists, or the file\n"
+    "                         $" CONF_ENV " names; none: no file)\n"
     "  --db FILE              the SQLite store (created when missing)\n"
     "  --listen HOST:PORT     where to listen (default 127.0.0.1:8470;\n"
     "                         port 0 picks a free one)\n"
@@ -58,6 +89,16 @@ static const char usage[] =
     "  --audit-keep-days D    delete audit records older than D days\n"
     "                         (default 0: whatever their age)\n"
     "  --reload-interval MS   look for new models every MS (default 50)\n"
+    "  --retrain-rows N       retrain an app once N runs came since its\n"
+    "                         last training (default 20; 0: never by count)\n"
+    "  --retrain-interval S   ... or S seconds after its last training,\n"
+    "                         with a new run (default 86400; 0: never by\n"
+    "                         time)\n"
+    "  --retrain-trainer PATH the trainer (default: mpipredict-train in\n"
+    "                         mpipredictd's folder)\n"
+    "  --retrain-margin PCT   a retrained model goes live when its error on\n"
+    "                         held-back runs is at most PCT points above\n"
+    "                         the active model's (0 to 100, default 2)\n"
     "  --history METHOD       answer jobs without a model from the user's\n"
     "                         finished jobs: ours, tsafrir, learned, online\n"
     "                         or off\n"
@@ -72,12 +113,14 @@ static const char usage[] =
     "                         loopback only)\n"
     "  --ui-refresh MS        rebuild the page's data when the store\n"
     "                         changed, checked every MS (default 1000)\n"
-    "  --log-level L          error, warn, info (a line per request) or\n"
-    "                         debug (default warn)\n"
+    "  --log-level L          error, warn, notice (start, stop, retraining),\n"
+    "                         info (a line per request) or debug (default\n"
+    "                         notice)\n"
     "  --help, --version\n";
 
 struct options {
 	const char *db, *listen, *port_file, *token_file;
+	const char *config; /* the file read; NULL: none */
 	unsigned long threads, max_body, max_connections, max_features;
 	unsigned long idle_timeout, request_timeout, start_timeout;
 	unsigned long max_per_ip, keep_rows, keep_days;
@@ -89,85 +132,287 @@ struct options {
 	mpp_nag_loss history_loss; /* --history-loss */
 	int has_history_loss;
 	int ui_users; /* -1: by the listen address */
+	/* wired in retrain.c */
+	unsigned long retrain_rows, retrain_interval;
+	const char *retrain_trainer;
+	double retrain_margin;
 };
 
-/* A whole number in [lo, hi] for option `name`; exits 1 otherwise. */
-static unsigned long number(const char *name, const char *v, unsigned long lo,
-			    unsigned long hi)
+enum {
+	O_DB = 256,
+	O_LISTEN,
+	O_PORT_FILE,
+	O_TOKEN_FILE,
+	O_THREADS,
+	O_MAX_BODY,
+	O_MAX_CONN,
+	O_MAX_FEATURES,
+	O_IDLE,
+	O_REQUEST,
+	O_AUDIT_INTERVAL,
+	O_AUDIT_BATCH,
+	O_AUDIT_QUEUE,
+	O_RELOAD,
+	O_LOG_LEVEL,
+	O_START,
+	O_PER_IP,
+	O_KEEP_ROWS,
+	O_KEEP_DAYS,
+	O_HISTORY,
+	O_HISTORY_KEYS,
+	O_HISTORY_LOSS,
+	O_UI_USERS,
+	O_UI_REFRESH,
+	O_RETRAIN_ROWS,
+	O_RETRAIN_INTERVAL,
+	O_RETRAIN_TRAINER,
+	O_RETRAIN_MARGIN,
+	O_CONFIG,
+	O_HELP,
+	O_VERSION,
+	O_END
+};
+
+/* The command line's options; those with a value are also the keys of the
+ * configuration file. */
+static const struct option longopts[] = {
+    {"db", required_argument, NULL, O_DB},
+    {"listen", required_argument, NULL, O_LISTEN},
+    {"port-file", required_argument, NULL, O_PORT_FILE},
+    {"token-file", required_argument, NULL, O_TOKEN_FILE},
+    {"threads", required_argument, NULL, O_THREADS},
+    {"max-body", required_argument, NULL, O_MAX_BODY},
+    {"max-connections", required_argument, NULL, O_MAX_CONN},
+    {"max-features", required_argument, NULL, O_MAX_FEATURES},
+    {"idle-timeout", required_argument, NULL, O_IDLE},
+    {"request-timeout", required_argument, NULL, O_REQUEST},
+    {"audit-interval", required_argument, NULL, O_AUDIT_INTERVAL},
+    {"audit-batch", required_argument, NULL, O_AUDIT_BATCH},
+    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
+    {"reload-interval", required_argument, NULL, O_RELOAD},
+    {"log-level", required_argument, NULL, O_LOG_LEVEL},
+    {"start-timeout", required_argument, NULL, O_START},
+    {"max-connections-per-ip", required_argument, NULL, O_PER_IP},
+    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
+    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
+    {"history", required_argument, NULL, O_HISTORY},
+    {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
+    {"history-loss", required_argument, NULL, O_HISTORY_LOSS},
+    {"ui-users", required_argument, NULL, O_UI_USERS},
+    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
+    {"retrain-rows", required_argument, NULL, O_RETRAIN_ROWS},
+    {"retrain-interval", required_argument, NULL, O_RETRAIN_INTERVAL},
+    {"retrain-trainer", required_argument, NULL, O_RETRAIN_TRAINER},
+    {"retrain-margin", required_argument, NULL, O_RETRAIN_MARGIN},
+    {"config", required_argument, NULL, O_CONFIG},
+    {"help", no_argument, NULL, O_HELP},
+    {"version", no_argument, NULL, O_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *option_name(int id)
+{
+	for (const struct option *p = longopts; p->name; p++)
+		if (p->val == id)
+			return p->name;
+	return "?";
+}
+
+/* A whole number in [lo, hi] into *out; else -1 with why. */
+static int number(const char *v, unsigned long lo, unsigned long hi,
+		  unsigned long *out, char *why, size_t whylen)
 {
 	char *end;
 	errno = 0;
 	unsigned long n = strtoul(v, &end, 10);
 	if (*v == '\0' || *end != '\0' || errno || v[0] == '-' || n < lo ||
 	    n > hi) {
-		fprintf(stderr,
-			"mpipredictd: --%s: expected a number from %lu to %lu, "
-			"got '%s'\n",
-			name, lo, hi, v);
+		snprintf(why, whylen,
+			 "expected a number from %lu to %lu, got '%s'", lo, hi,
+			 v);
+		return -1;
+	}
+	*out = n;
+	return 0;
+}
+
+/* One setting, from the command line or the configuration file (the same
+ * checks for both). `v` must outlive o. Returns 0, or -1 with why. */
+static int set_option(struct options *o, int id, const char *v, char *why,
+		      size_t whylen)
+{
+	switch (id) {
+	case O_DB:
+	case O_LISTEN:
+	case O_PORT_FILE:
+	case O_TOKEN_FILE:
+	case O_RETRAIN_TRAINER:
+		if (*v == '\0') {
+			snprintf(why, whylen, "expected a value, got none");
+			return -1;
+		}
+		*(id == O_DB           ? &o->db
+		  : id == O_LISTEN     ? &o->listen
+		  : id == O_PORT_FILE  ? &o->port_file
+		  : id == O_TOKEN_FILE ? &o->token_file
+				       : &o->retrain_trainer) = v;
+		return 0;
+	case O_THREADS:
+		return number(v, 1, 256, &o->threads, why, whylen);
+	case O_MAX_BODY:
+		return number(v, 1, 1UL << 30, &o->max_body, why, whylen);
+	case O_MAX_CONN:
+		return number(v, 1, 1000000, &o->max_connections, why, whylen);
+	case O_MAX_FEATURES:
+		return number(v, 1, 10000000, &o->max_features, why, whylen);
+	case O_IDLE:
+		return number(v, 1, 86400, &o->idle_timeout, why, whylen);
+	case O_REQUEST:
+		return number(v, 1, 86400, &o->request_timeout, why, whylen);
+	case O_START:
+		return number(v, 1, 86400, &o->start_timeout, why, whylen);
+	case O_PER_IP:
+		return number(v, 0, 1000000, &o->max_per_ip, why, whylen);
+	case O_KEEP_ROWS:
+		return number(v, 0, 1000000000000UL, &o->keep_rows, why,
+			      whylen);
+	case O_KEEP_DAYS:
+		return number(v, 0, 100000, &o->keep_days, why, whylen);
+	case O_AUDIT_INTERVAL:
+		return number(v, 1, 3600000, &o->audit_interval, why, whylen);
+	case O_AUDIT_BATCH:
+		return number(v, 1, 100000, &o->audit_batch, why, whylen);
+	case O_AUDIT_QUEUE:
+		return number(v, 1, 100000000, &o->audit_queue, why, whylen);
+	case O_RELOAD:
+		return number(v, 1, 60000, &o->reload_interval, why, whylen);
+	case O_HISTORY_KEYS:
+		return number(v, 1, 100000000, &o->history_max_keys, why,
+			      whylen);
+	case O_UI_REFRESH:
+		return number(v, 10, 3600000, &o->ui_refresh, why, whylen);
+	case O_RETRAIN_ROWS:
+		return number(v, 0, 1000000000, &o->retrain_rows, why, whylen);
+	case O_RETRAIN_INTERVAL:
+		/* Ten years: past that, 0 says "never" better. */
+		return number(v, 0, 315360000, &o->retrain_interval, why,
+			      whylen);
+	case O_RETRAIN_MARGIN: {
+		char *end;
+		errno = 0;
+		double m = strtod(v, &end);
+		if (*v == '\0' || *end != '\0' || errno || !(m >= 0) ||
+		    m > 100) {
+			snprintf(why, whylen,
+				 "expected percentage points from 0 to 100 "
+				 "(e.g. 2 or 0.5), got '%s'",
+				 v);
+			return -1;
+		}
+		o->retrain_margin = m;
+		return 0;
+	}
+	case O_HISTORY_LOSS:
+		if (mpp_nag_loss_parse(v, &o->history_loss, why, whylen))
+			return -1;
+		o->has_history_loss = 1;
+		return 0;
+	case O_HISTORY:
+		if (strcmp(v, "off") == 0)
+			o->history = -1;
+		else if (mpp_hist_method_parse(v, &o->history)) {
+			snprintf(why, whylen,
+				 "expected ours, learned, online, tsafrir or "
+				 "off, got '%s'",
+				 v);
+			return -1;
+		}
+		return 0;
+	case O_LOG_LEVEL:
+		o->log_level = mpp_log_parse_level(v);
+		if (o->log_level < 0) {
+			snprintf(why, whylen,
+				 "expected error, warn, notice, info or debug, "
+				 "got '%s'",
+				 v);
+			return -1;
+		}
+		return 0;
+	case O_UI_USERS:
+		if (strcmp(v, "yes") && strcmp(v, "no")) {
+			snprintf(why, whylen, "expected yes or no, got '%s'",
+				 v);
+			return -1;
+		}
+		o->ui_users = strcmp(v, "yes") == 0;
+		return 0;
+	}
+	snprintf(why, whylen, "not a setting");
+	return -1;
+}
+
+/* The configuration file's values, kept for the whole run (a static root,
+ * so they are not leaks); one per option: a key given twice is refused. */
+static char *conf_values[O_END - O_DB];
+
+/* conf.h's callback: a key is a long option that takes a value. */
+static int conf_set(void *ctx, const char *key, const char *value, char *why,
+		    size_t whylen)
+{
+	const struct option *p = longopts;
+	while (p->name &&
+	       (strcmp(p->name, key) != 0 || p->has_arg != required_argument ||
+		p->val == O_CONFIG))
+		p++;
+	if (p->name == NULL) {
+		snprintf(why, whylen,
+			 "unknown key '%s' (the keys are the long options of "
+			 "mpipredictd --help)",
+			 key);
+		return -1;
+	}
+	char *v = strdup(value);
+	if (v == NULL) {
+		snprintf(why, whylen, "out of memory");
+		return -1;
+	}
+	free(conf_values[p->val - O_DB]);
+	conf_values[p->val - O_DB] = v;
+	char msg[384];
+	if (set_option(ctx, p->val, v, msg, sizeof msg) != 0) {
+		snprintf(why, whylen, "%s: %s", key, msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The configuration file: --config's (none: no file), else the default's
+ * when it exists. Exits 1 for a mistake in it. */
+static void read_config(struct options *o, const char *given)
+{
+	const char *path = given;
+	if (path == NULL) {
+		const char *env = getenv(CONF_ENV);
+		path = env && *env ? env : DEFAULT_CONF;
+	}
+	if (strcmp(path, "none") == 0)
+		return;
+	char err[1024];
+	int rc =
+	    mpp_conf_read(path, "mpipredictd", conf_set, o, err, sizeof err);
+	if (rc == MPP_ENOTFOUND && given == NULL)
+		return;
+	if (rc != MPP_OK) {
+		/* err is "FILE:LINE: what" or "FILE: why it cannot be read". */
+		fprintf(stderr, "mpipredictd: %s%s\n",
+			rc == MPP_EINVAL ? "" : "configuration file ", err);
 		exit(1);
 	}
-	return n;
+	o->config = path;
 }
 
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	enum {
-		O_DB = 256,
-		O_LISTEN,
-		O_PORT_FILE,
-		O_TOKEN_FILE,
-		O_THREADS,
-		O_MAX_BODY,
-		O_MAX_CONN,
-		O_MAX_FEATURES,
-		O_IDLE,
-		O_REQUEST,
-		O_AUDIT_INTERVAL,
-		O_AUDIT_BATCH,
-		O_AUDIT_QUEUE,
-		O_RELOAD,
-		O_LOG_LEVEL,
-		O_START,
-		O_PER_IP,
-		O_KEEP_ROWS,
-		O_KEEP_DAYS,
-		O_HISTORY,
-		O_HISTORY_KEYS,
-		O_HISTORY_LOSS,
-		O_UI_USERS,
-		O_UI_REFRESH,
-		O_HELP,
-		O_VERSION
-	};
-	static const struct option longopts[] = {
-	    {"db", required_argument, NULL, O_DB},
-	    {"listen", required_argument, NULL, O_LISTEN},
-	    {"port-file", required_argument, NULL, O_PORT_FILE},
-	    {"token-file", required_argument, NULL, O_TOKEN_FILE},
-	    {"threads", required_argument, NULL, O_THREADS},
-	    {"max-body", required_argument, NULL, O_MAX_BODY},
-	    {"max-connections", required_argument, NULL, O_MAX_CONN},
-	    {"max-features", required_argument, NULL, O_MAX_FEATURES},
-	    {"idle-timeout", required_argument, NULL, O_IDLE},
-	    {"request-timeout", required_argument, NULL, O_REQUEST},
-	    {"audit-interval", required_argument, NULL, O_AUDIT_INTERVAL},
-	    {"audit-batch", required_argument, NULL, O_AUDIT_BATCH},
-	    {"audit-queue", required_argument, NULL, O_AUDIT_QUEUE},
-	    {"reload-interval", required_argument, NULL, O_RELOAD},
-	    {"log-level", required_argument, NULL, O_LOG_LEVEL},
-	    {"start-timeout", required_argument, NULL, O_START},
-	    {"max-connections-per-ip", required_argument, NULL, O_PER_IP},
-	    {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
-	    {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
-	    {"history", required_argument, NULL, O_HISTORY},
-	    {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
-	    {"history-loss", required_argument, NULL, O_HISTORY_LOSS},
-	    {"ui-users", required_argument, NULL, O_UI_USERS},
-	    {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
-	    {"help", no_argument, NULL, O_HELP},
-	    {"version", no_argument, NULL, O_VERSION},
-	    {NULL, 0, NULL, 0},
-	};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	*o = (struct options){
 	    .listen = "127.0.0.1:8470",
@@ -183,165 +428,76 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .audit_batch = 512,
 	    .audit_queue = 100000,
 	    .reload_interval = 50,
-	    .log_level = MPP_LOG_WARN,
+	    .log_level = MPP_LOG_DEFAULT,
 	    .history = MPP_HIST_OURS,
 	    .history_max_keys = 1 << 18,
 	    .ui_refresh = 1000,
 	    .ui_users = -1,
+	    .retrain_rows = 20,
+	    .retrain_interval = 86400,
+	    .retrain_margin = 2,
 	};
+	/* Two passes: the first finds --config (and usage mistakes), then
+	 * the file is read, then the second pass applies the command line's
+	 * values over the file's. */
+	const char *config = NULL;
 	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_DB:
-			o->db = optarg;
-			break;
-		case O_LISTEN:
-			o->listen = optarg;
-			break;
-		case O_PORT_FILE:
-			o->port_file = optarg;
-			break;
-		case O_TOKEN_FILE:
-			o->token_file = optarg;
-			break;
-		case O_THREADS:
-			o->threads = number("threads", optarg, 1, 256);
-			break;
-		case O_MAX_BODY:
-			o->max_body = number("max-body", optarg, 1, 1UL << 30);
-			break;
-		case O_MAX_CONN:
-			o->max_connections =
-			    number("max-connections", optarg, 1, 1000000);
-			break;
-		case O_MAX_FEATURES:
-			o->max_features =
-			    number("max-features", optarg, 1, 10000000);
-			break;
-		case O_IDLE:
-			o->idle_timeout =
-			    number("idle-timeout", optarg, 1, 86400);
-			break;
-		case O_REQUEST:
-			o->request_timeout =
-			    number("request-timeout", optarg, 1, 86400);
-			break;
-		case O_START:
-			o->start_timeout =
-			    number("start-timeout", optarg, 1, 86400);
-			break;
-		case O_PER_IP:
-			o->max_per_ip = number("max-connections-per-ip", optarg,
-					       0, 1000000);
-			break;
-		case O_KEEP_ROWS:
-			o->keep_rows = number("audit-keep-rows", optarg, 0,
-					      1000000000000UL);
-			break;
-		case O_KEEP_DAYS:
-			o->keep_days =
-			    number("audit-keep-days", optarg, 0, 100000);
-			break;
-		case O_AUDIT_INTERVAL:
-			o->audit_interval =
-			    number("audit-interval", optarg, 1, 3600000);
-			break;
-		case O_AUDIT_BATCH:
-			o->audit_batch =
-			    number("audit-batch", optarg, 1, 100000);
-			break;
-		case O_AUDIT_QUEUE:
-			o->audit_queue =
-			    number("audit-queue", optarg, 1, 100000000);
-			break;
-		case O_RELOAD:
-			o->reload_interval =
-			    number("reload-interval", optarg, 1, 60000);
-			break;
-		case O_HISTORY_KEYS:
-			o->history_max_keys =
-			    number("history-max-keys", optarg, 1, 100000000);
-			break;
-		case O_HISTORY_LOSS: {
-			char why[256];
-			if (mpp_nag_loss_parse(optarg, &o->history_loss, why,
-					       sizeof(why))) {
+	for (int pass = 0; pass < 2; pass++) {
+		optind = 0; /* GNU: start over, reinitialised */
+		int c;
+		while ((c = getopt_long(argc, argv, ":", longopts, NULL)) !=
+		       -1) {
+			char why[384];
+			switch (c) {
+			case O_CONFIG:
+				config = optarg;
+				break;
+			case O_HELP:
+				fputs(usage, stdout);
+				exit(0);
+			case O_VERSION:
+				printf("mpipredictd " MPP_VERSION "\n");
+				exit(0);
+			case ':':
 				fprintf(stderr,
-					"mpipredictd: --history-loss: %s\n",
-					why);
-				exit(1);
-			}
-			o->has_history_loss = 1;
-			break;
-		}
-		case O_HISTORY:
-			if (strcmp(optarg, "off") == 0)
-				o->history = -1;
-			else if (mpp_hist_method_parse(optarg, &o->history)) {
-				fprintf(stderr,
-					"mpipredictd: --history: expected "
-					"ours, learned, online, "
-					"tsafrir or off, got '%s'\n",
-					optarg);
-				exit(1);
-			}
-			break;
-		case O_LOG_LEVEL:
-			o->log_level = mpp_log_parse_level(optarg);
-			if (o->log_level < 0) {
-				fprintf(stderr,
-					"mpipredictd: --log-level: expected "
-					"error, warn, info or debug, got "
-					"'%s'\n",
-					optarg);
-				exit(1);
-			}
-			break;
-		case O_UI_USERS:
-			if (strcmp(optarg, "yes") && strcmp(optarg, "no")) {
-				fprintf(stderr,
-					"mpipredictd: --ui-users: expected yes "
-					"or no, got '%s'\n",
-					optarg);
-				exit(1);
-			}
-			o->ui_users = strcmp(optarg, "yes") == 0;
-			break;
-		case O_UI_REFRESH:
-			o->ui_refresh =
-			    number("ui-refresh", optarg, 10, 3600000);
-			break;
-		case O_HELP:
-			fputs(usage, stdout);
-			exit(0);
-		case O_VERSION:
-			printf("mpipredictd " MPP_VERSION "\n");
-			exit(0);
-		case ':':
-			fprintf(stderr,
-				"mpipredictd: option '%s' needs a value\n",
-				argv[optind - 1]);
-			exit(1);
-		default:
-			if (optopt != 0 && optopt < 256)
-				fprintf(stderr,
-					"mpipredictd: unknown option '-%c'\n",
-					optopt);
-			else
-				fprintf(stderr,
-					"mpipredictd: unknown option '%s'\n",
+					"mpipredictd: option '%s' needs a "
+					"value\n",
 					argv[optind - 1]);
+				exit(1);
+			case '?':
+				if (optopt != 0 && optopt < 256)
+					fprintf(stderr,
+						"mpipredictd: unknown option "
+						"'-%c'\n",
+						optopt);
+				else
+					fprintf(stderr,
+						"mpipredictd: unknown option "
+						"'%s'\n",
+						argv[optind - 1]);
+				exit(1);
+			default:
+				if (pass == 1 &&
+				    set_option(o, c, optarg, why, sizeof why)) {
+					fprintf(stderr,
+						"mpipredictd: --%s: %s\n",
+						option_name(c), why);
+					exit(1);
+				}
+			}
+		}
+		if (optind < argc) {
+			fprintf(stderr,
+				"mpipredictd: unexpected argument '%s'\n",
+				argv[optind]);
 			exit(1);
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "mpipredictd: unexpected argument '%s'\n",
-			argv[optind]);
-		exit(1);
+		if (pass == 0)
+			read_config(o, config);
 	}
 	if (o->db == NULL) {
-		fprintf(stderr, "mpipredictd: --db FILE is required\n");
+		fprintf(stderr, "mpipredictd: --db FILE is required (or db = "
+				"FILE in the configuration file)\n");
 		exit(1);
 	}
 	if (o->has_history_loss && o->history != MPP_HIST_ONLINE) {
@@ -349,6 +505,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 				"--history online\n");
 		exit(1);
 	}
+	if (o->retrain_trainer == NULL)
+		o->retrain_trainer = beside_me("mpipredict-train");
 }
 
 /* The token: the file's first line without surrounding blanks. */
@@ -406,6 +564,50 @@ static int loopback(const char *listen)
 	       strncmp(listen, "[::1]:", 6) == 0;
 }
 
+/* The store and its -wal and -shm hold user names, uids and job ids: a
+ * file that other users can read or write gets a warning with the command
+ * that fixes it. (SQLite gives -wal and -shm the store's own mode.) */
+static void check_store_modes(const char *db)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof path, "%s%s", db, suffix[i]);
+		if (stat(path, &st) != 0 || (st.st_mode & 0007) == 0)
+			continue;
+		mpp_log(MPP_LOG_WARN,
+			"store file %s is open to other users (mode %04o): "
+			"any local user can read its user names and job ids; "
+			"run: chmod o-rwx %s",
+			path, (unsigned)(st.st_mode & 07777), path);
+	}
+}
+
+/* A token file every local user can read lets any of them write rows; its
+ * group may read it (users' jobs send rows through their group). */
+static void check_token_mode(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || (st.st_mode & 0004) == 0)
+		return;
+	mpp_log(MPP_LOG_WARN,
+		"token file %s is readable by every local user (mode %04o), "
+		"so any of them can write rows with POST /v1/runs; run: chmod "
+		"o-rwx %s (and give the users' jobs its group)",
+		path, (unsigned)(st.st_mode & 07777), path);
+}
+
+/* The address actually listened on: --listen with the port the system
+ * picked for port 0. */
+static void listen_address(const char *listen, unsigned port, char *out,
+			   size_t outlen)
+{
+	const char *colon = strrchr(listen, ':');
+	int host = colon ? (int)(colon - listen) : (int)strlen(listen);
+	snprintf(out, outlen, "%.*s:%u", host, listen, port);
+}
+
 static int write_port_file(const char *path, unsigned port)
 {
 	char tmp[PATH_MAX];
@@ -424,7 +626,13 @@ int main(int argc, char **argv)
 	struct options o;
 	parse_options(argc, argv, &o);
 	mpp_log_set_level(o.log_level);
+	/* At least 027 before anything is created: the store (and its -wal
+	 * and -shm, which take its mode) is not for other users. */
+	mode_t mask = umask(0);
+	umask(mask | 027);
 	char *token = o.token_file ? read_token(o.token_file) : NULL;
+	if (token)
+		check_token_mode(o.token_file);
 
 	/* Every thread started from here on inherits this mask, so only
 	 * sigwait() below sees SIGTERM and SIGINT. */
@@ -434,6 +642,10 @@ int main(int argc, char **argv)
 	sigaddset(&stop, SIGINT);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* Past a file size limit (ulimit -f), a write must fail with EFBIG
+	 * (a failing store: retried, /healthz says so), not kill the
+	 * daemon. */
+	signal(SIGXFSZ, SIG_IGN);
 	raise_fd_limit(o.max_connections);
 
 	char err[512];
@@ -449,6 +661,7 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	check_store_modes(o.db);
 	if (mpp_keeper_start(o.db, (int)o.audit_interval,
 			     (int)o.reload_interval, o.audit_batch, audit,
 			     &cache, &keeper, err, sizeof err) != MPP_OK) {
@@ -489,6 +702,7 @@ int main(int argc, char **argv)
 	    .token = token,
 	    .max_features = o.max_features,
 	    .history = history,
+	    .keeper = keeper,
 	};
 	mpp_http_config hc = {
 	    .listen = o.listen,
@@ -515,12 +729,25 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
-	mpp_log(MPP_LOG_INFO, "listening on %s (port %u), %lu threads",
-		o.listen, mpp_http_port(http), o.threads);
+	/* The one line at the default level that says what runs: enough
+	 * for an admin to see which store, schema and file were taken. */
+	char addr[300], store_path[PATH_MAX];
+	listen_address(o.listen, mpp_http_port(http), addr, sizeof addr);
+	mpp_snapshot *snap = mpp_cache_acquire(&cache);
+	size_t nmodels = mpp_snapshot_count(snap);
+	mpp_snapshot_release(snap);
+	mpp_log(MPP_LOG_NOTICE,
+		"mpipredictd " MPP_VERSION ": store %s (schema %d), %zu active "
+		"model%s, listening on %s (%lu thread%s), config %s",
+		realpath(o.db, store_path) ? store_path : o.db,
+		mpp_keeper_schema(keeper), nmodels, nmodels == 1 ? "" : "s",
+		addr, o.threads, o.threads == 1 ? "" : "s",
+		o.config ? o.config : "none");
 
 	int sig;
 	sigwait(&stop, &sig);
-	mpp_log(MPP_LOG_INFO, "%s: shutting down", strsignal(sig));
+	mpp_log(MPP_LOG_NOTICE, "mpipredictd " MPP_VERSION ": %s, stopping",
+		strsignal(sig));
 out:
 	/* Requests first, then the audit writer (which flushes), then the
 	 * models nobody can use any more. */

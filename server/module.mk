@@ -9,9 +9,11 @@
 
 SERVER_SRC := log.c metrics.c strmap.c script.c cache.c request.c audit.c \
 	keeper.c ingest.c api.c http.c hist.c ui_data.c ui_svg.c ui.c
+SERVER_SRC += conf.c
 SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o)) $(COMMON_TEXT_OBJS)
 SERVER_A := $(OBJ)/server/libmppserver.a
-SERVER_PKGS := libmicrohttpd yajl sqlite3
+# inih: the configuration file (conf.c).
+SERVER_PKGS := libmicrohttpd yajl sqlite3 inih
 SERVER_LDLIBS := $(shell $(PKG_CONFIG) --libs $(SERVER_PKGS)) -lpthread -lm
 SERVER_DEPLIBS = $(SERVER_A) $(STORE_LIB) $(REGRESS_LIB) $(HISTORY_LIB)
 SERVER_ALL_LDLIBS = $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(SERVER_LDLIBS)

@@ -26,6 +26,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 export MPP_SRC=$src
 export MPP_BUILD=${MPP_BUILD:-$src/build}
 export MPP_TEST_CFLAGS=${MPP_TEST_CFLAGS:-}
+# mpipredictd reads /etc/mpipredict/mpipredictd.conf when it exists; a test
+# never does (one that wants a configuration file names it with --config).
+export MPIPREDICT_DAEMON_CONF=none
 export PATH="$MPP_BUILD/bin:$PATH"
 # OpenMPI refuses root and more ranks than cores unless told; tests run as
 # root in CI on 2 cores.

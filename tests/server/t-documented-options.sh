@@ -14,7 +14,9 @@ declare -A sample=(
 	[--history]=online [--history-loss]=abs:1/abs:1/60 [--history-max-keys]=1000
 	[--start-timeout]=2 [--max-connections-per-ip]=32
 	[--audit-keep-rows]=1000 [--audit-keep-days]=30
-	[--ui-users]=no [--ui-refresh]=500
+	[--ui-users]=no [--ui-refresh]=500 [--config]=none
+	[--retrain-rows]=5 [--retrain-interval]=3600
+	[--retrain-trainer]="$MPP_BUILD/bin/mpipredict-train" [--retrain-margin]=2.5
 )
 echo t0ken >token
 documented=$( {

@@ -68,8 +68,10 @@ expect_status 200 "$st" "GET /v1/models/jacobi"
 	fail "GET /v1/models/jacobi: expected the two terms, got $(cat body)"
 close_to "model intercept" 2 "$(jq .intercept body)"
 st=$(req GET /healthz)
-[ "$st" = 200 ] && [ "$(jq -c . body)" = '{"status":"ok","models":1}' ] ||
-	fail "GET /healthz: expected {\"status\":\"ok\",\"models\":1}, got $st $(cat body)"
+version=$(mpipredictd --version | cut -d' ' -f2)
+want="[\"ok\",1,\"number\",\"$version\"]"
+[ "$st" = 200 ] && [ "$(jq -c '[.status, .models, (.schema | type), .version]' body)" = "$want" ] ||
+	fail "GET /healthz: expected status, models, schema and version $want, got $st $(cat body)"
 
 st=$(req GET /metrics)
 expect_status 200 "$st" "GET /metrics"
