@@ -502,6 +502,9 @@ struct challenge_ctx {
 	double margin;
 	int mixed;
 	json_t *out; /* --json: the array of outcomes, else NULL */
+	/* Each run's ingest time (--from-store), else NULL: the runs newer
+	 * than the champion tell whether the runs moved from it. */
+	const double *ingested;
 };
 
 /* A challenger that could not be judged: said on stderr and, when the
@@ -546,13 +549,16 @@ static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
 			 struct app_result *a)
 {
 	size_t *held = malloc((a->nrows + 1) * sizeof(*held)), nheld = 0,
-	       ntrain = 0;
+	       ntrain = 0, nnewer = 0;
+	size_t *newer = malloc((a->nrows + 1) * sizeof(*newer));
 	mpp_model *champ = NULL;
 	mpp_challenge ch;
 	char err[768], why[1024];
 	int next = 0, rc = 0;
 
-	if (!held) {
+	if (!held || !newer) {
+		free(held);
+		free(newer);
 		fprintf(stderr, "mpipredict-train: out of memory\n");
 		return 2;
 	}
@@ -600,8 +606,13 @@ static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
 		rc = challenge_failed(c, a->app, why);
 		goto out;
 	}
-	if (mpp_challenge_compare(champ, a->model, rs, held, nheld, &ch, err,
-				  sizeof(err))) {
+	/* Trained on, but arrived after the champion was: it never saw
+	 * them. */
+	for (size_t i = 0; champ && c->ingested && i < a->nrows; i++)
+		if (c->ingested[a->rows[i]] > champ->created_at)
+			newer[nnewer++] = a->rows[i];
+	if (mpp_challenge_compare(champ, a->model, rs, held, nheld, newer,
+				  nnewer, &ch, err, sizeof(err))) {
 		rc = challenge_failed(c, a->app, err);
 		goto out;
 	}
@@ -651,6 +662,7 @@ static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
 out:
 	mpp_model_free(champ);
 	free(held);
+	free(newer);
 	return rc;
 }
 
@@ -679,7 +691,7 @@ int main(int argc, char **argv)
 	const char *db = "models.db", *only = NULL;
 	int mixed = 0, json = 0, no_mem = 0, opt, rc = 0;
 	int from_store = 0, challenger = 0, margin_given = 0;
-	double margin = MPP_CHALLENGE_MARGIN;
+	double margin = MPP_CHALLENGE_MARGIN, *ingested = NULL;
 	mpp_store *store = NULL;
 	mpp_train_opts o;
 	mpp_runs rs = {0};
@@ -807,8 +819,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpipredict-train: %s\n", err);
 		return 2;
 	}
-	if (from_store &&
-	    mpp_store_load_runs(store, only, &rs, err, sizeof(err))) {
+	if (from_store && mpp_store_load_runs(store, only, &rs, &ingested, err,
+					      sizeof(err))) {
 		fprintf(stderr, "mpipredict-train: %s: %s\n", db, err);
 		rc = 2;
 		goto out;
@@ -880,6 +892,7 @@ int main(int argc, char **argv)
 		    .margin = margin,
 		    .mixed = mixed,
 		    .out = json ? json_array() : NULL,
+		    .ingested = ingested,
 		};
 		/* Each app's outcome stands alone: one failing does not
 		 * undo another's. */
@@ -957,6 +970,7 @@ out:
 	free(apps);
 	free(profile);
 	mpp_store_close(store);
+	free(ingested);
 	mpp_loggps_profile_clear(&machine);
 	mpp_runs_free(&rs);
 	return rc;

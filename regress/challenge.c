@@ -68,14 +68,29 @@ static void note_unanswered(mpp_challenge *out, const char *who,
 			 "the %s on run %s: %.300s", who, run, why);
 }
 
+/* The features of run r as name/value pairs in kv; returns how many. */
+static size_t run_kv(const mpp_runs *rs, const mpp_run *r, mpp_kv *kv)
+{
+	size_t nk = 0;
+
+	for (size_t f = 0; f < rs->nfeatures; f++) {
+		if (isnan(r->values[f]))
+			continue;
+		kv[nk].name = rs->features[f];
+		kv[nk++].value = r->values[f];
+	}
+	return nk;
+}
+
 int mpp_challenge_compare(const mpp_model *champion,
 			  const mpp_model *challenger, const mpp_runs *rs,
-			  const size_t *rows, size_t n, mpp_challenge *out,
-			  char *err, size_t errlen)
+			  const size_t *rows, size_t n, const size_t *newer,
+			  size_t nnewer, mpp_challenge *out, char *err,
+			  size_t errlen)
 {
 	mpp_kv *kv = malloc((rs->nfeatures + 1) * sizeof(*kv));
 	double *ratio = malloc((n + 1) * sizeof(*ratio));
-	double *moved = malloc((n + 1) * sizeof(*moved));
+	double *moved = malloc((n + nnewer + 1) * sizeof(*moved));
 	double sum_champ = 0, sum_chall = 0;
 	char why[512];
 
@@ -93,13 +108,7 @@ int mpp_challenge_compare(const mpp_model *champion,
 	for (size_t i = 0; i < n; i++) {
 		const mpp_run *run = &rs->runs[rows[i]];
 		mpp_prediction a, b;
-		size_t nk = 0;
-		for (size_t f = 0; f < rs->nfeatures; f++) {
-			if (isnan(run->values[f]))
-				continue;
-			kv[nk].name = rs->features[f];
-			kv[nk++].value = run->values[f];
-		}
+		size_t nk = run_kv(rs, run, kv);
 		int has_b =
 		    !answer(challenger, kv, nk, run, &b, why, sizeof(why));
 		if (!has_b) {
@@ -137,6 +146,18 @@ int mpp_challenge_compare(const mpp_model *champion,
 		int a_out = a.runtime_s < b.lower_s || a.runtime_s > b.upper_s;
 		out->nbeyond += a_out && b_out;
 		ratio[out->ncompared++] = b.runtime_s / a.runtime_s;
+	}
+	/* The runs that arrived after the champion: did they move? */
+	for (size_t i = 0; champion && i < nnewer; i++) {
+		const mpp_run *run = &rs->runs[newer[i]];
+		mpp_prediction a;
+		size_t nk = run_kv(rs, run, kv);
+		if (!(run->runtime_s > 0) ||
+		    answer(champion, kv, nk, run, &a, why, sizeof(why)))
+			continue;
+		out->above += run->runtime_s > a.upper_s;
+		out->below += run->runtime_s < a.lower_s;
+		moved[out->nchampion++] = run->runtime_s / a.runtime_s;
 	}
 	if (out->ncompared)
 		out->challenger_mape = 100 * sum_chall / (double)out->ncompared;
@@ -178,9 +199,10 @@ void mpp_challenge_decide(mpp_challenge *c, const char *app,
 	     c->actual_ratio <= 1 / MPP_DRIFT_FACTOR)) {
 		c->kind = MPP_CHALLENGE_DRIFT;
 		snprintf(c->reason, sizeof(c->reason),
-			 "the held-back runs moved: their run times are %.3gx "
-			 "the champion's answers (median), %s its interval on "
-			 "%zu of %zu; a new machine, compiler or input set, or "
+			 "the runs moved: their run times are %.3gx the "
+			 "champion's answers (median), %s its interval on %zu "
+			 "of %zu (held back or newer than it); a new machine, "
+			 "compiler or input set, or "
 			 "broken rows? Check them, then mpipredict-model "
 			 "promote --app %s --version %d",
 			 c->actual_ratio,

@@ -14,7 +14,8 @@
  * The rule (mpp_challenge_decide), in order:
  *   no champion                     -> promoted ("first model");
  *   the runs moved: on more than half of those the champion answers
- *   (at least 3), their run time lies beyond its interval on one side,
+ *   (at least 3; the held-back runs and the runs that arrived after it
+ *   was trained), their run time lies beyond its interval on one side,
  *   and the median of run time / its answer is 2x or more (1/2 or less)
  *                                   -> drift (the data's);
  *   fewer than 3 runs compared      -> rejected: no comparison, the
@@ -70,9 +71,10 @@ typedef struct mpp_challenge {
 	 * when all were answered). */
 	char unanswered[384];
 	size_t champion_failed, challenger_failed;
-	/* The runs against the champion alone: how many it answered, how
-	 * many ran longer than its upper bound or shorter than its lower,
-	 * and the median of run time / its answer (NAN: none). */
+	/* The held-back and newer runs against the champion alone: how
+	 * many it answered, how many ran longer than its upper bound or
+	 * shorter than its lower, and the median of run time / its answer
+	 * (NAN: none). */
 	size_t nchampion, above, below;
 	double actual_ratio;
 	/* The decision (mpp_challenge_decide). */
@@ -81,11 +83,14 @@ typedef struct mpp_challenge {
 } mpp_challenge;
 
 /* Answer rows[0..n) of rs (the held-back runs) with both models and fill
- * out's counts and errors. champion may be NULL (none yet). */
+ * out's counts and errors. champion may be NULL (none yet). newer[0..
+ * nnewer) are other runs the champion was not trained on (those that
+ * arrived after it): only whether they moved from its answers counts. */
 int mpp_challenge_compare(const mpp_model *champion,
 			  const mpp_model *challenger, const mpp_runs *rs,
-			  const size_t *rows, size_t n, mpp_challenge *out,
-			  char *err, size_t errlen);
+			  const size_t *rows, size_t n, const size_t *newer,
+			  size_t nnewer, mpp_challenge *out, char *err,
+			  size_t errlen);
 
 /* Apply the rule above with `margin` (percentage points): sets out->kind
  * and out->reason, a sentence for a person and the log, naming the

@@ -1883,8 +1883,8 @@ static int cmp_i64(const void *a, const void *b)
 
 /* load_runs inside a read transaction: features, then runs, then values. */
 static int load_runs(mpp_store *s, const char *app, mpp_runs *rs,
-		     int64_t **rowids, struct fid_col **fmap, char *err,
-		     size_t errlen)
+		     int64_t **rowids, struct fid_col **fmap, double **ingested,
+		     char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r;
@@ -1925,7 +1925,8 @@ static int load_runs(mpp_store *s, const char *app, mpp_runs *rs,
 	rc = prepare(s,
 		     "SELECT r.id, r.run_id, r.build_id, r.started_at, "
 		     "r.job_id, r.nprocs, r.nnodes, r.runtime_s, r.args, "
-		     "a.name FROM runs r JOIN apps a ON a.id = r.app_id "
+		     "a.name, r.ingested_at FROM runs r JOIN apps a ON a.id = "
+		     "r.app_id "
 		     "WHERE a.name = ?1 ORDER BY r.id",
 		     &st, err, errlen);
 	if (rc)
@@ -1935,14 +1936,18 @@ static int load_runs(mpp_store *s, const char *app, mpp_runs *rs,
 		size_t n = rs->nruns + 1;
 		mpp_run *runs = realloc(rs->runs, n * sizeof(*runs));
 		int64_t *ids = runs ? realloc(*rowids, n * sizeof(*ids)) : NULL;
+		double *t = ids ? realloc(*ingested, n * sizeof(*t)) : NULL;
 		if (runs)
 			rs->runs = runs;
 		if (ids)
 			*rowids = ids;
-		if (!ids) {
+		if (t)
+			*ingested = t;
+		if (!t) {
 			rc = MPP_ENOMEM;
 			break;
 		}
+		t[rs->nruns] = sqlite3_column_double(st, 10);
 		mpp_run *run = &runs[rs->nruns++];
 		memset(run, 0, sizeof(*run));
 		ids[rs->nruns - 1] = sqlite3_column_int64(st, 0);
@@ -1995,16 +2000,19 @@ static int load_runs(mpp_store *s, const char *app, mpp_runs *rs,
 	return rc;
 }
 
-int mpp_store_load_runs(mpp_store *s, const char *app, mpp_runs *rs, char *err,
-			size_t errlen)
+int mpp_store_load_runs(mpp_store *s, const char *app, mpp_runs *rs,
+			double **ingested, char *err, size_t errlen)
 {
 	int64_t *rowids = NULL;
 	struct fid_col *fmap = NULL;
+	double *at = NULL;
 	int rc = exec(s, "BEGIN", err, errlen);
 
+	if (ingested)
+		*ingested = NULL;
 	if (rc)
 		return rc;
-	rc = load_runs(s, app, rs, &rowids, &fmap, err, errlen);
+	rc = load_runs(s, app, rs, &rowids, &fmap, &at, err, errlen);
 	sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	free(rowids);
 	free(fmap);
@@ -2025,6 +2033,10 @@ int mpp_store_load_runs(mpp_store *s, const char *app, mpp_runs *rs, char *err,
 	}
 	if (rc)
 		mpp_runs_free(rs);
+	if (rc == MPP_OK && ingested)
+		*ingested = at;
+	else
+		free(at);
 	return rc;
 }
 

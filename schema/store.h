@@ -77,10 +77,11 @@ int mpp_store_add_event(mpp_store *s, const mpp_model_event *ev, char *err,
 /* Every stored run of `app` (POST /v1/runs) appended to the empty rs, as
  * the CSV reader fills it: runs in the order they were ingested, features
  * the names their values carry, sorted (a stable column order), NAN where
- * a run has none. MPP_ENOTFOUND, naming the apps that have runs, when
- * `app` has none. */
-int mpp_store_load_runs(mpp_store *s, const char *app, mpp_runs *rs, char *err,
-			size_t errlen);
+ * a run has none. When ingested is not NULL, *ingested gets a malloc'ed
+ * array of each run's ingest time (unix seconds; the caller frees it).
+ * MPP_ENOTFOUND, naming the apps that have runs, when `app` has none. */
+int mpp_store_load_runs(mpp_store *s, const char *app, mpp_runs *rs,
+			double **ingested, char *err, size_t errlen);
 
 /* One model version as mpipredict-model lists it. state: "active",
  * "candidate" (held as a drift), "rejected" (worse than the active one) or
