@@ -27,6 +27,7 @@ $(SLURM_PLUGIN): $(PLUGIN_SRC:%.c=$(OBJ)/%.o)
 
 LIBRARIES += $(SLURM_PLUGIN)
 SHARE += contrib/slurm/mpipredict.conf contrib/mpipredictd.service \
+	 contrib/mpipredictd.conf \
 	 contrib/examples
 FORMAT_SRC += $(PLUGIN_SRC) $(PLUGIN_HDR)
 

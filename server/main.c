@@ -593,8 +593,8 @@ static void check_token_mode(const char *path)
 		return;
 	mpp_log(MPP_LOG_WARN,
 		"token file %s is readable by every local user (mode %04o), "
-		"so any of them can write rows with POST /v1/runs; run: chmod "
-		"o-rwx %s (and give the users' jobs its group)",
+		"so any of them can add rows to the store; run: chmod o-rwx "
+		"%s (and give the users' jobs its group)",
 		path, (unsigned)(st.st_mode & 07777), path);
 }
 
