@@ -370,7 +370,11 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	m->fit = dupstr(fit_names[fit]);
 	m->app = dupstr(rs->runs[rows[0]].app);
 	m->build_id = build_ids(rs, rows, nrows);
-	m->created_at = (double)time(NULL);
+	/* With the fraction: runs stored in the same second as a training
+	 * are told apart from those it read (server/retrain.h). */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	m->created_at = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 	m->ntrain = d->m;
 	m->nfeatures_in = rs->nfeatures;
 	m->coverage = o->coverage;

@@ -330,6 +330,16 @@ static void bind_real(sqlite3_stmt *st, int i, double v)
 		sqlite3_bind_null(st, i);
 }
 
+/* Now, in seconds since the epoch with the fraction: a run ingested in
+ * the same second as a training must still count as after it (the
+ * daemon's retraining and the challenger's newer runs compare the two). */
+static double wall_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static double column_real(sqlite3_stmt *st, int i)
 {
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
@@ -743,7 +753,7 @@ static int save_model(mpp_store *s, mpp_model *m, int activate, int64_t *appid,
 	if (rc)
 		return rc;
 	if (m->created_at <= 0)
-		m->created_at = (double)time(NULL);
+		m->created_at = wall_now();
 	sqlite3_bind_int64(st, 1, app);
 	sqlite3_bind_int(st, 2, version);
 	bind_text(st, 3, m->build_id ? m->build_id : "");
@@ -1396,7 +1406,7 @@ static int add_runs(mpp_store *s, const mpp_runs *rs, char *err, size_t errlen)
 	sqlite3_stmt *exists = NULL, *run = NULL, *feat = NULL, *fid = NULL,
 		     *val = NULL;
 	int64_t *ids = calloc(rs->nfeatures + 1, sizeof(*ids));
-	double now = (double)time(NULL);
+	double now = wall_now();
 	int rc = ids ? MPP_OK : MPP_ENOMEM;
 
 	if (rc == MPP_OK)

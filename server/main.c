@@ -27,6 +27,7 @@
 #include "server/hist.h"
 #include "server/keeper.h"
 #include "server/log.h"
+#include "server/retrain.h"
 #include "server/ui.h"
 
 /* Read when --config is not given (and it exists); the environment
@@ -652,6 +653,7 @@ int main(int argc, char **argv)
 	int status = 0;
 	mpp_http *http = NULL;
 	mpp_keeper *keeper = NULL;
+	mpp_retrain *retrain = NULL;
 	mpp_histsvc *history = NULL;
 	mpp_ui ui = {0};
 	mpp_cache cache;
@@ -729,6 +731,27 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	/* After the keeper, which created the store the trainer reads. */
+	mpp_retrain_config rc_conf = {
+	    .db_path = o.db,
+	    .trainer = o.retrain_trainer,
+	    .rows = o.retrain_rows,
+	    .interval_s = o.retrain_interval,
+	    .margin = o.retrain_margin,
+	    .poll_ms = 1000,
+	};
+	if (mpp_retrain_start(&rc_conf, &retrain, err, sizeof err) != 0) {
+		fprintf(stderr, "mpipredictd: %s\n", err);
+		status = 2;
+		goto out;
+	}
+	char retraining[128];
+	if (retrain == NULL)
+		snprintf(retraining, sizeof retraining, "retraining off");
+	else
+		snprintf(retraining, sizeof retraining,
+			 "retraining after %lu new runs or %lu s",
+			 o.retrain_rows, o.retrain_interval);
 	/* The one line at the default level that says what runs: enough
 	 * for an admin to see which store, schema and file were taken. */
 	char addr[300], store_path[PATH_MAX];
@@ -738,10 +761,10 @@ int main(int argc, char **argv)
 	mpp_snapshot_release(snap);
 	mpp_log(MPP_LOG_NOTICE,
 		"mpipredictd " MPP_VERSION ": store %s (schema %d), %zu active "
-		"model%s, listening on %s (%lu thread%s), config %s",
+		"model%s, listening on %s (%lu thread%s), %s, config %s",
 		realpath(o.db, store_path) ? store_path : o.db,
 		mpp_keeper_schema(keeper), nmodels, nmodels == 1 ? "" : "s",
-		addr, o.threads, o.threads == 1 ? "" : "s",
+		addr, o.threads, o.threads == 1 ? "" : "s", retraining,
 		o.config ? o.config : "none");
 
 	int sig;
@@ -753,6 +776,7 @@ out:
 	 * models nobody can use any more. */
 	if (http)
 		mpp_http_stop(http);
+	mpp_retrain_stop(retrain);
 	mpp_ui_store_stop(ui.store);
 	if (keeper && mpp_keeper_stop(keeper) != 0) {
 		/* The store thread is stuck in SQLite and still uses the queue

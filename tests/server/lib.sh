@@ -17,7 +17,8 @@ fail() {
 # start_daemon [OPTIONS...]: sets PID, PORT, URL.
 start_daemon() {
 	rm -f port
-	mpipredictd --db "$DB" --listen 127.0.0.1:0 --port-file port "$@" \
+	mpipredictd --db "$DB" --listen 127.0.0.1:0 --port-file port \
+		--retrain-rows 0 --retrain-interval 0 "$@" \
 		2>>daemon.log &
 	PID=$!
 	for _ in $(seq 200); do
