@@ -973,8 +973,11 @@ static void write_row(const struct feats *f, const unsigned long long *sum,
 		if (ranks)
 			write_rank_times(path, ranks);
 		/* The local file first, as without a daemon: the outbox
-		 * copy is for the centre's store, not instead of it. */
-		mpp_forward_row(path, run.run_id, header, row);
+		 * copy is for the centre's store, not instead of it. A
+		 * failed run stays local: the daemon refuses its row
+		 * (POST /v1/runs stores only runs a training may use). */
+		if (status == 0)
+			mpp_forward_row(path, run.run_id, header, row);
 	}
 	free(header);
 	free(row);

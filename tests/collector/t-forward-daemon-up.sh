@@ -36,5 +36,18 @@ sed -i "s|^url = .*|url = http://127.0.0.1:1|; s|^token_file = .*|token_file = $
 run_e2e MPIPREDICT_URL="$URL" MPIPREDICT_TOKEN_FILE="$PWD/token"
 [ "$RC" = 0 ] || fail "expected exit 0 with MPIPREDICT_URL, got $RC"
 wait_sent "$(last_run_id)"
+
+# A failed run (exit status 3 after MPI_Finalize) keeps its row in the
+# local file only: the daemon would refuse it, training never uses it.
+printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 3; }\n' >failing.c
+# shellcheck disable=SC2086
+mpipredict-cc mpicc ${MPP_TEST_CFLAGS:-} -O1 -o failing failing.c >build.log 2>&1 ||
+	fail "expected mpipredict-cc to build failing.c: $(tail -n 5 build.log)"
+mpirun -np 1 ./failing >/dev/null 2>&1
+[ $? = 3 ] || fail "expected the failing program to exit 3"
+[ "$(tail -n 1 mpipredict-runs/failing.csv | awk -F, '{ print $10 }')" = 3 ] ||
+	fail "expected the local row of the failed run with exit_status 3"
+sleep 1
+[ "$(waiting)" = 0 ] || fail "expected no outbox file for a failed run"
 stop_daemon
 echo "rows reach the daemon's store by themselves; the local file keeps them too"
