@@ -52,7 +52,7 @@ $(PLUGIN_HARNESS): $(OBJ)/tests/contrib/plugin-harness.o
 	$(CC) -rdynamic $(LDFLAGS) $^ -o $@ -lslurm -ldl -lpthread
 
 TEST_BINS += $(FAKE_PREDICTD) $(PLUGIN_HARNESS)
-FORMAT_SRC += tests/slurm/fake-predictd.c tests/contrib/plugin-harness.c
+FORMAT_SRC += tests/slurm/fake-predictd.c tests/slurm/loopapp.c tests/contrib/plugin-harness.c
 contrib: $(FAKE_PREDICTD) $(PLUGIN_HARNESS)
 
 # The plugin on a real slurmctld (root; starts munged, slurmctld, slurmd).

@@ -23,6 +23,7 @@ fake=$build/tests/slurm/fake-predictd
 . "$src/tests/slurm/cluster.sh"
 . "$src/tests/slurm/daemon.sh"
 . "$src/tests/slurm/history.sh"
+. "$src/tests/slurm/loop.sh"
 
 [ "$(id -u)" = 0 ] || { echo "check-slurm: needs root (munged, slurmd)"; exit 1; }
 for f in "$build/lib/slurm/job_submit_mpipredict.so" "$fake" \
@@ -424,6 +425,9 @@ expect "bad config: slurmctld up, job submitted unchanged" " UNLIMITED" "$(comme
 
 echo "== history: actual run times from jobcomp/script, basis history"
 history_checks
+
+echo "== the centre's loop: rows to the daemon, retraining, champion and challenger"
+loop_checks
 
 echo "== teardown"
 started=("${cluster_pids[@]}" "${server_pids[@]}")
