@@ -82,7 +82,11 @@ static enum post_result post(const mpp_client_conf *c, long deadline,
 	if (status == 200)
 		return POST_OK;
 	snprintf(why, whylen, "HTTP %ld: %s", status, r);
-	return status >= 500 || status < 400 ? POST_DOWN : POST_REFUSED;
+	/* 408 and 429 (over the daemon's --write-rate) say "later", as a
+	 * 5xx does: the record is spooled, not lost. */
+	return status >= 500 || status < 400 || status == 408 || status == 429
+		   ? POST_DOWN
+		   : POST_REFUSED;
 }
 
 /* Posts text in chunks of whole lines; *sent: the bytes taken. */

@@ -76,6 +76,12 @@ struct mpp_http {
 	 * completed: waited for at shutdown, so that they get their answer
 	 * (the 503 of a body still waiting), not a bare close. */
 	atomic_int runs_open;
+	/* The writers' token bucket (cfg.write_rate): a flood of rows from
+	 * one token (a job array ending at once, a runaway script) is told
+	 * to come back (429) instead of taking the store's write lock from
+	 * the audit and the trainer. Forwarders keep what gets a 429. */
+	pthread_mutex_t bucket_lock;
+	double bucket, bucket_at;
 };
 
 /* One request's state, from its request line to its answer. */
@@ -198,6 +204,27 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, struct req *q,
 	q->status = r->status;
 	set_deadline(c, 0);
 	return ret;
+}
+
+/* Takes one write from the bucket; 0 when there is none, with *wait_s
+ * the seconds until the next. */
+static int take_write(mpp_http *h, unsigned *wait_s)
+{
+	if (h->cfg.write_rate == 0)
+		return 1;
+	double per_s = h->cfg.write_rate / 60.0, now = now_ns() / 1e9;
+	pthread_mutex_lock(&h->bucket_lock);
+	h->bucket += (now - h->bucket_at) * per_s;
+	if (h->bucket > h->cfg.write_rate)
+		h->bucket = h->cfg.write_rate;
+	h->bucket_at = now;
+	int ok = h->bucket >= 1;
+	if (ok)
+		h->bucket -= 1;
+	else
+		*wait_s = (unsigned)((1 - h->bucket) / per_s) + 1;
+	pthread_mutex_unlock(&h->bucket_lock);
+	return ok;
 }
 
 __attribute__((format(printf, 4, 5))) static enum MHD_Result
@@ -349,6 +376,15 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 		if (st != 0)
 			return send_error(c, q, 403,
 					  "authorization: wrong token");
+		unsigned wait_s = 0;
+		if (!take_write(h, &wait_s)) {
+			mpp_metrics_error(MPP_ERR_WRITE_RATE, 1);
+			return send_error(c, q, 429,
+					  "write rate: more than %u writes a "
+					  "minute with this token; try again "
+					  "in %u s (--write-rate)",
+					  h->cfg.write_rate, wait_s);
+		}
 	}
 	const char *cl = MHD_lookup_connection_value(
 	    c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
@@ -721,6 +757,9 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	}
 	pthread_mutex_init(&h->conns_lock, NULL);
 	pthread_mutex_init(&h->stop_lock, NULL);
+	pthread_mutex_init(&h->bucket_lock, NULL);
+	h->bucket = h->cfg.write_rate; /* a full minute's burst at start */
+	h->bucket_at = now_ns() / 1e9;
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -788,6 +827,7 @@ void mpp_http_stop(mpp_http *h)
 	pthread_cond_destroy(&h->stop_cond);
 	pthread_mutex_destroy(&h->stop_lock);
 	pthread_mutex_destroy(&h->conns_lock);
+	pthread_mutex_destroy(&h->bucket_lock);
 	free(h);
 }
 

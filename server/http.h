@@ -31,6 +31,9 @@ typedef struct mpp_http_config {
 	unsigned max_per_ip;        /* connections from one address; beyond:
 				       accepted and closed at once (0: no cap) */
 	size_t max_body;            /* bytes; larger bodies get 413 */
+	unsigned write_rate;        /* POST /v1/runs and /v1/jobs with the
+				       token a minute, in bursts of as many;
+				       beyond: 429 (0: no limit) */
 } mpp_http_config;
 
 typedef struct mpp_http mpp_http;

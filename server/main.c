@@ -75,6 +75,9 @@ static const char usage[] =
     "  --max-connections-per-ip N\n"
     "                         open connections from one address (default\n"
     "                         0: no cap)\n"
+    "  --write-rate N         writes (POST /v1/runs, /v1/jobs) a minute\n"
+    "                         with the token, in bursts of as many; more:\n"
+    "                         429 (default 600; 0: no limit)\n"
     "  --max-features N       features in one request (default 4096)\n"
     "  --idle-timeout S       close a silent connection (default 15)\n"
     "  --request-timeout S    time to send a whole request (default 10)\n"
@@ -124,7 +127,7 @@ struct options {
 	const char *config; /* the file read; NULL: none */
 	unsigned long threads, max_body, max_connections, max_features;
 	unsigned long idle_timeout, request_timeout, start_timeout;
-	unsigned long max_per_ip, keep_rows, keep_days;
+	unsigned long max_per_ip, keep_rows, keep_days, write_rate;
 	unsigned long audit_interval, audit_batch, audit_queue;
 	unsigned long reload_interval, ui_refresh;
 	int log_level;
@@ -157,6 +160,7 @@ enum {
 	O_LOG_LEVEL,
 	O_START,
 	O_PER_IP,
+	O_WRITE_RATE,
 	O_KEEP_ROWS,
 	O_KEEP_DAYS,
 	O_HISTORY,
@@ -194,6 +198,7 @@ static const struct option longopts[] = {
     {"log-level", required_argument, NULL, O_LOG_LEVEL},
     {"start-timeout", required_argument, NULL, O_START},
     {"max-connections-per-ip", required_argument, NULL, O_PER_IP},
+    {"write-rate", required_argument, NULL, O_WRITE_RATE},
     {"audit-keep-rows", required_argument, NULL, O_KEEP_ROWS},
     {"audit-keep-days", required_argument, NULL, O_KEEP_DAYS},
     {"history", required_argument, NULL, O_HISTORY},
@@ -274,6 +279,8 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 		return number(v, 1, 86400, &o->start_timeout, why, whylen);
 	case O_PER_IP:
 		return number(v, 0, 1000000, &o->max_per_ip, why, whylen);
+	case O_WRITE_RATE:
+		return number(v, 0, 100000000, &o->write_rate, why, whylen);
 	case O_KEEP_ROWS:
 		return number(v, 0, 1000000000000UL, &o->keep_rows, why,
 			      whylen);
@@ -437,6 +444,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .retrain_rows = 20,
 	    .retrain_interval = 86400,
 	    .retrain_margin = 2,
+	    .write_rate = 600,
 	};
 	/* Two passes: the first finds --config (and usage mistakes), then
 	 * the file is read, then the second pass applies the command line's
@@ -714,6 +722,7 @@ int main(int argc, char **argv)
 	    .request_timeout_s = (unsigned)o.request_timeout,
 	    .start_timeout_s = (unsigned)o.start_timeout,
 	    .max_per_ip = (unsigned)o.max_per_ip,
+	    .write_rate = (unsigned)o.write_rate,
 	    .max_body = o.max_body,
 	};
 	int rc = mpp_http_start(&hc, &api, &http, err, sizeof err);

@@ -41,6 +41,7 @@ enum mpp_error_kind {
 	MPP_ERR_AUDIT_DROPPED, /* audit records dropped: the queue was full */
 	MPP_ERR_RELOAD,        /* reading the models from the store failed */
 	MPP_ERR_TIMEOUT,       /* connections closed for a too slow request */
+	MPP_ERR_WRITE_RATE,    /* writes refused (429): over --write-rate */
 	MPP_ERR_COUNT
 };
 

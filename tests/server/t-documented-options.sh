@@ -17,6 +17,7 @@ declare -A sample=(
 	[--ui-users]=no [--ui-refresh]=500 [--config]=none
 	[--retrain-rows]=5 [--retrain-interval]=3600
 	[--retrain-trainer]="$MPP_BUILD/bin/mpipredict-train" [--retrain-margin]=2.5
+	[--write-rate]=60
 )
 echo t0ken >token
 documented=$( {
