@@ -33,6 +33,21 @@ int mpp_store_open(const char *path, int flags, mpp_store **out, char *err,
 		   size_t errlen);
 void mpp_store_close(mpp_store *s);
 
+/* The store a command uses (docs/cli.md): db_opt (its --db) when not NULL,
+ * else $MPIPREDICT_DB when set and not empty, else "./models.db". Never
+ * NULL; the string is db_opt, the environment's or a constant (not to be
+ * freed). Every command but the daemon takes its default from here. */
+const char *mpp_store_default_path(const char *db_opt);
+
+/* mpp_store_open for a command that needs a store already made: never
+ * creates the file, whatever flags says (MPP_STORE_CREATE is ignored). A
+ * missing file is MPP_ENOTFOUND with err "PATH: no store here (make one
+ * with mpipredict-train --db PATH, or give --db FILE or set
+ * MPIPREDICT_DB)"; other failures as mpp_store_open. Commands exit 2 on
+ * any failure (a store is data or environment, never usage). */
+int mpp_store_open_existing(const char *path, int flags, mpp_store **out,
+			    char *err, size_t errlen);
+
 /* Store m as the next version for m->app and make it the active one, in one
  * transaction, with a 'promoted' event (reason "trained without
  * --challenger"); sets m->id and m->version. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include "regress/params.h"
 #include "schema/store.h"
@@ -137,6 +138,21 @@ int main(void)
 	if (mpp_store_open("missing.db", MPP_STORE_READONLY, &s, err,
 			   sizeof(err)) == MPP_OK)
 		FAIL("expected opening a missing file read-only to fail");
+	/* The shared default (docs/cli.md) and the open that never creates. */
+	unsetenv("MPIPREDICT_DB");
+	if (strcmp(mpp_store_default_path(NULL), "./models.db") ||
+	    strcmp(mpp_store_default_path("x.db"), "x.db"))
+		FAIL("expected ./models.db, or --db's value, as the store");
+	setenv("MPIPREDICT_DB", "env.db", 1);
+	if (strcmp(mpp_store_default_path(NULL), "env.db") ||
+	    strcmp(mpp_store_default_path("x.db"), "x.db"))
+		FAIL("expected $MPIPREDICT_DB under --db as the store");
+	unsetenv("MPIPREDICT_DB");
+	if (mpp_store_open_existing("missing.db", MPP_STORE_CREATE, &s, err,
+				    sizeof(err)) != MPP_ENOTFOUND ||
+	    !strstr(err, "missing.db: no store here") ||
+	    access("missing.db", F_OK) == 0)
+		FAIL("expected a missing store refused and not made: %s", err);
 	if (mpp_store_open("t.db", MPP_STORE_CREATE, &s, err, sizeof(err)))
 		FAIL("open: %s", err);
 	if (mpp_store_open("t.db", MPP_STORE_READONLY, &r, err, sizeof(err)))
