@@ -10,7 +10,8 @@
 SERVER_SRC := log.c metrics.c strmap.c script.c cache.c request.c audit.c \
 	keeper.c ingest.c api.c http.c hist.c ui_data.c ui_svg.c ui.c retrain.c
 SERVER_SRC += conf.c
-SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o)) $(COMMON_TEXT_OBJS)
+SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o)) $(COMMON_TEXT_OBJS) \
+	$(COMMON_ANSWER_OBJ)
 SERVER_A := $(OBJ)/server/libmppserver.a
 # inih: the configuration file (conf.c).
 SERVER_PKGS := libmicrohttpd yajl sqlite3 inih
@@ -82,3 +83,11 @@ server: $(BUILD)/bin/mpipredictd $(SERVER_TEST_BINS) \
 bench-server: $(BUILD)/bin/mpipredictd $(SERVER_TESTS)/bare-httpd \
 	$(BUILD)/bin/mpipredict-train $(BUILD)/tests/regress/gen-runs
 	@MPP_BUILD=$(abspath $(BUILD)) server/bench-server.sh
+
+# make bench-retrain: POST /v1/predict's p99 while the daemon retrains an
+# app of 10,000 runs x 1,000 features (server/bench-retrain.sh).
+BENCHES += bench-retrain
+.PHONY: bench-retrain
+bench-retrain: $(BUILD)/bin/mpipredictd $(BUILD)/bin/mpipredict-train \
+	$(BUILD)/tests/regress/gen-runs
+	@MPP_BUILD=$(abspath $(BUILD)) server/bench-retrain.sh
