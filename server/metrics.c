@@ -42,6 +42,7 @@ static counter predictions[MPP_BASIS_COUNT];
 static counter errors[MPP_ERR_COUNT];
 static counter models_loaded;
 static counter reloads;
+static counter retrains[2]; /* stored, failed */
 
 const char *mpp_basis_name(int basis)
 {
@@ -71,6 +72,12 @@ void mpp_metrics_prediction(int basis)
 void mpp_metrics_error(int kind, unsigned long n)
 {
 	atomic_fetch_add_explicit(&errors[kind], n, memory_order_relaxed);
+}
+
+void mpp_metrics_retrain(int failed)
+{
+	atomic_fetch_add_explicit(&retrains[failed != 0], 1,
+				  memory_order_relaxed);
 }
 
 void mpp_metrics_models(size_t nmodels)
@@ -206,6 +213,14 @@ char *mpp_metrics_render(size_t *len)
 	    "mpipredictd_model_loads_total %llu\n",
 	    (unsigned long long)get(&models_loaded),
 	    (unsigned long long)get(&reloads));
+	add(&t,
+	    "# HELP mpipredictd_retrains_total Trainings the daemon ran by "
+	    "itself: a version stored (promoted or held), or failed.\n"
+	    "# TYPE mpipredictd_retrains_total counter\n"
+	    "mpipredictd_retrains_total{outcome=\"stored\"} %llu\n"
+	    "mpipredictd_retrains_total{outcome=\"failed\"} %llu\n",
+	    (unsigned long long)get(&retrains[0]),
+	    (unsigned long long)get(&retrains[1]));
 	if (t.failed) {
 		free(t.buf);
 		return NULL;

@@ -52,6 +52,9 @@ void mpp_metrics_request(int ep, int status, double seconds);
 void mpp_metrics_prediction(int basis);
 void mpp_metrics_error(int kind, unsigned long n);
 void mpp_metrics_models(size_t nmodels); /* after each (re)load */
+/* After each training the retraining thread ran (retrain.h): the trainer
+ * stored a version (promoted or held), or failed. */
+void mpp_metrics_retrain(int failed);
 
 /* The Prometheus text exposition of every metric, malloc'ed (caller frees),
  * length in *len; NULL when out of memory. */

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "server/log.h"
+#include "server/metrics.h"
 
 extern char **environ;
 
@@ -43,7 +44,6 @@ struct mpp_retrain {
 	struct app_state *apps;
 	size_t napps;
 	double started_at;
-	mpp_retrain_counts counts;
 };
 
 static double now_s(void)
@@ -268,15 +268,14 @@ static void poll_once(mpp_retrain *r)
 		as->attempt_at = now_s();
 		as->attempt_runs = list[i].runs;
 		as->attempt_last_trained = list[i].last;
-		__atomic_fetch_add(&r->counts.started, 1, __ATOMIC_RELAXED);
 		mpp_log(MPP_LOG_INFO, "retrain: %s: %lld new runs, training",
 			list[i].name, list[i].runs);
 		int status = run_trainer(r, list[i].name, line, sizeof line);
-		if (status == 0)
+		if (status == 0) {
+			mpp_metrics_retrain(0);
 			mpp_log(MPP_LOG_NOTICE, "retrain: %s", line);
-		else if (status > 0 || line[0] != '\0') {
-			__atomic_fetch_add(&r->counts.failed, 1,
-					   __ATOMIC_RELAXED);
+		} else if (status > 0 || line[0] != '\0') {
+			mpp_metrics_retrain(1);
 			mpp_log(MPP_LOG_WARN,
 				"retrain: %s: failed (exit %d), the active "
 				"model is unchanged: %s",
@@ -365,13 +364,4 @@ void mpp_retrain_stop(mpp_retrain *r)
 	pthread_mutex_destroy(&r->mu);
 	pthread_cond_destroy(&r->cv);
 	free(r);
-}
-
-void mpp_retrain_counts_get(mpp_retrain *r, mpp_retrain_counts *out)
-{
-	*out = (mpp_retrain_counts){0};
-	if (r == NULL)
-		return;
-	out->started = __atomic_load_n(&r->counts.started, __ATOMIC_RELAXED);
-	out->failed = __atomic_load_n(&r->counts.failed, __ATOMIC_RELAXED);
 }

@@ -18,6 +18,7 @@
  * (exit status not 0) with its last error line at warn. A failed attempt
  * is not retried until `rows` more runs arrived or `interval_s` passed, so
  * an app whose rows cannot be trained on does not keep a core busy.
+ * Each training counts in mpipredictd_retrains_total{outcome} (/metrics).
  * The store is never written by this thread: the trainer writes it, and
  * the keeper's hot reload installs a promoted model.
  */
@@ -48,11 +49,5 @@ int mpp_retrain_start(const mpp_retrain_config *c, mpp_retrain **out, char *err,
 /* Stops the thread; a training under way gets SIGTERM (its store
  * transaction rolls back) and SIGKILL 5 s later. NULL is allowed. */
 void mpp_retrain_stop(mpp_retrain *r);
-
-/* Trainings started and how they ended, for /metrics. */
-typedef struct mpp_retrain_counts {
-	unsigned long long started, failed;
-} mpp_retrain_counts;
-void mpp_retrain_counts_get(mpp_retrain *r, mpp_retrain_counts *out);
 
 #endif

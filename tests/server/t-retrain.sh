@@ -6,7 +6,7 @@
 # the default log level; fewer new runs than the setting start nothing;
 # --retrain-interval trains an app with new runs once that time has passed;
 # a trainer that fails leaves the active model alone, is logged at warn and
-# is not retried at every poll; a trainer that cannot be run stops the
+# is not retried at every poll; /metrics counts both outcomes; a trainer that cannot be run stops the
 # start (exit 2, naming it); a daemon stopped during a training ends it.
 . "$MPP_SRC/tests/server/lib.sh"
 
@@ -49,6 +49,8 @@ wait_until 10 'grep -q "retrain: stencil: version 1 promoted" daemon.log' ||
 st=$(req POST /v1/predict '{"app": "stencil", "args": "-n 80 --iters=70 out.dat", "ntasks": 8}')
 expect_status 200 "$st" "a prediction from the retrained model"
 [ "$(jq -r .model.version body)" = 1 ] || fail "expected the answer from version 1, got $(cat body)"
+curl -s "$URL/metrics" | grep -q 'mpipredictd_retrains_total{outcome="stored"} 1' ||
+	fail "expected one stored training in /metrics"
 
 # 3 more runs (fewer than 10): nothing is trained.
 post b.csv
@@ -68,6 +70,8 @@ grep -q "retrain: other: failed (exit 2), the active model is unchanged: mpipred
 sleep 3
 [ "$(grep -c 'retrain: other: failed' daemon.log)" = 1 ] || fail "expected one attempt, not one per poll"
 [ -z "$(active other)" ] || fail "expected no model for other"
+curl -s "$URL/metrics" | grep -q 'mpipredictd_retrains_total{outcome="failed"} 1' ||
+	fail "expected one failed training in /metrics"
 stop_daemon
 
 # --retrain-interval: the 3 runs of stencil that came after version 1 are
