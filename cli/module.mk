@@ -14,10 +14,13 @@ $(BUILD)/bin/mpipredict-train: $(OBJ)/cli/train_main.o $(STORE_LIB) $(REGRESS_LI
 	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
 	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
 
-$(BUILD)/bin/mpipredict-predict: $(OBJ)/cli/predict_main.o $(STORE_LIB) $(REGRESS_LIB)
+# --script reads a batch script with the daemon's own reader (server/script.c).
+PREDICT_OBJS := $(OBJ)/cli/predict_main.o $(COMMON_ANSWER_OBJ) \
+	$(OBJ)/server/script.o
+$(BUILD)/bin/mpipredict-predict: $(PREDICT_OBJS) $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(STORE_LIB) $(REGRESS_LIB) $(STORE_LDLIBS) \
-	  $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(PREDICT_OBJS) $(STORE_LIB) $(REGRESS_LIB) \
+	  $(STORE_LDLIBS) $(REGRESS_LDLIBS) $(REGRESS_JSON_LDLIBS)
 
 $(BUILD)/bin/mpipredict-model: $(OBJ)/cli/model_main.o $(STORE_LIB) $(REGRESS_LIB)
 	@mkdir -p $(@D)

@@ -15,3 +15,9 @@ FORMAT_SRC += common/client.c
 # into mpipredict-jobcomp.
 COMMON_TEXT_OBJS := $(OBJ)/common/utf8.o $(OBJ)/common/text.o
 FORMAT_SRC += common/utf8.c common/text.c
+
+# What makes an answer usable by a person (answer.h: the Slurm limit, the
+# nearest known names): linked into the daemon (SERVER_OBJS) and into
+# mpipredict-predict.
+COMMON_ANSWER_OBJ := $(OBJ)/common/answer.o
+FORMAT_SRC += common/answer.c

@@ -311,16 +311,31 @@ const char *mpp_path_name(int path)
 
 /* A parameter the model needs, as a positive finite number, or
  * MPP_EINVAL naming it and what needs it. */
-static int need_param(const mpp_params *p, const char *name, const char *what,
-		      double *v, char *err, size_t errlen)
+/* The largest value of parameter name in training (NAN: no range). */
+static double range_example(const mpp_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nranges; i++)
+		if (!strcmp(m->range_names[i], name))
+			return m->range_hi[i];
+	return NAN;
+}
+
+static int need_param(const mpp_model *m, const mpp_params *p, const char *name,
+		      const char *what, double *v, char *err, size_t errlen)
 {
 	const double *x = mpp_params_get(p, name);
 
 	if (!x || !(*x > 0) || !isfinite(*x)) {
+		char hint[256];
+		/* A missing one names how the job gives it: the user knows
+		 * the job, not the model's parameter names. */
+		mpp_params_hint(name, range_example(m, name), hint,
+				sizeof(hint));
 		if (err)
 			snprintf(err, errlen,
-				 "parameter %s: %s (needed for %s)", name,
-				 x ? "not a positive number" : "missing", what);
+				 "parameter %s: %s (needed for %s)%s%s", name,
+				 x ? "not a positive number" : "missing", what,
+				 x ? "" : "; ", x ? "" : hint);
 		return MPP_EINVAL;
 	}
 	*v = *x;
@@ -367,7 +382,7 @@ static int counters_path(const mpp_model *m, const mpp_params *p, int outside,
 		}
 		if (t->pm.zero_serial) {
 			double np;
-			if (need_param(p, "nprocs", t->feature, &np, err,
+			if (need_param(m, p, "nprocs", t->feature, &np, err,
 				       errlen))
 				return MPP_EINVAL;
 			if (np == 1)
@@ -375,7 +390,7 @@ static int counters_path(const mpp_model *m, const mpp_params *p, int outside,
 		}
 		for (size_t j = 0; j < t->pm.nvars; j++) {
 			double v;
-			if (need_param(p, t->pm.vars[j], t->feature, &v, err,
+			if (need_param(m, p, t->pm.vars[j], t->feature, &v, err,
 				       errlen))
 				return MPP_EINVAL;
 			logx += t->pm.expo[j] * log(v);
@@ -393,8 +408,8 @@ static int law_path(const mpp_model *m, const mpp_params *p, double *y,
 
 	for (size_t j = 0; j < m->law.nvars; j++) {
 		double v;
-		if (need_param(p, m->law.vars[j], "the run-time law", &v, err,
-			       errlen))
+		if (need_param(m, p, m->law.vars[j], "the run-time law", &v,
+			       err, errlen))
 			return MPP_EINVAL;
 		l += m->law.expo[j] * log(v);
 	}

@@ -78,6 +78,38 @@ int mpp_params_declared_ok(const char *tok, size_t len)
 	return nl && parse_number(buf + nl + 1, len - nl - 1, &v);
 }
 
+void mpp_params_hint(const char *name, double example, char *buf, size_t len)
+{
+	char v[32] = "...";
+
+	if (isfinite(example))
+		snprintf(v, sizeof(v), "%.6g", example);
+	if (!strcmp(name, "nprocs"))
+		snprintf(buf, len,
+			 "give the job's ranks: --ntasks N (#SBATCH -n N, "
+			 "ntasks in a request)");
+	else if (!strcmp(name, "nnodes"))
+		snprintf(buf, len,
+			 "give the job's nodes: --nodes N (#SBATCH -N N, "
+			 "nodes in a request)");
+	else if (name[0] == '#')
+		snprintf(buf, len,
+			 "give the job its positional argument %s as the "
+			 "training runs did (e.g. %s there)",
+			 name + 1, v);
+	else if (name[0] == '-')
+		snprintf(buf, len,
+			 "give it on the command line as the training runs "
+			 "did (%s %s)",
+			 name, v);
+	else
+		snprintf(buf, len,
+			 "give it on the command line as the training runs "
+			 "did (%s=%s) or declare it: #MPIPREDICT param %s=%s "
+			 "in the script, or MPIPREDICT_PARAMS=\"%s=%s\"",
+			 name, v, name, v, name, v);
+}
+
 int mpp_params_declare(mpp_params *p, const char *decl)
 {
 	const char *s = decl ? decl : "";

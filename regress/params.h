@@ -48,6 +48,17 @@ int mpp_params_from_string(const char *args, double nprocs, double nnodes,
 /* 1 when tok[0..len) is a declaration NAME=NUMBER, else 0. */
 int mpp_params_declared_ok(const char *tok, size_t len);
 
+/* How a job gives the parameter `name` that a prediction needs and its
+ * job did not show, for the message that says it is missing: the ranks
+ * and nodes by the job's counts, "#K" as the K-th positional argument, an
+ * option on the command line (`-n 64`), a C identifier declared
+ * (`#MPIPREDICT param N=...`, MPIPREDICT_PARAMS) or on the command line.
+ * example: a value the training runs had (NAN: none shown). Writes one
+ * clause into buf ("give it on the command line as the training runs
+ * did (-n 64)"). */
+void mpp_params_hint(const char *name, double example, char *buf,
+		     size_t len);
+
 /* Add declared parameters ("N=20000 NB=192", whitespace-separated
  * NAME=NUMBER) to p, replacing values of the same names. MPP_EINVAL on a
  * token of another shape (p may then hold the tokens before it),

@@ -71,13 +71,16 @@ static int law(const mpp_param_model *pm, const mpp_params *p, double nprocs,
 	for (size_t j = 0; j < pm->nvars; j++) {
 		const double *v = mpp_params_get(p, pm->vars[j]);
 		if (!v || !(*v > 0) || !isfinite(*v)) {
+			char hint[256];
+			mpp_params_hint(pm->vars[j], NAN, hint, sizeof(hint));
 			if (err)
 				snprintf(err, errlen,
-					 "parameter %s: %s (needed for %s)",
+					 "parameter %s: %s (needed for %s)%s%s",
 					 pm->vars[j],
 					 v ? "not a positive number"
 					   : "missing",
-					 MPP_COMM_FEATURE);
+					 MPP_COMM_FEATURE, v ? "" : "; ",
+					 v ? "" : hint);
 			return MPP_EINVAL;
 		}
 		l += pm->expo[j] * log(*v);
@@ -95,11 +98,14 @@ int mpp_placement_comm_s(const mpp_model *m, const mpp_params *p, double *x,
 	char why[256];
 
 	if (!np || !(*np >= 1) || !isfinite(*np)) {
+		char hint[256];
+		mpp_params_hint("nprocs", NAN, hint, sizeof(hint));
 		if (err)
 			snprintf(err, errlen,
-				 "parameter nprocs: %s (needed for %s)",
+				 "parameter nprocs: %s (needed for %s)%s%s",
 				 np ? "not a positive number" : "missing",
-				 MPP_COMM_FEATURE);
+				 MPP_COMM_FEATURE, np ? "" : "; ",
+				 np ? "" : hint);
 		return MPP_EINVAL;
 	}
 	nnodes = mpp_placement_nodes(m, p);

@@ -24,6 +24,7 @@
 #include "server/metrics.h"
 #include "server/request.h"
 #include "server/script.h"
+#include "common/answer.h"
 #include "common/text.h"
 #include "common/utf8.h"
 #include "history/jobcomp.h"
@@ -361,6 +362,26 @@ void mpp_api_model(const mpp_api *api, const char *app, mpp_reply *r)
 
 /* ---- predict ------------------------------------------------------------ */
 
+/* 404 for an app without a model, naming the known apps nearest first
+ * (answer.h): a user who typed "hpccg" sees "test_HPCCG". */
+static void no_model(mpp_snapshot *s, const char *app, mpp_reply *r)
+{
+	size_t n = mpp_snapshot_count(s), used = 0;
+	const char **names = malloc((n ? n : 1) * sizeof *names);
+	char known[512] = "";
+	for (size_t i = 0; names && i < n; i++)
+		names[i] = mpp_snapshot_at(s, i)->app;
+	if (names)
+		mpp_names_nearest(app, names, n);
+	for (size_t i = 0; names && i < n && i < 8 && used < sizeof known; i++)
+		used += (size_t)snprintf(known + used, sizeof known - used,
+					 "%s%s", i ? ", " : "", names[i]);
+	free(names);
+	mpp_api_error(r, 404,
+		      "app: no model for '%s'; known: %s (GET /v1/models)", app,
+		      known[0] ? known : "none yet");
+}
+
 /* The basename of an executable path (a pointer into it). */
 static const char *base_name(const char *path)
 {
@@ -478,6 +499,17 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		put_num(g, p->lower_s);
 		put_key(g, "upper_s");
 		put_num(g, p->upper_s);
+		/* The time to give sbatch --time (answer.h): what a user
+		 * acts on, the same as mpipredict-predict's limit. */
+		char limit[32];
+		long long limit_s =
+		    mpp_slurm_limit(p->upper_s, limit, sizeof limit);
+		if (limit_s > 0) {
+			put_key(g, "limit");
+			put_str(g, limit);
+			put_key(g, "limit_s");
+			put_int(g, limit_s);
+		}
 		put_key(g, "basis");
 		put_key(g, mpp_basis_name(basis));
 		put_key(g, "ignored_features");
@@ -639,7 +671,7 @@ static void predict(const mpp_api *api, const mpp_request *q, mpp_reply *r)
 	if (m == NULL) {
 		if (mpp_histsvc_answer(api->history, q, app, ntasks, api->audit,
 				       r) != 0)
-			mpp_api_error(r, 404, "app: no model for '%s'", app);
+			no_model(s, app, r);
 	} else if (run_model(m, terms, q, &job, &p, &basis, r) == 0) {
 		/* The plugin sends the uid (no user-database lookup under
 		 * slurmctld's locks); the audit shows it as "uid:N". */

@@ -31,6 +31,7 @@
 #include "server/http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -42,6 +43,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "server/ingest.h"
 #include "server/log.h"
@@ -696,6 +698,32 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 		mpp_log(MPP_LOG_WARN, "http: %s", msg);
 }
 
+/* Why addr cannot be bound, in words that name the fix, or NULL: MHD
+ * only says "Failed to bind to port 0" (the port in network order, read
+ * wrongly), which names neither the address nor what to do. A bind of
+ * our own, as MHD does it (SO_REUSEADDR), learns the errno. */
+static const char *bind_fault(const struct sockaddr_storage *addr)
+{
+	int fd = socket(addr->ss_family, SOCK_STREAM, 0), one = 1, e = 0;
+	if (fd < 0)
+		return NULL;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	socklen_t len = addr->ss_family == AF_INET6
+			    ? sizeof(struct sockaddr_in6)
+			    : sizeof(struct sockaddr_in);
+	if (bind(fd, (const struct sockaddr *)addr, len) != 0)
+		e = errno;
+	close(fd);
+	return e == EADDRINUSE      ? "address in use (another mpipredictd? "
+				      "choose another with --listen)"
+	       : e == EACCES        ? "permission denied (a port below 1024 "
+				      "needs privileges: choose another with "
+				      "--listen)"
+	       : e == EADDRNOTAVAIL ? "no such address on this machine "
+				      "(choose another with --listen)"
+				    : NULL;
+}
+
 /* Starts MHD with the options both the daemon and the bare baseline use;
  * the daemon adds its callbacks (extra, NULL for none). */
 static struct MHD_Daemon *start(const mpp_http_config *cfg,
@@ -733,7 +761,10 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 	    MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
 			     MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	atomic_store(&start_err, NULL);
-	if (d == NULL)
+	const char *fault = d == NULL ? bind_fault(addr) : NULL;
+	if (fault != NULL)
+		snprintf(err, errlen, "listen %s: %s", cfg->listen, fault);
+	else if (d == NULL)
 		snprintf(err, errlen, "cannot listen on %s%s%s", cfg->listen,
 			 why[0] ? ": " : "", why);
 	return d;

@@ -331,9 +331,14 @@ static void page_users(FILE *f, const mpp_ui_data *d, int shown)
 		return;
 	}
 	if (!d->have_jobs) {
-		fputs("<p class=\"note\">Requested times come from Slurm's "
-		      "accounting (the jobs table, store version 4), which "
-		      "this store does not have yet.</p>",
+		/* No finished job has arrived: the fix is at Slurm, not
+		 * here (the table exists from store version 4 on). */
+		fputs("<p class=\"note\">No finished jobs yet: requested "
+		      "times come from Slurm's job completion. Set up "
+		      "<code>JobCompType=jobcomp/script</code> with "
+		      "<code>mpipredict-jobcomp</code> so that Slurm sends "
+		      "each finished job to this daemon (docs/deploy.md, "
+		      "section 5).</p>",
 		      f);
 		return;
 	}

@@ -189,8 +189,8 @@ if [ -x "$exe" ] && [ -s "$csv" ]; then
 	{ head -n 1 "$csv"; tail -n 1 "$csv"; } >"$demo/unseen.csv"
 	p_feat=
 	if have mpipredict-predict && [ -s "$db" ]; then
-		show "mpipredict-predict --db $db --app $app --features $demo/unseen.csv"
-		p_feat=$(mpipredict-predict --db "$db" --app "$app" \
+		show "mpipredict-predict --csv --db $db --app $app --features $demo/unseen.csv"
+		p_feat=$(mpipredict-predict --csv --db "$db" --app "$app" \
 			--features "$demo/unseen.csv")
 		echo "    $p_feat"
 	fi

@@ -179,7 +179,7 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
     res = {}
 
     def from_features(db):
-        rc, out = run([opt.bin + "/mpipredict-predict", "--db", db, "--app",
+        rc, out = run([opt.bin + "/mpipredict-predict", "--csv", "--db", db, "--app",
                        app, "--features", te_csv], log)
         if rc:
             return "mpipredict-predict --features: exit %d" % rc
@@ -219,7 +219,7 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         prediction None (counted in "answered")."""
         lst = []
         for s in test:
-            rc, out = run([opt.bin + "/mpipredict-predict", "--db", db,
+            rc, out = run([opt.bin + "/mpipredict-predict", "--csv", "--db", db,
                            "--app", app, "--args", s.args, "--ntasks",
                            str(s.nprocs)], log)
             p = predict_lines(out)

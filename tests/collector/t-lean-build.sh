@@ -20,7 +20,7 @@ for n in 200000 300000 450000 600000 800000 1000000 1300000 1600000 2000000 2500
 	MPIPREDICT_APP=prime MPIPREDICT_RUNS=runs/ run 2 ./full -n $n >/dev/null || fail "full run -n $n exits $?"
 done
 mpipredict-train --db m.db runs/prime.csv >train.out 2>&1 || { fail "training failed: $(cat train.out)"; finish; }
-mpipredict-predict --db m.db --app prime --used-features >used.txt || fail "--used-features exits $?"
+mpipredict-predict --csv --db m.db --app prime --used-features >used.txt || fail "--used-features exits $?"
 grep -Eq '^(loop|then|else|case):' used.txt || { fail "expected the model to use a counter, got: $(cat used.txt)"; finish; }
 MPIPREDICT_LEAN=$PWD/used.txt mpipredict-mpicc ${MPP_TEST_CFLAGS:-} -O2 -o lean prime.c -lm 2>notes.txt ||
 	{ fail "lean build failed: $(cat notes.txt)"; finish; }
@@ -40,7 +40,7 @@ while read -r c; do
 	a=$(csvget full.csv 1 "$c") b=$(csvget lean.csv 1 "$c")
 	[ -n "$a" ] && [ "$a" = "$b" ] || fail "$c: expected the full build's value '$a' in the lean row, got '$b'"
 done <lean.cols
-pf=$(mpipredict-predict --db m.db --app prime --features full.csv 2>/dev/null | tail -n 1 | cut -d, -f2)
-pl=$(mpipredict-predict --db m.db --app prime --features lean.csv 2>/dev/null | tail -n 1 | cut -d, -f2)
+pf=$(mpipredict-predict --csv --db m.db --app prime --features full.csv 2>/dev/null | tail -n 1 | cut -d, -f2)
+pl=$(mpipredict-predict --csv --db m.db --app prime --features lean.csv 2>/dev/null | tail -n 1 | cut -d, -f2)
 [ -n "$pf" ] && [ "$pf" = "$pl" ] || fail "expected the same prediction from both rows, got full '$pf' and lean '$pl'"
 finish

@@ -79,7 +79,7 @@ jq -e '.models[0] | (.x_mape_pct | type) == "number" and .x_mape_pct > 0 and .x_
 
 # predict ARGS NTASKS -> "answer lower upper" on stdout, stderr in perr.txt
 predict() {
-	mpipredict-predict --db models.db --app lu --args "$1" --ntasks "$2" 2>perr.txt | cut -d, -f2- | tr , ' '
+	mpipredict-predict --csv --db models.db --app lu --args "$1" --ntasks "$2" 2>perr.txt | cut -d, -f2- | tr , ' '
 }
 wider() { # LABEL "p lo hi" (outside) "p lo hi" (in range); printed to 6 digits
 	awk -v o="$2" -v i="$3" 'BEGIN { split(o, a, " "); split(i, b, " ")
@@ -100,8 +100,8 @@ params_far=$(predict "d1100-32.in N=1100 NB=32" 1)
 # Two real runs measured after training: one inside, one above the range.
 run "$PWD/held.csv" 640 24
 run "$PWD/held.csv" 1100 32
-mpipredict-predict --db models.db --app lu --features held.csv >feat.txt 2>ferr.txt ||
-	{ echo "mpipredict-predict --features: $(cat ferr.txt)"; exit 1; }
+mpipredict-predict --csv --db models.db --app lu --features held.csv >feat.txt 2>ferr.txt ||
+	{ echo "mpipredict-predict --csv --features: $(cat ferr.txt)"; exit 1; }
 id_in=$(e2e_field held.csv run_id 1) id_far=$(e2e_field held.csv run_id 2)
 grep -q "run $id_far: extrapolated: N (outside" ferr.txt ||
 	bad "--features: expected run $id_far (N=1100) named as extrapolated, got: $(cat ferr.txt)"
@@ -129,7 +129,7 @@ same "script at N=1100" "$params_far"
 curl -sS -o model.json "$E2E_URL/v1/models/lu"
 jq -e --argjson x "$xm" '(.x_mape - $x | fabs) < 1e-6 * $x' model.json >/dev/null ||
 	bad "GET /v1/models/lu: expected x_mape $xm, got $(jq -c '{x_mape, cv_mape}' model.json)"
-feats=$(mpipredict-predict --db models.db --app lu --used-features | jq -R . | jq -s .)
+feats=$(mpipredict-predict --csv --db models.db --app lu --used-features | jq -R . | jq -s .)
 row=$(sed -n '1p;3p' held.csv | jq -R 'split(",")' | jq -s '[.[0], .[1]] | transpose | map({(.[0]): .[1]}) | add')
 curl -sS -o body.json -w '%{http_code}\n' -H 'Content-Type: application/json' \
 	-d "$(jq -n --argjson f "$feats" --argjson r "$row" '{app: "lu", args: $r.args, ntasks: 1,

@@ -103,7 +103,7 @@ for attempt in 1 2 3; do
 		echo "$(e2e_field "$f" runtime_s 1) $f"; done | sort -g | head -n 1)
 	cp "${best#* }" held.csv
 	measured=${best%% *}
-	p=$(mpipredict-predict --db models.db --app cg --features held.csv |
+	p=$(mpipredict-predict --csv --db models.db --app cg --features held.csv |
 		cut -d, -f2)
 	awk -v p="$p" -v m="$measured" 'BEGIN { exit !(p < 3 * m && m < 3 * p) }' &&
 		break
@@ -119,19 +119,19 @@ sane() {
 		"the measured $measured s, got $2 [$3, $4]"
 }
 
-out=$(mpipredict-predict --db models.db --app cg --features held.csv) ||
-	bad "mpipredict-predict --features: exit $?"
+out=$(mpipredict-predict --csv --db models.db --app cg --features held.csv) ||
+	bad "mpipredict-predict --csv --features: exit $?"
 [ "$(echo "$out" | grep -c .)" = 1 ] || bad "--features: expected one line, got '$out'"
 IFS=, read -r id f_p f_lo f_hi <<<"$out"
 [ "$id" = "$held_id" ] || bad "--features: expected run_id $held_id, got '$id'"
-sane "mpipredict-predict --features" "$f_p" "$f_lo" "$f_hi"
+sane "mpipredict-predict --csv --features" "$f_p" "$f_lo" "$f_hi"
 
-out=$(mpipredict-predict --db models.db --app cg --args "${held[*]}" --ntasks 1) ||
-	bad "mpipredict-predict --args: exit $?"
+out=$(mpipredict-predict --csv --db models.db --app cg --args "${held[*]}" --ntasks 1) ||
+	bad "mpipredict-predict --csv --args: exit $?"
 [ "$(echo "$out" | grep -c .)" = 1 ] || bad "--args: expected one line, got '$out'"
 IFS=, read -r id a_p a_lo a_hi <<<"$out"
 [ -z "$id" ] || bad "--args: expected an empty run_id, got '$id'"
-sane "mpipredict-predict --args" "$a_p" "$a_lo" "$a_hi"
+sane "mpipredict-predict --csv --args" "$a_p" "$a_lo" "$a_hi"
 
 # The same over REST.
 e2e_start_daemon models.db daemon.log ||

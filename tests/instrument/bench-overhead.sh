@@ -55,7 +55,7 @@ for a in prime jacobi3d cg is; do
 		MPIPREDICT_APP=$a "./$a.inst" $args >/dev/null
 	done
 	"$MPP_BUILD/bin/mpipredict-train" --db models.db "runs/$a.csv" >/dev/null 2>&1 &&
-		"$MPP_BUILD/bin/mpipredict-predict" --db models.db --app $a --used-features >"$a.used" ||
+		"$MPP_BUILD/bin/mpipredict-predict" --csv --db models.db --app $a --used-features >"$a.used" ||
 		: >"$a.used"
 	lean "$a" "$work/$a.used" "$MPP_SRC/tests/apps/$a.c"
 done

@@ -25,7 +25,7 @@ measure() { # label command...
 for i in 1 2 3; do
 	rm -f m.db
 	measure train "$build/bin/mpipredict-train" --db m.db runs.csv
-	measure base "$build/bin/mpipredict-predict" --db m.db --app stencil --features runs.csv
+	measure base "$build/bin/mpipredict-predict" --csv --db m.db --app stencil --features runs.csv
 done
 awk '
 	{ w[$1, ++n[$1]] = $2; c[$1, n[$1]] = $3; r[$1, n[$1]] = $4 }

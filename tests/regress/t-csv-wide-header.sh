@@ -9,19 +9,19 @@ set -u
 fail=0
 "$MPP_BUILD/tests/regress/gen-runs" --runs 40 --features 30 --seed 5 >runs.csv || exit 1
 mpipredict-train --db m.db runs.csv >/dev/null 2>&1 || { echo "training failed"; exit 1; }
-mpipredict-predict --db m.db --app stencil --features runs.csv >narrow.out 2>err.txt ||
+mpipredict-predict --csv --db m.db --app stencil --features runs.csv >narrow.out 2>err.txt ||
 	{ echo "expected the narrow file predicted, got $(cat err.txt)"; exit 1; }
 # The same rows with 100,000 more columns (x1..x100000, value 0).
 n=100000
 awk -F, -v n="$n" 'NR == 1 { printf "%s", $0; for (i = 1; i <= n; i++) printf ",x%d", i; print ""; next }
 	{ printf "%s", $0; for (i = 1; i <= n; i++) printf ",0"; print "" }' runs.csv >wide.csv
-mpipredict-predict --db m.db --app stencil --features wide.csv >wide.out 2>err.txt ||
+mpipredict-predict --csv --db m.db --app stencil --features wide.csv >wide.out 2>err.txt ||
 	{ echo "expected the $n-column file loaded, got exit $?: $(cat err.txt)"; fail=1; }
 cmp -s narrow.out wide.out || { echo "expected the same predictions from the wide file"; fail=1; }
 # One duplicate far into the header: x77777 again as the last column.
 awk -F, -v n="$n" 'NR == 1 { printf "%s", $0; for (i = 1; i <= n; i++) printf ",x%d", i; print ",x77777"; next }
 	{ printf "%s", $0; for (i = 1; i <= n + 1; i++) printf ",0"; print "" }' runs.csv >dup.csv
-mpipredict-predict --db m.db --app stencil --features dup.csv >dup.out 2>err.txt
+mpipredict-predict --csv --db m.db --app stencil --features dup.csv >dup.out 2>err.txt
 rc=$?
 [ $rc = 2 ] || { echo "duplicate column: expected exit 2, got $rc"; fail=1; }
 grep -q 'dup.csv:1: column x77777 appears twice' err.txt ||

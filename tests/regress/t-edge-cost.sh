@@ -68,7 +68,7 @@ tail -n +2 "$data/cg-held.csv" | awk -F, '{ print $6 "|" $9 "|" $8 }' | sort >he
 : >err.txt
 cut -d'|' -f1,2 held.txt | sort -u | while IFS='|' read -r np args; do
 	t=$(awk -F'|' -v np="$np" -v a="$args" '$1 == np && $2 == a { print $3 }' held.txt | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-	p=$(mpipredict-predict --db "$DB" --app cg --args "$args" --ntasks "$np" 2>>err.txt | tail -n 1 | cut -d, -f2)
+	p=$(mpipredict-predict --csv --db "$DB" --app cg --args "$args" --ntasks "$np" 2>>err.txt | tail -n 1 | cut -d, -f2)
 	echo "$t $p"
 done >answers.txt
 grep -q "edge factor" err.txt || fail "mpipredict-predict: expected it to say the edge factor applied, got: $(head -3 err.txt)"
@@ -88,11 +88,11 @@ echo "cg: reported past the range $xm %, inside it $cvp %, held out at N = 96 $w
 
 # The features path prices each counted unit at the same average cost:
 # the run's own parameters put it above the range, and the factor applies.
-mpipredict-predict --db "$DB" --app cg --features "$data/cg-held.csv" >feat.txt 2>ferr.txt ||
-	fail "mpipredict-predict --features: $(cat ferr.txt)"
+mpipredict-predict --csv --db "$DB" --app cg --features "$data/cg-held.csv" >feat.txt 2>ferr.txt ||
+	fail "mpipredict-predict --csv --features: $(cat ferr.txt)"
 nheld=$(($(wc -l <"$data/cg-held.csv") - 1))
 grep -q "edge factor applied to $nheld of $nheld runs" ferr.txt ||
-	fail "mpipredict-predict --features: expected the edge factor on all $nheld held runs, got: $(cat ferr.txt)"
+	fail "mpipredict-predict --csv --features: expected the edge factor on all $nheld held runs, got: $(cat ferr.txt)"
 read -r fwith fwithout < <(tail -n +2 "$data/cg-held.csv" | cut -d, -f8 | paste -d, feat.txt - |
 	awk -F, -v e="$eg" '{ d = ($2 - $5) / $5; d0 = ($2 / e - $5) / $5; s += (d < 0 ? -d : d); s0 += (d0 < 0 ? -d0 : d0); n++ }
 	END { printf "%.2f %.2f\n", 100 * s / n, 100 * s0 / n }')
@@ -101,18 +101,18 @@ awk -v a="$fwith" -v b="$fwithout" 'BEGIN { exit !(a <= b - 3) }' ||
 echo "cg at N = 96, from features: $fwith % with the edge factor, $fwithout % without"
 
 tf=$(truth 112 200)
-gotf=$(mpipredict-predict --db "$DB" --app cgf --args "-n 112 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
+gotf=$(mpipredict-predict --csv --db "$DB" --app cgf --args "-n 112 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
 awk -v p="$gotf" -v t="$tf" 'BEGIN { d = (p - t) / t; if (d < 0) d = -d; exit !(d < 0.05) }' ||
 	fail "flat cost at -n 112: expected within 5 % of $tf s, got $gotf s"
 
 start_daemon
-got=$(mpipredict-predict --db "$DB" --app cg --args "-n 96 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
+got=$(mpipredict-predict --csv --db "$DB" --app cg --args "-n 96 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
 st=$(req POST /v1/predict '{"app": "cg", "args": "-n 96 -i 200", "ntasks": 1}')
 expect_status 200 "$st" "the daemon, above the range"
 jq -e --argjson e "$eg" --argjson p "$got" '(.edge_factor - $e | fabs) < 1e-9 and (.runtime_s / $p - 1 | fabs) < 1e-5 and .extrapolated == ["-n"]' body >/dev/null ||
 	fail "the daemon: expected edge_factor $eg and $got s, extrapolated [\"-n\"], got $(cat body)"
 # A features request that shows its arguments: the same factor.
-feats=$(mpipredict-predict --db "$DB" --app cg --used-features | jq -R . | jq -s .)
+feats=$(mpipredict-predict --csv --db "$DB" --app cg --used-features | jq -R . | jq -s .)
 row=$(head -2 "$data/cg-held.csv" | jq -R 'split(",")' | jq -s '[.[0], .[1]] | transpose | map({(.[0]): .[1]}) | add')
 body=$(jq -n --argjson f "$feats" --argjson r "$row" '{app: "cg", args: $r.args, ntasks: ($r.nprocs | tonumber),
 	features: ($f | map({(.): ($r[.] | tonumber)}) | add)}')

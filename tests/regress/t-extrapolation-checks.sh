@@ -36,8 +36,8 @@ jq -e --arg s "$stencil" '.models[0] |
 jq -e '.models[0].stable_choice.extrap_mape_pct | isfinite' train.json >/dev/null ||
 	fail "expected the stable choice's check error, got $(jq -c '.models[0].stable_choice' train.json)"
 
-mpipredict-predict --db "$DB" --app jacobi3d --features "$data/jacobi3d-9rep-held.csv" >pred.txt 2>/dev/null ||
-	fail "mpipredict-predict --features failed"
+mpipredict-predict --csv --db "$DB" --app jacobi3d --features "$data/jacobi3d-9rep-held.csv" >pred.txt 2>/dev/null ||
+	fail "mpipredict-predict --csv --features failed"
 [ "$(wc -l <pred.txt)" = 54 ] || fail "expected 54 answers, got $(wc -l <pred.txt)"
 # Per setting (ranks, args): the median answer against the median run time.
 err=$(tail -n +2 "$data/jacobi3d-9rep-held.csv" | cut -d, -f6,8,9 | paste -d, pred.txt - |

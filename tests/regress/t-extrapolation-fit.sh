@@ -54,12 +54,12 @@ mape() {
 truth=$(awk -F, '$6 == 1 && $9 == "-n 96 -i 200" { print $8 }' "$data/cg-ridge-held.csv" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 inrange=$(head -2 "$data/cg-ridge-train.csv")
 answers() { # TAG: features, parameters and an in-range row's answers
-	mpipredict-predict --db "$DB" --app cg --features "$data/cg-ridge-held.csv" >"feat-$1.txt" 2>/dev/null ||
-		fail "mpipredict-predict --features ($1)"
-	mpipredict-predict --db "$DB" --app cg --args "-n 96 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >"par-$1.txt"
+	mpipredict-predict --csv --db "$DB" --app cg --features "$data/cg-ridge-held.csv" >"feat-$1.txt" 2>/dev/null ||
+		fail "mpipredict-predict --csv --features ($1)"
+	mpipredict-predict --csv --db "$DB" --app cg --args "-n 96 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >"par-$1.txt"
 	printf '%s\n' "$inrange" >in.csv
-	mpipredict-predict --db "$DB" --app cg --features in.csv 2>/dev/null | cut -d, -f2 >"in-$1.txt"
-	mpipredict-predict --db "$DB" --app cg --args "-n 64 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >>"in-$1.txt"
+	mpipredict-predict --csv --db "$DB" --app cg --features in.csv 2>/dev/null | cut -d, -f2 >"in-$1.txt"
+	mpipredict-predict --csv --db "$DB" --app cg --args "-n 64 -i 200" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2 >>"in-$1.txt"
 }
 answers with
 # mpipredictd loads the same fit from the store: its answer past the range
@@ -93,7 +93,7 @@ read -r fhi xhi < <(jq -r '.models[0].interval | "\(.features[1]) \(.extrapolate
 awk -F, -v f="$fhi" -v x="$xhi" '{ h = (f > x ? f : x); r = $4 / $2; if (r < h * 0.9999 || r > h * 1.0001) bad++ }
 	END { exit bad > 0 }' feat-with.txt ||
 	fail "features outside the range: expected upper = answer x max($fhi, $xhi), got $(head -2 feat-with.txt | tr '\n' ';')"
-mpipredict-predict --db "$DB" --app cg --features in.csv 2>/dev/null | awk -F, -v f="$fhi" '{ r = $4 / $2; exit !(r > f * 0.9999 && r < f * 1.0001) }' ||
+mpipredict-predict --csv --db "$DB" --app cg --features in.csv 2>/dev/null | awk -F, -v f="$fhi" '{ r = $4 / $2; exit !(r > f * 0.9999 && r < f * 1.0001) }' ||
 	fail "features inside the range: expected upper = answer x $fhi"
 
 cmp -s in-with.txt in-without.txt ||
@@ -120,7 +120,7 @@ mpipredict-train --db "$DB" --json lulesh-train.csv >ltrain.json 2>err.txt || fa
 jq -e '.models[0] | .fit == "ridge" and .extrapolation_fit != null and ([.terms[] | select(.share_pct < 0)] | length) > 0' ltrain.json >/dev/null ||
 	fail "lulesh twin: expected ridge with a negative share and an extrapolation fit, got $(jq -c '.models[0] | {fit, s: [.terms[].share_pct]}' ltrain.json)"
 lmape() {
-	mpipredict-predict --db "$DB" --app lulesh --features lulesh-held.csv 2>/dev/null |
+	mpipredict-predict --csv --db "$DB" --app lulesh --features lulesh-held.csv 2>/dev/null |
 		paste -d, - <(tail -n +2 lulesh-held.csv | cut -d, -f8) |
 		awk -F, '{ d = ($2 - $5) / $5; s += (d < 0 ? -d : d); n++ } END { printf "%.2f", 100 * s / n }'
 }

@@ -13,7 +13,7 @@ fail=0
 
 # check DB LOW HIGH MAX_ABOVE: per mille inside [LOW, HIGH], above <= MAX_ABOVE
 check() {
-	mpipredict-predict --db "$1" --app stencil --features new.csv >pred.csv || { echo "predict failed"; exit 1; }
+	mpipredict-predict --csv --db "$1" --app stencil --features new.csv >pred.csv || { echo "predict failed"; exit 1; }
 	paste -d, pred.csv actual.txt | awk -F, -v lo="$2" -v hi="$3" -v up="$4" -v db="$1" '
 		{ if ($5 >= $3 && $5 <= $4) k++; if ($5 > $4) a++ }
 		END { printf "%s: inside %.1f %%, above %.1f %% of %d new runs\n", db, 100 * k / NR, 100 * a / NR, NR;

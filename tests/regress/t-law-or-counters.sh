@@ -31,7 +31,7 @@ jq -e '.models[0] | .params_basis == "parameters" and .law_vs_counters.runs == 4
 	.law_vs_counters.mean_diff_pct < 0 and -.law_vs_counters.mean_diff_pct <= .law_vs_counters.se_pct' md.json >/dev/null ||
 	{ echo "md: expected the counters to answer on a near tie (law ahead by less than its standard error), got $(jq -c '.models[0] | {params_basis, law_vs_counters}' md.json)"; fail=1; }
 tail -n +2 far.csv | while IFS=, read -r _ _ _ _ _ np _ y args _; do
-	printf '%s %s\n' "$(mpipredict-predict --db md.db --app md --args "$args" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)" "$y"
+	printf '%s %s\n' "$(mpipredict-predict --csv --db md.db --app md --args "$args" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)" "$y"
 done >far.txt
 err=$(awk '$1 > 0 { e = ($1 - $2) / $2; if (e < 0) e = -e; s += e; n++ } END { if (n == 12) printf "%.2f", 100 * s / n; else print "missing" }' far.txt)
 awk -v e="$err" 'BEGIN { exit !(e != "missing" && e < 5) }' ||
@@ -55,7 +55,7 @@ jq -e '.models[0] | .params_basis == "runtime-law" and .law_vs_counters.runs > 0
 	-.law_vs_counters.mean_diff_pct > .law_vs_counters.se_pct' solver.json >/dev/null ||
 	{ echo "solver: expected the run-time law, clearly better than the counters, got $(jq -c '.models[0] | {params_basis, law_vs_counters}' solver.json)"; fail=1; }
 truth=$(awk 'BEGIN { printf "%.9f", 0.2 + 4e-8 * 255 ^ 2.5 * 33 }')
-got=$(mpipredict-predict --db solver.db --app solver --args "solver.dat N=255 STEPS=33" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
+got=$(mpipredict-predict --csv --db solver.db --app solver --args "solver.dat N=255 STEPS=33" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
 awk -v p="$got" -v t="$truth" 'BEGIN { e = (p - t) / t; if (e < 0) e = -e; exit !(p > 0 && e < 0.03) }' ||
 	{ echo "solver: expected N=255 STEPS=33 within 3 % of $truth s, got '$got'"; fail=1; }
 exit $fail

@@ -41,7 +41,7 @@ train_copy off --no-memory-regime
 jq -e '.models[0].memory | .beta == 0 and (.none_because | test("no-memory-regime"))' off.json >/dev/null ||
 	{ echo "expected beta 0 and why with --no-memory-regime, got $(jq -c '.models[0].memory' off.json)"; fail=1; }
 mape() { # $1: db; the held rows from features: "answered MAPE"
-	mpipredict-predict --db "$1" --app cg --features "$D/cg-memory-held.csv" 2>/dev/null >"pf-$1.csv"
+	mpipredict-predict --csv --db "$1" --app cg --features "$D/cg-memory-held.csv" 2>/dev/null >"pf-$1.csv"
 	awk -F, 'NR == FNR { if (FNR > 1) t[$1] = $8; next }
 		$1 in t { d = ($2 - t[$1]) / t[$1]; e += d < 0 ? -d : d; m++ }
 		END { printf "%d %.1f", m, m ? 100 * e / m : 100 }' "$D/cg-memory-held.csv" "pf-$1.csv"
@@ -57,8 +57,8 @@ awk -F, 'NR > 1 { k = $6 " " $9; s[k] += $8; n[k]++ } END { for (k in s) print k
 	"$D/cg-memory-held.csv" | sed 's/ -n / /; s/ -i / /' >truth.txt
 ew=0 eo=0
 while read -r np n it t; do
-	p=$(mpipredict-predict --db curve.db --app cg --args "-n $n -i $it" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
-	q=$(mpipredict-predict --db plain.db --app cg --args "-n $n -i $it" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
+	p=$(mpipredict-predict --csv --db curve.db --app cg --args "-n $n -i $it" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
+	q=$(mpipredict-predict --csv --db plain.db --app cg --args "-n $n -i $it" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
 	echo "N = $n, $it iterations, $np rank(s): measured $t s, with the regime ${p:-none} s, without ${q:-none} s"
 	awk -v p="${p:-0}" -v q="${q:-0}" 'BEGIN { exit !(p > q && q > 0) }' ||
 		{ echo "expected the answer with the regime above the one without"; fail=1; }

@@ -125,8 +125,8 @@ mpipredict-train --db flat.db train.csv >/dev/null 2>err.txt ||
 	{ echo "expected training without a curve to work, got: $(cat err.txt)"; exit 1; }
 for np in 1 2; do
 	want=$(truth $np 1)
-	p=$(mpipredict-predict --db curve.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
-	q=$(mpipredict-predict --db flat.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
+	p=$(mpipredict-predict --csv --db curve.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
+	q=$(mpipredict-predict --csv --db flat.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
 	echo "N = 72, $np rank(s), 50 iterations: the law $want s; with the curve ${p:-none} s ($(err_of "$p" "$want") %), without ${q:-none} s ($(err_of "$q" "$want") %)"
 	within "$p" "$want" 0.10 ||
 		{ echo "expected the answer from parameters with the curve within 10 % of $want s, got ${p:-none}"; fail=1; }
@@ -134,7 +134,7 @@ for np in 1 2; do
 		{ echo "expected the answer without the curve to err by more than 20 % (the regime carries it), got $q against $want"; fail=1; }
 done
 # From measured features: every held row, against its own time.
-mpipredict-predict --db curve.db --app hpcg --features held.csv 2>/dev/null >pf.csv
+mpipredict-predict --csv --db curve.db --app hpcg --features held.csv 2>/dev/null >pf.csv
 got=$(awk -F, 'NR == FNR { if (FNR > 1) t[$1] = $8; next }
 	$1 in t { d = ($2 - t[$1]) / t[$1]; e += d < 0 ? -d : d; m++ }
 	END { printf "%d %.1f", m, m ? 100 * e / m : 100 }' held.csv pf.csv)
@@ -150,7 +150,7 @@ mpipredict-train --db twin.db --json flat.csv >twin.json 2>err.txt ||
 	{ echo "expected training the compute-bound twin to work, got: $(cat err.txt)"; exit 1; }
 jq -e '.models[0].memory.beta == 0 and (.models[0].memory.held_mape_pct_by_beta[0] | type) == "number"' twin.json >/dev/null ||
 	{ echo "expected beta 0 for a time per iteration that does not follow the curve, got $(jq -c '.models[0].memory' twin.json)"; fail=1; }
-p=$(mpipredict-predict --db twin.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
+p=$(mpipredict-predict --csv --db twin.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks 1 2>/dev/null | tail -n 1 | cut -d, -f2)
 within "$p" "$(truth 1 0)" 0.08 ||
 	{ echo "expected the twin's answer within 8 % of $(truth 1 0) s, got ${p:-none}"; fail=1; }
 
@@ -168,7 +168,7 @@ deck() { # $1: db; $2: ranks; $3: jq test of the memory object; $4...:
 		{ echo "expected training the deck campaign $* to work, got: $(cat err.txt)"; exit 1; }
 	jq -e ".models[] | select(.app == \"hpcgdeck\") | .memory | $want" "$db.json" >/dev/null ||
 		{ echo "expected $want for the deck campaign $*, got $(jq -c '.models[] | select(.app == "hpcgdeck") | .memory' "$db.json")"; fail=1; }
-	p=$(mpipredict-predict --db "$db" --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
+	p=$(mpipredict-predict --csv --db "$db" --app hpcgdeck --args "hpcg.dat NX=72 IT=50" --ntasks "$np" 2>/dev/null | tail -n 1 | cut -d, -f2)
 	echo "deck $*, NX = 72, $np rank(s): the law $(truth "$np" 1) s, answered ${p:-none} s ($(err_of "$p" "$(truth "$np" 1)") %)"
 	within "$p" "$(truth "$np" 1)" 0.10 ||
 		{ echo "expected the deck's answer $* within 10 % of $(truth "$np" 1) s, got ${p:-none}"; fail=1; }
@@ -197,7 +197,7 @@ jq -e '.models[0].memory.beta > 0' setup.json >/dev/null ||
 	{ echo "expected a regime kept under a setup phase's peak, got $(jq -c '.models[0].memory' setup.json)"; fail=1; }
 mpipredict-train --db setupflat.db train.csv >/dev/null 2>&1
 feat_mape() { # $1: db; the held rows from features: "answered MAPE"
-	mpipredict-predict --db "$1" --app hpcg --features held.csv 2>/dev/null >pf.csv
+	mpipredict-predict --csv --db "$1" --app hpcg --features held.csv 2>/dev/null >pf.csv
 	awk -F, 'NR == FNR { if (FNR > 1) t[$1] = $8; next }
 		$1 in t { d = ($2 - t[$1]) / t[$1]; e += d < 0 ? -d : d; m++ }
 		END { printf "%d %.1f", m, m ? 100 * e / m : 100 }' held.csv pf.csv
@@ -208,8 +208,8 @@ awk -v a="${with#* }" -v b="${without#* }" 'BEGIN { exit !(a < b / 2) }' ||
 	{ echo "expected the regime under a setup phase's peak to answer with less than half the error of none"; fail=1; }
 for np in 1 2; do
 	want=$(truth $np 1)
-	p=$(mpipredict-predict --db setup.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
-	q=$(mpipredict-predict --db setupflat.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
+	p=$(mpipredict-predict --csv --db setup.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
+	q=$(mpipredict-predict --csv --db setupflat.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
 	echo "setup phase, N = 72, $np rank(s): the law $want s; with the curve ${p:-none} s ($(err_of "$p" "$want") %), without ${q:-none} s ($(err_of "$q" "$want") %)"
 	awk -v a="$(err_of "$p" "$want")" -v b="$(err_of "$q" "$want")" 'BEGIN { exit !(a < b) }' ||
 		{ echo "expected the answer from parameters with the curve closer than without"; fail=1; }

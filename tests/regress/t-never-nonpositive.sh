@@ -26,12 +26,12 @@ got=$(jq -c '[.models[0].terms[].feature] | sort' train.json)
 [ "$got" = '["a","c"]' ] || { echo "expected the seed to keep a and c, got $got"; exit 1; }
 fail=0
 printf '%s\nq1,neg,b1,t,,1,1,1,,1000,1\n' "$hdr" >far.csv
-mpipredict-predict --db m.db --app neg --features far.csv >out.txt 2>err.txt
+mpipredict-predict --csv --db m.db --app neg --features far.csv >out.txt 2>err.txt
 rc=$?
 [ $rc = 2 ] && grep -q "not a positive run time" err.txt && grep -q "method seed" err.txt && [ ! -s out.txt ] ||
 	{ echo "expected exit 2 'not a positive run time' naming method seed and no output, got rc $rc, '$(cat out.txt)' '$(cat err.txt)'"; fail=1; }
 printf '%s\nq2,neg,b1,t,,1,1,1,,50,40\n' "$hdr" >near.csv
-out=$(mpipredict-predict --db m.db --app neg --features near.csv 2>err.txt) ||
+out=$(mpipredict-predict --csv --db m.db --app neg --features near.csv 2>err.txt) ||
 	{ echo "expected an answer inside the training runs, got $(cat err.txt)"; fail=1; }
 # 50 - 20 + 80 = 110 s, fitted exactly (noise-free runs).
 echo "$out" | awk -F, '{ exit !($2 > 109.9 && $2 < 110.1 && $3 > 0 && $3 <= $2 && $2 <= $4) }' ||

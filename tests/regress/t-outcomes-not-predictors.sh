@@ -23,7 +23,7 @@ esac
 # The same run with its memory column multiplied by 10 gets the same answer.
 head -2 runs.csv >one.csv
 awk -F, 'NR == 1 { print; next } { $NF = $NF * 10; print }' OFS=, one.csv >ten.csv
-a=$(mpipredict-predict --db m.db --app cg --features one.csv 2>/dev/null | tail -1 | cut -d, -f2)
-b=$(mpipredict-predict --db m.db --app cg --features ten.csv 2>/dev/null | tail -1 | cut -d, -f2)
+a=$(mpipredict-predict --csv --db m.db --app cg --features one.csv 2>/dev/null | tail -1 | cut -d, -f2)
+b=$(mpipredict-predict --csv --db m.db --app cg --features ten.csv 2>/dev/null | tail -1 | cut -d, -f2)
 [ -n "$a" ] && [ "$a" = "$b" ] || { echo "expected the same answer whatever the memory column, got '$a' and '$b'"; fail=1; }
 exit $fail

@@ -18,12 +18,12 @@ jq -e --arg f "$step" '.models[0].terms[] | select([.feature] + .aliases | index
 	{ echo "expected the step feature kept, not predictable, left out of the parameters path; got $(jq -c '.models[0].terms' out.json)"; fail=1; }
 jq -e '.models[0] | (.params_intercept | type == "number") and .cv_mape_params_pct < 10 and .cv_params_runs == 60' out.json >/dev/null ||
 	{ echo "expected a parameters path with its own intercept, CV error < 10 % over 60 runs; got $(jq -c '.models[0] | {params_intercept, cv_mape_params_pct, cv_params_runs}' out.json)"; fail=1; }
-out=$(mpipredict-predict --db m.db --app stencil --args "-n 64 --iters=20" --ntasks 4) ||
+out=$(mpipredict-predict --csv --db m.db --app stencil --args "-n 64 --iters=20" --ntasks 4) ||
 	{ echo "predict from parameters failed"; exit 1; }
 echo "below the step: $out"
 echo "$out" | awk -F, '{ e = ($2 - 0.4693216) / 0.4693216; if (e < 0) e = -e; exit !(e < 0.03) }' ||
 	{ echo "expected about 0.4693216 s (within 3 %), got '$out'"; fail=1; }
-out=$(mpipredict-predict --db m.db --app stencil --args "-n 256 --iters=90" --ntasks 4) ||
+out=$(mpipredict-predict --csv --db m.db --app stencil --args "-n 256 --iters=90" --ntasks 4) ||
 	{ echo "predict from parameters failed"; exit 1; }
 echo "past the step: $out"
 echo "$out" | awk -F, '{ exit !($3 <= 6.7323104 && 6.7323104 <= $4) }' ||

@@ -21,11 +21,11 @@ check '^bytes:halo.c:88' --iters 1
 check '^bytes:halo.c:88' nprocs 0
 jq -e '[.models[0].terms[].param_model.predictable] | all' out.json >/dev/null ||
 	{ echo "expected every kept term predictable from parameters"; fail=1; }
-out=$(mpipredict-predict --db m.db --app stencil --args "-n 128 --iters=50 out.dat" --ntasks 4) ||
+out=$(mpipredict-predict --csv --db m.db --app stencil --args "-n 128 --iters=50 out.dat" --ntasks 4) ||
 	{ echo "predict from parameters failed"; exit 1; }
 echo "from parameters: $out"
 echo "$out" | awk -F, '{ e = ($2 - 1.074288) / 1.074288; if (e < 0) e = -e; exit !($1 == "" && e < 0.03 && $3 <= $2 && $2 <= $4) }' ||
 	{ echo "expected ',1.074288 (within 3 %),lower,upper', got '$out'"; fail=1; }
-mpipredict-predict --db m.db --app stencil --args "--iters=50" --ntasks 4 2>err.txt
+mpipredict-predict --csv --db m.db --app stencil --args "--iters=50" --ntasks 4 2>err.txt
 [ $? = 2 ] && grep -q -- '-n' err.txt || { echo "expected exit 2 naming the missing parameter -n, got '$(cat err.txt)'"; fail=1; }
 exit $fail

@@ -9,7 +9,7 @@ mpipredict-train --db m.db --json runs.csv >out.json 2>err.txt || { echo "traini
 fail=0
 jq -e '.models[0].terms[] | select(.feature == "call:solver.c:97:3:MPI_Allreduce.mean") | .param_model | .predictable and .zero_on_one_rank and (.exponents.nprocs - 1 | fabs < 0.01)' out.json >/dev/null ||
 	{ echo "expected the Allreduce count predictable, zero on one rank, nprocs^1; got $(jq -c '.models[0].terms[] | select(.feature | test("97")) | .param_model' out.json)"; fail=1; }
-out=$(mpipredict-predict --db m.db --app stencil --args "-n 64 --iters=20" --ntasks 1)
+out=$(mpipredict-predict --csv --db m.db --app stencil --args "-n 64 --iters=20" --ntasks 1)
 echo "one rank from parameters: $out"
 echo "$out" | awk -F, '{ e = ($2 - 0.4286432) / 0.4286432; if (e < 0) e = -e; exit !(e < 0.03) }' ||
 	{ echo "expected about 0.4286432 s on one rank, got '$out'"; fail=1; }

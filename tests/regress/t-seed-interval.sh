@@ -27,17 +27,17 @@ gen 0 >flat.csv
 mpipredict-train --db deg.db --method seed deg.csv >/dev/null 2>err.txt ||
 	{ echo "expected the seed to train, got $(cat err.txt)"; exit 1; }
 printf '%s\nq1,deg,b1,t,,1,1,1,,50,0\n' "$hdr" >q.csv
-out=$(mpipredict-predict --db deg.db --app deg --features q.csv 2>err.txt) ||
+out=$(mpipredict-predict --csv --db deg.db --app deg --features q.csv 2>err.txt) ||
 	{ echo "expected an answer from features, got $(cat err.txt)"; fail=1; }
 echo "$out" | awk -F, '{ exit !($2 > 3.5 && $2 < 4.3 && $4 / $3 < 2) }' ||
 	{ echo "expected about 3.9 s from features with upper/lower < 2, got '$out'"; fail=1; }
-mpipredict-predict --db deg.db --app deg --args "-n 50" --ntasks 1 >out.txt 2>err.txt
+mpipredict-predict --csv --db deg.db --app deg --args "-n 50" --ntasks 1 >out.txt 2>err.txt
 rc=$?
 [ $rc = 2 ] && grep -q "spans x\[" err.txt && grep -q "method seed" err.txt && [ ! -s out.txt ] ||
 	{ echo "expected the answer from parameters refused (exit 2, 'spans x[', 'method seed', no output), got rc $rc, '$(cat out.txt)' '$(cat err.txt)'"; fail=1; }
 mpipredict-train --db flat.db --method seed flat.csv >/dev/null 2>err.txt ||
 	{ echo "expected the seed to train on the runs without the branch, got $(cat err.txt)"; exit 1; }
-out=$(mpipredict-predict --db flat.db --app deg --args "-n 50" --ntasks 1 2>err.txt) ||
+out=$(mpipredict-predict --csv --db flat.db --app deg --args "-n 50" --ntasks 1 2>err.txt) ||
 	{ echo "expected an answer from parameters without the branch, got $(cat err.txt)"; fail=1; }
 echo "$out" | awk -F, '{ exit !($2 > 3.5 && $2 < 4.3 && $3 > 0 && $4 / $3 < 100) }' ||
 	{ echo "expected about 3.9 s from parameters with 0 < lower and upper/lower < 100, got '$out'"; fail=1; }

@@ -51,7 +51,7 @@ jq -e '.models[0].stable_choice.checks | map(select(.by == "NB")) | .[0] | .held
 jq -e '.models[0].stable_choice.checks[0] | .by == "runtime" and .held >= 6' train.json >/dev/null ||
 	{ echo "expected the longest runs' check first, holding a fifth or more, got $checks"; fail=1; }
 # Past the range, from the deck's declared parameters.
-p=$(mpipredict-predict --db m.db --app hpl --args "hpl-6000.dat N=6000 NB=128" --ntasks 2 2>/dev/null | tail -n 1 | cut -d, -f2)
+p=$(mpipredict-predict --csv --db m.db --app hpl --args "hpl-6000.dat N=6000 NB=128" --ntasks 2 2>/dev/null | tail -n 1 | cut -d, -f2)
 want=$(awk 'BEGIN { N = 6000; NB = 128; upd = 2 / 3 * N * N * N / NB / 2; pan = N * NB / 2; swp = N * N / NB / 2
 	printf "%.6f", 0.4 + 1.1e-9 * upd * NB + 4e-8 * pan * NB / 8 + 2e-9 * swp * NB }')
 echo "N = 6000: predicted ${p:-none} s, the rows' law $want s"

@@ -28,7 +28,7 @@ for s in 1 4; do
 	# Predictions from job parameters on never-run sizes: every answer is
 	# flagged extrapolated; the mean relative error against the truth.
 	tail -n +2 far.csv | while IFS=, read -r _ _ _ _ _ np _ y args _; do
-		mpipredict-predict --db s$s.db --app md --args "$args" --ntasks "$np" | tail -n 1 | cut -d, -f2 | tr '\n' ' '
+		mpipredict-predict --csv --db s$s.db --app md --args "$args" --ntasks "$np" | tail -n 1 | cut -d, -f2 | tr '\n' ' '
 		echo "$y"
 	done >p$s.txt
 	[ "$(wc -l <p$s.txt)" = 12 ] || { echo "session $s: expected 12 answers from parameters, got $(wc -l <p$s.txt)"; fail=1; }

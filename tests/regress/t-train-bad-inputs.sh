@@ -63,11 +63,11 @@ mpipredict-train --db m.db --allow-mixed-builds b1.csv b2.csv >out.txt 2>err.txt
 [ "$(models)" = 1 ] || { echo "--allow-mixed-builds: expected one model"; fail=1; }
 got=$(sqlite3 m.db 'SELECT build_id FROM models')
 [ "$got" = "b1+b2" ] || { echo "--allow-mixed-builds: expected the model's build_id b1+b2 (both builds), got '$got'"; fail=1; }
-mpipredict-predict --db m.db --app app1 --features b2.csv >/dev/null 2>err.txt || { echo "predict b2 rows: $(cat err.txt)"; fail=1; }
+mpipredict-predict --csv --db m.db --app app1 --features b2.csv >/dev/null 2>err.txt || { echo "predict b2 rows: $(cat err.txt)"; fail=1; }
 [ ! -s err.txt ] || { echo "expected no build warning for b2 rows under a b1+b2 model, got '$(cat err.txt)'"; fail=1; }
 rm -f m.db
 mpipredict-train --db m.db b1.csv >/dev/null 2>&1
-mpipredict-predict --db m.db --app app1 --features b2.csv >/dev/null 2>err.txt
+mpipredict-predict --csv --db m.db --app app1 --features b2.csv >/dev/null 2>err.txt
 grep -q 'build b2, the model was trained on build b1' err.txt || { echo "expected a warning for b2 rows under a b1 model, got '$(cat err.txt)'"; fail=1; }
 mpipredict-train --db m.db --no-such b1.csv >/dev/null 2>err.txt
 [ $? = 1 ] && grep -q -- '--no-such' err.txt || { echo "expected exit 1 naming --no-such"; fail=1; }

@@ -23,7 +23,7 @@ mpipredict-train --db m.db --json "$data/jacobi3d-train.csv" >out.json 2>err.txt
 jq -e '.models[0].terms | map(select(.feature == "loop:jacobi3d.c:219:5.mean" or (.aliases | index("loop:jacobi3d.c:219:5.mean")))) | length == 1' out.json >/dev/null ||
 	{ echo "expected the cell counter kept, got terms: $(jq -c '[.models[0].terms[].feature]' out.json)"; fail=1; }
 
-mpipredict-predict --db m.db --app jacobi3d --features "$data/jacobi3d-held.csv" >pred.csv ||
+mpipredict-predict --csv --db m.db --app jacobi3d --features "$data/jacobi3d-held.csv" >pred.csv ||
 	{ echo "expected predict to succeed"; exit 1; }
 # nprocs is column 6 and runtime_s column 8 of the rows (no quoted fields
 # before args).

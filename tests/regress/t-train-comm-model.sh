@@ -75,7 +75,7 @@ jq -e '[.models[0].terms[] | .feature, (.aliases // [])[]] | index("model:comm_s
 	{ echo "expected model:comm_s among the terms, got $(jq -c '[.models[0].terms[].feature]' out.json)"; fail=1; }
 jq -e '[.models[0].terms[] | .feature, (.aliases // [])[]] | index("time:in_mpi.mean") | not' out.json >/dev/null ||
 	{ echo "expected time:in_mpi.mean never selected, got $(jq -c '[.models[0].terms[].feature]' out.json)"; fail=1; }
-mpipredict-predict --db m.db --app ring --features held.csv >pred.csv 2>err.txt ||
+mpipredict-predict --csv --db m.db --app ring --features held.csv >pred.csv 2>err.txt ||
 	{ echo "expected predict to succeed, got: $(cat err.txt)"; exit 1; }
 tail -n 20 held.csv | cut -d, -f8 >actual.txt
 paste -d, pred.csv actual.txt | awk -F, '

@@ -26,7 +26,7 @@ cv=$(jq '.models[0].cv_mape_pct' out.json)
 awk -v c="$cv" 'BEGIN { exit !(c < 3) }' || { echo "expected CV MAPE < 3 %, got $cv"; fail=1; }
 echo "CV MAPE from features: $cv %, from parameters: $(jq '.models[0].cv_mape_params_pct' out.json) %, fit $(jq -r '.models[0].fit' out.json)"
 
-mpipredict-predict --db m.db --app stencil --features held.csv >pred.csv ||
+mpipredict-predict --csv --db m.db --app stencil --features held.csv >pred.csv ||
 	{ echo "expected predict to succeed"; exit 1; }
 # runtime_s is column 8 of the held-out rows (no quoted fields there).
 tail -n 20 held.csv | cut -d, -f8 >actual.txt

@@ -13,6 +13,6 @@ active() { sqlite3 m.db "SELECT group_concat(x) FROM (SELECT a.name || ':' || m.
 [ "$(active)" = "alpha:1,beta:1" ] || { echo "expected alpha:1,beta:1 active, got $(active)"; fail=1; }
 mpipredict-train --db m.db --app beta alpha.csv beta.csv >/dev/null 2>&1 || { echo "--app beta failed"; fail=1; }
 [ "$(active)" = "alpha:1,beta:2" ] || { echo "expected alpha:1,beta:2 active, got $(active)"; fail=1; }
-n=$(mpipredict-predict --db m.db --app alpha --features alpha.csv | wc -l)
+n=$(mpipredict-predict --csv --db m.db --app alpha --features alpha.csv | wc -l)
 [ "$n" = 30 ] || { echo "expected 30 predictions for alpha, got $n"; fail=1; }
 exit $fail

@@ -10,7 +10,7 @@ head -n 61 all.csv >train.csv
 { head -n 1 all.csv; tail -n 20 all.csv; } >held.csv
 tail -n 20 held.csv | cut -d, -f8 >actual.txt
 mape() {
-	mpipredict-predict --db "$1" --app stencil --features held.csv | paste -d, - actual.txt |
+	mpipredict-predict --csv --db "$1" --app stencil --features held.csv | paste -d, - actual.txt |
 		awk -F, '{ e = ($2 - $5) / $5; if (e < 0) e = -e; s += e } END { printf "%.2f", 100 * s / NR }'
 }
 true_kept() {

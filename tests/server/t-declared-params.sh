@@ -23,7 +23,7 @@ awk -v hdr="$hdr" 'BEGIN {
 	}
 }' >runs.csv
 mpipredict-train --db "$DB" runs.csv >train.out 2>&1 || fail "expected training to work: $(cat train.out)"
-want=$(mpipredict-predict --db "$DB" --app deck-app --args "input.dat N=7000 NB=96" --ntasks 1 --nodes 1) ||
+want=$(mpipredict-predict --csv --db "$DB" --app deck-app --args "input.dat N=7000 NB=96" --ntasks 1 --nodes 1) ||
 	fail "expected mpipredict-predict to answer from N and NB"
 want=${want#,}
 start_daemon

@@ -18,12 +18,12 @@ D=$MPP_SRC/tests/regress/data
 mpipredict-train --db "$DB" "$D/cg-memory-train.csv" >/dev/null 2>err.txt || fail "first training: $(cat err.txt)"
 sqlite3 "$DB" "INSERT INTO machine_profiles (machine, created_at, profile) VALUES ('bench-h', 'now', readfile('$D/machine-memory.json'))"
 mpipredict-train --db "$DB" "$D/cg-memory-train.csv" >/dev/null 2>err.txt || fail "training with the profile: $(cat err.txt)"
-y=$(mpipredict-predict --db "$DB" --app cg --args "-n 96 -i 300" --ntasks 2 2>/dev/null | tail -n 1 | cut -d, -f2)
+y=$(mpipredict-predict --csv --db "$DB" --app cg --args "-n 96 -i 300" --ntasks 2 2>/dev/null | tail -n 1 | cut -d, -f2)
 [ -n "$y" ] || fail "expected the CLI to answer from parameters"
 # One held run at 2 ranks: its features as a request, and the CLI's answer.
 row=$(awk -F, 'NR > 1 && $6 == 2 { print NR; exit }' "$D/cg-memory-held.csv")
 { head -n 1 "$D/cg-memory-held.csv"; sed -n "${row}p" "$D/cg-memory-held.csv"; } >one.csv
-yf=$(mpipredict-predict --db "$DB" --app cg --features one.csv 2>/dev/null | tail -n 1 | cut -d, -f2)
+yf=$(mpipredict-predict --csv --db "$DB" --app cg --features one.csv 2>/dev/null | tail -n 1 | cut -d, -f2)
 rss=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "mem:peak_rss_kib.mean") c = i; next } { print $c }' one.csv)
 # The CLI prints 6 significant digits.
 near() { awk -v a="$2" -v b="$3" 'BEGIN { d = (a - b) / b; exit !(d < 1e-5 && d > -1e-5) }' || fail "$1: expected $2, got $3"; }

@@ -83,7 +83,7 @@ coef=$(sqlite3 "$DB" "SELECT coalesce(t.pcoef, t.coef) FROM model_terms t JOIN m
 N=640 S=55
 # predict NTASKS NODES -> "runtime lower upper" on stdout; extrapolated in ./xerr
 predict() {
-	mpipredict-predict --db "$DB" --app halo --args "--size $N --steps $S" --ntasks "$1" --nodes "$2" >p.csv 2>xerr ||
+	mpipredict-predict --csv --db "$DB" --app halo --args "--size $N --steps $S" --ntasks "$1" --nodes "$2" >p.csv 2>xerr ||
 		fail "expected mpipredict-predict at $1 tasks on $2 nodes to work: $(cat xerr)"
 	awk -F, '{ print $2, $3, $4 }' p.csv
 }

@@ -9,7 +9,7 @@
 "$MPP_BUILD/tests/regress/gen-runs" --runs 40 --features 30 --seed 3 >runs.csv ||
 	fail "expected gen-runs to write runs"
 mpipredict-train --db "$DB" runs.csv >train.out || fail "expected mpipredict-train to work: $(cat train.out)"
-mpipredict-predict --db "$DB" --app stencil --features runs.csv >cli.csv ||
+mpipredict-predict --csv --db "$DB" --app stencil --features runs.csv >cli.csv ||
 	fail "expected mpipredict-predict to work"
 start_daemon
 
@@ -46,7 +46,7 @@ while IFS= read -r line <&3 && IFS= read -r cli <&4; do
 done 3<requests.jsonl 4<cli.csv
 [ "$n" = 40 ] || fail "expected 40 runs compared, got $n"
 
-cli=$(mpipredict-predict --db "$DB" --app stencil --args "-n 64 --iters=10" --ntasks 4) ||
+cli=$(mpipredict-predict --csv --db "$DB" --app stencil --args "-n 64 --iters=10" --ntasks 4) ||
 	fail "expected mpipredict-predict from parameters to work"
 st=$(req POST /v1/predict '{"app":"stencil","ntasks":4,"args":"-n 64 --iters=10"}')
 expect_status 200 "$st" "parameters (string)"

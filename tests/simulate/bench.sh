@@ -161,7 +161,7 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		plain=$(jq -r '.plain_smpi_s // "nan"' pred-$app-$place.json)
 		rep=$(jq -r '.simulated_s // "nan"' rep-$app-$place.json)
 		# shellcheck disable=SC2086
-		reg=$(mpipredict-predict --db models.db --app "$app.real" \
+		reg=$(mpipredict-predict --csv --db models.db --app "$app.real" \
 		  --args "${TARGET[$app]}" --ntasks 2 --nodes $nodes 2>/dev/null | tail -1 | cut -d, -f2)
 		awk -v a="$app" -v p="$place" -v m="$meas" -v s="$sim" -v b="$plain" \
 		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" -v nn="${nn:-nan}" -v wk="${wk:-nan}" -v nr="${nr:-nan}" -v wn="${wknr:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
