@@ -56,8 +56,7 @@ int mpp_params_declared_ok(const char *tok, size_t len);
  * example: a value the training runs had (NAN: none shown). Writes one
  * clause into buf ("give it on the command line as the training runs
  * did (-n 64)"). */
-void mpp_params_hint(const char *name, double example, char *buf,
-		     size_t len);
+void mpp_params_hint(const char *name, double example, char *buf, size_t len);
 
 /* Add declared parameters ("N=20000 NB=192", whitespace-separated
  * NAME=NUMBER) to p, replacing values of the same names. MPP_EINVAL on a
