@@ -14,6 +14,8 @@
  *       prints the newest stored profile (of NAME, else of any machine)
  *       as JSON (regress/profile_json.h); no MPI.
  *
+ * With no arguments it prints its usage and exits 1 (docs/cli.md): a
+ * calibration writes a store, so it is asked for by at least one option.
  * Exit 0 ok, 1 usage, 2 bad input or store error (one line on stderr).
  * Not for: the math of the model (regress/loggps.h).
  */
@@ -34,14 +36,18 @@
 
 static const char usage[] =
     "usage: mpirun -np P mpipredict-calibrate [--db FILE] [--machine NAME] "
-    "[--levels LIST] [--reps N]\n"
-    "       mpipredict-calibrate --show [--db FILE] [--machine NAME]\n"
+    "[--levels LIST] [--reps N] [--json]\n"
+    "       mpipredict-calibrate --show [--db FILE] [--machine NAME] "
+    "[--json]\n"
     "Measures the contention-aware LogGPS parameters (o, Os, Or, g, L, G, "
     "h, C)\n"
     "for each level a pair of ranks can reach (cmp: same package, socket: "
     "same\n"
     "node other package, net: other node) and stores the profile.\n"
-    "  --db FILE       the store (default models.db; created when missing)\n"
+    "Run with no arguments it prints this text and exits 1: give at least\n"
+    "one option (e.g. --db FILE) to calibrate.\n"
+    "  --db FILE       the store (default $MPIPREDICT_DB, else ./models.db;\n"
+    "                  created when missing; --show never creates it)\n"
     "  --machine NAME  profile name (default: the host name of rank 0)\n"
     "  --levels LIST   comma-separated levels to measure (default "
     "cmp,socket,net,mem;\n"
@@ -49,7 +55,13 @@ static const char usage[] =
     "                  the others are kept from the newest stored profile\n"
     "  --reps N        repetitions of each timed experiment (default 50)\n"
     "  --show          print the newest stored profile as JSON and exit\n"
-    "  --help, --version\n"
+    "  --json          the output is the profile as JSON either way (a data\n"
+    "                  format, regress/profile_json.h); accepted for the\n"
+    "                  convention of every command\n"
+    "  -h, --help      this text\n"
+    "  --version       the version\n"
+    "Exit status: 0 done, 1 usage error, 2 bad input, an MPI or store\n"
+    "failure, or no stored profile (--show).\n"
     "Test hooks: MPIPREDICT_TEST_NODE_KEY (fake nodes), "
     "MPIPREDICT_TEST_PU (see collector/README.md).\n";
 
@@ -90,6 +102,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	    {"levels", required_argument, 0, 'l'},
 	    {"reps", required_argument, 0, 'r'},
 	    {"show", no_argument, 0, 's'},
+	    {"json", no_argument, 0, 'j'},
 	    {"help", no_argument, 0, 'h'},
 	    {"version", no_argument, 0, 'V'},
 	    {0, 0, 0, 0},
@@ -97,13 +110,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	char *end;
 	int c;
 
-	o->db = "models.db";
+	o->db = NULL;
 	o->machine = NULL;
 	o->reps = 50;
 	o->show = 0;
 	o->want[0] = o->want[1] = o->want[2] = o->want_mem = 1;
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 1;
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			o->db = optarg;
@@ -135,6 +152,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 's':
 			o->show = 1;
 			break;
+		case 'j':
+			break;
+		case ':':
+			fprintf(stderr,
+				"mpipredict-calibrate: %s needs a value (see "
+				"--help)\n",
+				argv[optind - 1]);
+			return 1;
 		case 'h':
 			fputs(usage, stdout);
 			return 2;
@@ -156,6 +181,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			argv[optind]);
 		return 1;
 	}
+	o->db = mpp_store_default_path(o->db);
 	return 0;
 }
 
@@ -163,7 +189,8 @@ static int show(const struct opts *o)
 {
 	mpp_store *s = NULL;
 	char err[512], *json = NULL;
-	int rc = mpp_store_open(o->db, MPP_STORE_READONLY, &s, err, sizeof err);
+	int rc = mpp_store_open_existing(o->db, MPP_STORE_READONLY, &s, err,
+					 sizeof err);
 
 	if (rc == MPP_OK)
 		rc = mpp_store_load_profile(s, o->machine, &json, err,

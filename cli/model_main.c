@@ -46,15 +46,20 @@ static const char usage[] =
     "step,\n"
     "             oldest first\n"
     "\n"
-    "  --db FILE      the store (default models.db; never created)\n"
+    "  --db FILE      the store (default $MPIPREDICT_DB, else "
+    "./models.db;\n"
+    "                 never created)\n"
     "  --app NAME     the app\n"
     "  --version N    a model version; --version alone prints the "
     "program's\n"
     "  --json         print JSON\n"
-    "  --help, --version\n"
+    "  -h, --help     this text\n"
     "\n"
     "A running mpipredictd serves a newly active version without a "
-    "restart.\n";
+    "restart.\n"
+    "Exit status: 0 done, 1 usage error, 2 the store is missing or "
+    "refused\n"
+    "the step.\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
 							     ...)
@@ -227,7 +232,7 @@ int main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *db = "models.db", *app = NULL, *cmd;
+	const char *db = NULL, *app = NULL, *cmd;
 	int version = 0, json = 0, opt, rc;
 	char err[1024];
 
@@ -243,7 +248,7 @@ int main(int argc, char **argv)
 		}
 	}
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
@@ -295,8 +300,9 @@ int main(int argc, char **argv)
 	mpp_store *s;
 	int ro = !strcmp(cmd, "list") || !strcmp(cmd, "show") ||
 		 !strcmp(cmd, "events");
-	if (mpp_store_open(db, ro ? MPP_STORE_READONLY : 0, &s, err,
-			   sizeof(err))) {
+	db = mpp_store_default_path(db);
+	if (mpp_store_open_existing(db, ro ? MPP_STORE_READONLY : 0, &s, err,
+				    sizeof(err))) {
 		/* The store's message names the file. */
 		fprintf(stderr, "mpipredict-model: %s\n", err);
 		return 2;

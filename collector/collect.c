@@ -50,7 +50,7 @@ static const char usage[] =
     "               with the answer in <file>.reason, and when the daemon\n"
     "               does not answer (or 5xx, 408, 429) the rest wait\n"
     "  --quiet      print nothing (the runtime's detached forwarder)\n"
-    "  --help       this text\n"
+    "  -h, --help   this text\n"
     "  --version    print the version\n"
     "\n"
     "Exit status: 0 done, 1 usage error, 2 bad or incomplete dumps, or the\n"
@@ -645,7 +645,7 @@ int main(int argc, char **argv)
 	size_t i;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			runs = optarg;

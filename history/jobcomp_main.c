@@ -25,13 +25,14 @@
 #include "schema/store.h"
 
 static const char usage[] =
-    "usage: mpipredict-jobcomp --db FILE [--keep N] [--log FILE] "
+    "usage: mpipredict-jobcomp [--db FILE] [--keep N] [--log FILE] "
     "[--from FILE]\n"
     "       mpipredict-jobcomp [--url URL --token-file F] [--spool FILE]\n"
     "                          [--log FILE] [--from FILE]\n"
     "\n"
     "Store finished jobs' actual run times in the jobs table of FILE\n"
-    "(--db), or send them to the daemon that owns the store\n"
+    "(--db, else $MPIPREDICT_DB when set and --url is not given; created\n"
+    "when missing), or send them to the daemon that owns the store\n"
     "(POST /v1/jobs): the one --url names, else the client configuration\n"
     "(MPIPREDICT_URL and MPIPREDICT_TOKEN_FILE, else the file\n"
     "MPIPREDICT_CLIENT_CONF names, default " MPP_CLIENT_CONF_DEFAULT ").\n"
@@ -54,7 +55,11 @@ static const char usage[] =
     "              " MPP_JOBCOMP_SPOOL ")\n"
     "  --log FILE  append log lines to FILE (default stderr; Slurm sends a\n"
     "              jobcomp script's stderr to /dev/null)\n"
-    "  --help, --version\n";
+    "  -h, --help  this text;  --version  the version\n"
+    "\n"
+    "Never ./models.db by default: Slurm runs it in slurmctld's directory.\n"
+    "Exit status: 0 done, 1 usage error, 2 a malformed record, the store\n"
+    "failed or the daemon refused the records.\n";
 
 static FILE *log_out;
 
@@ -340,11 +345,14 @@ int main(int argc, char **argv)
 
 	log_out = stderr;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
 			break;
+		case ':':
+			return usage_error("%s needs a value",
+					   argv[optind - 1]);
 		case 'k':
 			keep = strtol(optarg, &end, 10);
 			if (!*optarg || *end || keep < 1 || keep > 1000000)
@@ -381,6 +389,12 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s'", argv[optind]);
+	/* The shared default (docs/cli.md) when the daemon is not named on
+	 * the command line; never ./models.db, as slurmctld's working
+	 * directory is no place for a store. */
+	if (!db && !url && !token_file && !spool && getenv("MPIPREDICT_DB") &&
+	    *getenv("MPIPREDICT_DB"))
+		db = mpp_store_default_path(NULL);
 	if (db && (url || token_file || spool))
 		return usage_error("--db writes the store itself; --url, "
 				   "--token-file and --spool are for sending "
@@ -409,8 +423,9 @@ int main(int argc, char **argv)
 			mpp_client_conf_free(&conf);
 			return usage_error(
 			    "no store and no daemon: give --db FILE, or "
-			    "--url URL, or set MPIPREDICT_URL or the client "
-			    "configuration (" MPP_CLIENT_CONF_DEFAULT ")");
+			    "--url URL, or set MPIPREDICT_DB, MPIPREDICT_URL "
+			    "or the client configuration "
+			    "(" MPP_CLIENT_CONF_DEFAULT ")");
 		}
 		if (rc < 0) {
 			logline("%s", err);

@@ -21,7 +21,8 @@ $(HISTORY_LIB): $(HISTORY_SRC:%.c=$(OBJ)/%.o)
 
 $(BUILD)/bin/mpipredict-replay: $(OBJ)/history/replay_main.o $(HISTORY_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) $(HISTORY_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $< $(HISTORY_LIB) $(HISTORY_LDLIBS) \
+	  $(shell $(PKG_CONFIG) --libs jansson)
 
 $(BUILD)/tests/history/t-history: $(OBJ)/history/tests/t_history.o $(HISTORY_LIB)
 	@mkdir -p $(@D)

@@ -2,10 +2,12 @@
  * replay_main.c: mpipredict-replay, a job trace (SWF) replayed through
  * EASY or EASY++ backfilling with requested times, actual run times or the
  * history predictor the daemon uses (history.h). Prints one line of
- * figures; with --schedule, one line per job for checking the schedule.
- * Exit 0 on success, 1 on a usage error, 2 on bad input.
+ * figures (or one JSON object with --json); with --schedule, one line per
+ * job for checking the schedule. Exit 0 on success, 1 on a usage error, 2
+ * on bad input.
  */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +46,14 @@ static const char usage[] =
     "  --jobs N                  replay the first N jobs only\n"
     "  --schedule FILE           write 'id submit start end procs\n"
     "                            reservation pred' per job\n"
-    "  --help, --version\n";
+    "  --json                    the figures as one JSON object: scheduler,\n"
+    "                            pred, jobs, skipped, avebsld, mae_s,\n"
+    "                            under, wait_s, corrections\n"
+    "  -h, --help                this text\n"
+    "  --version                 the version\n"
+    "\n"
+    "Exit status: 0 done, 1 usage error, 2 the trace cannot be read or\n"
+    "replayed.\n";
 
 __attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
 							     ...)
@@ -94,6 +103,7 @@ int main(int argc, char **argv)
 	    {"bound", required_argument, NULL, 'b'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"schedule", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
@@ -107,10 +117,10 @@ int main(int argc, char **argv)
 	size_t n, skipped;
 	char err[512];
 	FILE *f;
-	int c, rc;
+	int c, rc, as_json = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			sched = optarg;
@@ -181,6 +191,12 @@ int main(int argc, char **argv)
 		case 'o':
 			schedule = optarg;
 			break;
+		case 'J':
+			as_json = 1;
+			break;
+		case ':':
+			return usage_error("%s needs a value",
+					   argv[optind - 1]);
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -220,7 +236,28 @@ int main(int argc, char **argv)
 	if (rc) {
 		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
 			err);
-	} else {
+	} else if (as_json) {
+		json_t *o_ = json_pack(
+		    "{s:s, s:s+, s:I, s:I, s:f, s:f, s:f, s:f, s:I}",
+		    "scheduler", sched, "pred", pred,
+		    o.pred == MPP_EASY_HISTORY
+			? (o.corrector == MPP_EASY_CORRECT_REQUEST  ? "/request"
+			   : o.corrector == MPP_EASY_CORRECT_DOUBLE ? "/double"
+								    : "/steps")
+			: "",
+		    "jobs", (json_int_t)st.njobs, "skipped",
+		    (json_int_t)skipped, "avebsld", st.avebsld, "mae_s",
+		    st.mae_s, "under", st.under_share, "wait_s", st.mean_wait_s,
+		    "corrections", (json_int_t)st.corrections);
+
+		if (!o_ || json_dumpf(o_, stdout, JSON_COMPACT) ||
+		    putchar('\n') == EOF) {
+			fprintf(stderr, "mpipredict-replay: out of memory\n");
+			rc = MPP_ENOMEM;
+		}
+		json_decref(o_);
+	}
+	if (!rc && !as_json) {
 		printf(
 		    "%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
 		    "under=%.3f wait_s=%.0f corrections=%zu\n",
@@ -232,11 +269,11 @@ int main(int argc, char **argv)
 			: "",
 		    st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
 		    st.mean_wait_s, st.corrections);
-		if (schedule && write_schedule(schedule, jobs, out, n)) {
-			fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
-				schedule);
-			rc = MPP_EIO;
-		}
+	}
+	if (!rc && schedule && write_schedule(schedule, jobs, out, n)) {
+		fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
+			schedule);
+		rc = MPP_EIO;
 	}
 	free(out);
 	free(jobs);

@@ -394,19 +394,26 @@ int main(int argc, char **argv)
 	 * --mpipredict-help and --mpipredict-version are this program's. */
 	const char *named = named_compiler(argv[0]);
 	char **nargv = NULL;
+	/* Each name is its own program to its user and to help2man: the
+	 * version line and messages say mpipredict-mpicc when run so. */
+	const char *prog = named ? strrchr(argv[0], '/') : NULL;
+	prog = named ? (prog ? prog + 1 : argv[0]) : "mpipredict-cc";
+	if (argc > 1 && strcmp(argv[1], "--mpipredict-help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "--mpipredict-version") == 0) {
+		printf("%s %s\n", prog, MPP_VERSION);
+		return 0;
+	}
 	if (named) {
 		int app_given =
 		    argc > 1 && strcmp(argv[1], "--app") == 0 ? 2 : 0;
-		if (argc > 1 && strcmp(argv[1], "--mpipredict-help") == 0) {
-			usage(stdout);
-			return 0;
-		}
-		if (argc > 1 && strcmp(argv[1], "--mpipredict-version") == 0) {
-			printf("mpipredict-cc %s\n", MPP_VERSION);
-			return 0;
-		}
 		if (app_given && (argc < 3 || !argv[2][0])) {
-			fprintf(stderr, "%s: --app needs a name\n", argv[0]);
+			fprintf(stderr,
+				"%s: --app needs a name (see "
+				"--mpipredict-help)\n",
+				prog);
 			return 1;
 		}
 		nargv = calloc((size_t)argc + 2, sizeof(*nargv));
@@ -449,8 +456,8 @@ int main(int argc, char **argv)
 	}
 	if (argv[1][0] == '-') {
 		fprintf(stderr,
-			"mpipredict-cc: unknown option '%s' (the first "
-			"argument is the compiler; see --help)\n",
+			"mpipredict-cc: unknown option '%s': the first "
+			"argument is the compiler (see --help)\n",
 			argv[1]);
 		return 1;
 	}

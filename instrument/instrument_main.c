@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 			if (i + 1 >= argc) {
 				fprintf(stderr,
 					"mpipredict-instrument: %s needs "
-					"a value\n",
+					"a value (see --help)\n",
 					a);
 				free(files);
 				return 1;

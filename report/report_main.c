@@ -37,9 +37,15 @@ static const char usage[] =
     "  --json      one JSON object instead of text\n"
     "  --db FILE   store holding the machine profile (mpipredict-calibrate;"
     "\n"
-    "              default models.db when it exists)\n"
+    "              default $MPIPREDICT_DB, else ./models.db when it "
+    "exists;\n"
+    "              never created)\n"
     "  --top N     call sites listed (default 5)\n"
-    "  --help, --version\n";
+    "  -h, --help  this text\n"
+    "  --version   the version\n"
+    "Exit status: 0 done, 1 usage error, 2 the runs file or the store "
+    "(named\n"
+    "by --db or $MPIPREDICT_DB) is missing or unreadable.\n";
 
 static void warn_stderr(void *ctx, const char *msg)
 {
@@ -241,7 +247,8 @@ static int load_profile(const char *db, int explicit_db, mpp_loggps_profile *p)
 
 	if (!explicit_db && access(db, R_OK) != 0)
 		return 1;
-	if (mpp_store_open(db, MPP_STORE_READONLY, &s, err, sizeof err)) {
+	if (mpp_store_open_existing(db, MPP_STORE_READONLY, &s, err,
+				    sizeof err)) {
 		fprintf(stderr, "mpipredict-report: %s\n", err);
 		return -1;
 	}
@@ -279,7 +286,7 @@ int main(int argc, char **argv)
 	    {"version", no_argument, 0, 'V'},
 	    {0, 0, 0, 0},
 	};
-	const char *run_id = NULL, *db = "models.db", *path;
+	const char *run_id = NULL, *db = NULL, *path;
 	mpp_runs rs = {0};
 	mpp_loggps_profile prof = {0};
 	mpp_loggps_traffic tr;
@@ -296,11 +303,17 @@ int main(int argc, char **argv)
 	const char *model_note = "";
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1)
 		switch (c) {
 		case 'r':
 			run_id = optarg;
 			break;
+		case ':':
+			fprintf(stderr,
+				"mpipredict-report: %s needs a value (see "
+				"--help)\n",
+				argv[optind - 1]);
+			return 1;
 		case 'j':
 			as_json = 1;
 			break;
@@ -332,11 +345,27 @@ int main(int argc, char **argv)
 				argv[optind - 1]);
 			return 1;
 		}
+	/* A store the user named (--db or $MPIPREDICT_DB) must be there;
+	 * ./models.db is only used when it is. */
+	explicit_db = explicit_db ||
+		      (getenv("MPIPREDICT_DB") && *getenv("MPIPREDICT_DB"));
+	db = mpp_store_default_path(db);
 	if (argc - optind != 1) {
 		fprintf(stderr, "mpipredict-report: %s (see --help)\n",
 			argc == optind ? "no runs file given"
 				       : "give exactly one runs file");
 		return 1;
+	}
+	/* A named store that is not there is said before the runs are read,
+	 * in the words every command uses (schema/store.h). */
+	if (explicit_db && access(db, F_OK) != 0) {
+		mpp_store *s = NULL;
+
+		mpp_store_open_existing(db, MPP_STORE_READONLY, &s, err,
+					sizeof err);
+		mpp_store_close(s);
+		fprintf(stderr, "mpipredict-report: %s\n", err);
+		return 2;
 	}
 	path = argv[optind];
 	if (mpp_runs_read_file(&rs, path, warn_stderr, NULL, err, sizeof err)) {

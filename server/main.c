@@ -120,7 +120,7 @@ static const char usage[] =
     "  --log-level L          error, warn, notice (start, stop, retraining),\n"
     "                         info (a line per request) or debug (default\n"
     "                         notice)\n"
-    "  --help, --version\n";
+    "  -h, --help, --version\n";
 
 struct options {
 	const char *db, *listen, *port_file, *token_file;
@@ -454,13 +454,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 	for (int pass = 0; pass < 2; pass++) {
 		optind = 0; /* GNU: start over, reinitialised */
 		int c;
-		while ((c = getopt_long(argc, argv, ":", longopts, NULL)) !=
+		while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) !=
 		       -1) {
 			char why[384];
 			switch (c) {
 			case O_CONFIG:
 				config = optarg;
 				break;
+			case 'h':
 			case O_HELP:
 				fputs(usage, stdout);
 				exit(0);
@@ -470,19 +471,19 @@ static void parse_options(int argc, char **argv, struct options *o)
 			case ':':
 				fprintf(stderr,
 					"mpipredictd: option '%s' needs a "
-					"value\n",
+					"value (see --help)\n",
 					argv[optind - 1]);
 				exit(1);
 			case '?':
 				if (optopt != 0 && optopt < 256)
 					fprintf(stderr,
 						"mpipredictd: unknown option "
-						"'-%c'\n",
+						"'-%c' (see --help)\n",
 						optopt);
 				else
 					fprintf(stderr,
 						"mpipredictd: unknown option "
-						"'%s'\n",
+						"'%s' (see --help)\n",
 						argv[optind - 1]);
 				exit(1);
 			default:
@@ -497,7 +498,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		}
 		if (optind < argc) {
 			fprintf(stderr,
-				"mpipredictd: unexpected argument '%s'\n",
+				"mpipredictd: unexpected argument '%s' (see "
+				"--help)\n",
 				argv[optind]);
 			exit(1);
 		}

@@ -171,7 +171,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (*end || end == optarg || v < 1 || v > 65536) {
 				fprintf(stderr,
 					"%s: --%s: expected an integer in [1, "
-					"65536], got '%s'\n",
+					"65536], got '%s' (see --help)\n",
 					prog, lo[c - O_PROFILE].name, optarg);
 				return 1;
 			}
@@ -190,7 +190,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_TRAIN:
 			if (o->ntrain == 32) {
-				fprintf(stderr, "%s: --train: at most 32\n",
+				fprintf(stderr,
+					"%s: --train: at most 32 (see "
+					"--help)\n",
 					prog);
 				return 1;
 			}
@@ -216,7 +218,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_RUNS:
 			if (o->nruns == 8) {
-				fprintf(stderr, "%s: --runs: at most 8\n",
+				fprintf(stderr,
+					"%s: --runs: at most 8 (see --help)\n",
 					prog);
 				return 1;
 			}
@@ -226,7 +229,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (strcmp(optarg, "min") && strcmp(optarg, "median")) {
 				fprintf(stderr,
 					"%s: --repeats: expected min or "
-					"median, got '%s'\n",
+					"median, got '%s' (see --help)\n",
 					prog, optarg);
 				return 1;
 			}
@@ -240,8 +243,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			exit(0);
 		default:
 			fprintf(stderr,
-				"%s: unknown or incomplete option '%s'\n", prog,
-				argv[optind - 1]);
+				"%s: unknown or incomplete option '%s' (see "
+				"--help)\n",
+				prog, argv[optind - 1]);
 			return 1;
 		}
 	}
