@@ -175,6 +175,7 @@ include contrib/module.mk
 include simulate/module.mk
 include fuzz/module.mk
 include tests/module.mk
+include docs/module.mk
 
 all: $(PROGRAMS) $(LIBRARIES)
 
@@ -202,7 +203,8 @@ check-long: deps $(CHECK_PREREQS)
 .PHONY: bench
 bench: deps deps-bench all $(BENCHES)
 
-# Install: bin/, lib/ (+ pkgconfig), include/mpipredict/, share/mpipredict/.
+# Install: bin/, lib/ (+ pkgconfig), include/mpipredict/, share/mpipredict/;
+# the manual pages come from docs/module.mk (install-man).
 .PHONY: install
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
