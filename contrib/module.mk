@@ -6,7 +6,7 @@
 # is NOT linked with libslurm: slurmctld provides slurm_xstrdup & co. -z now
 # makes a missing symbol fail when slurmctld loads the plugin, not at the
 # first job. The plugin's file name must stay job_submit_<name>.so, so it
-# lives in $(BUILD)/lib/slurm/ (a PluginDir entry).
+# lives in $(BUILD)/lib/slurm/ and $(PREFIX)/lib/slurm/ (a PluginDir entry).
 
 SLURM_PLUGIN := $(BUILD)/lib/slurm/job_submit_mpipredict.so
 CONTRIB_LIBS := $(shell $(PKG_CONFIG) --libs libcurl jansson)
@@ -25,7 +25,15 @@ $(SLURM_PLUGIN): $(PLUGIN_SRC:%.c=$(OBJ)/%.o)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-z,now $(LDFLAGS) $^ -o $@ $(CONTRIB_LIBS) -lm -lpthread
 
-LIBRARIES += $(SLURM_PLUGIN)
+# Not in LIBRARIES (installed flat to lib/): the plugin goes to
+# $(PREFIX)/lib/slurm/, the folder the Slurm README's PluginDir names.
+all: $(SLURM_PLUGIN)
+.PHONY: install-slurm-plugin
+install: install-slurm-plugin
+install-slurm-plugin: $(SLURM_PLUGIN)
+	install -d $(DESTDIR)$(PREFIX)/lib/slurm
+	install -m 755 $(SLURM_PLUGIN) $(DESTDIR)$(PREFIX)/lib/slurm/
+
 SHARE += contrib/slurm/mpipredict.conf contrib/mpipredictd.service \
 	 contrib/mpipredictd.conf \
 	 contrib/examples

@@ -69,6 +69,13 @@ grep -q '^useradd --system --gid mpipredict ' calls.log || bad "useradd not amon
 grep -q "^url = http://" "$ETC/client.conf" || bad "client.conf has no url"
 grep -q -- '--config /etc/mpipredict/mpipredictd.conf' "$UNITDIR/mpipredictd.service" ||
 	bad "the unit does not read the configuration file"
+# The unit must start the daemon make install put in PREFIX, and the
+# plugin must be where the doc's PluginDir looks ($PREFIX/lib/slurm).
+prog=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$UNITDIR/mpipredictd.service")
+[ "$prog" = "$PREFIX/bin/mpipredictd" ] ||
+	bad "the installed unit starts '$prog', not $PREFIX/bin/mpipredictd: fix step 3 of docs/deploy.md"
+[ -f "$PREFIX/lib/slurm/job_submit_mpipredict.so" ] ||
+	bad "make install: $PREFIX/lib/slurm/job_submit_mpipredict.so missing (slurm.conf's PluginDir looks there)"
 url=http://127.0.0.1:$(cat port)
 got=$(curl -s "$url/healthz" | jq -r .status)
 [ "$got" = no_models ] || bad "healthz: expected no_models on a new store, got '$got'"
