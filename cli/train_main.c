@@ -35,14 +35,18 @@ static const char usage[] =
     "[--allow-mixed-builds]\n"
     "                        [--include-failed] [--no-memory-regime | "
     "--memory-beta B]\n"
-    "                        [--challenger [--margin PCT]] [--json]\n"
+    "                        [--challenger [--margin PCT]] [--json | "
+    "--verbose]\n"
     "                        FILE.csv... | --from-store --app NAME\n"
     "\n"
     "Fit a runtime model per app from run rows and store it as the app's\n"
-    "new active version in the SQLite store.\n"
+    "new active version in the SQLite store. Prints each model as a law:\n"
+    "its terms, its error inside the trained sizes (nested CV) and past\n"
+    "them (training's extrapolation checks), its interval.\n"
     "\n"
-    "  --db FILE             the store (default models.db; created when "
-    "missing)\n"
+    "  --db FILE             the store (default $MPIPREDICT_DB, else "
+    "models.db;\n"
+    "                        created when missing)\n"
     "  --app NAME            train only this app (default: every app in "
     "the files)\n"
     "  --from-store          train on the app's runs stored in the store "
@@ -83,6 +87,11 @@ static const char usage[] =
     "                        (1: the time follows the curve; above 1: "
     "steeper)\n"
     "  --json                print the result as JSON\n"
+    "  --verbose             also print the diagnostics: features folded, "
+    "fits\n"
+    "                        tried, each term's share and parameter law, "
+    "the\n"
+    "                        memory regime's checks\n"
     "  --help, --version\n";
 
 static void warn_stderr(void *ctx, const char *msg)
@@ -326,6 +335,56 @@ static json_t *to_json(const struct app_result *a)
 		"peak_memory_law", mlaw, "betas_tried",
 		json_pack("[f, f, f]", 0.0, 0.5, 1.0)));
 	return out;
+}
+
+/* A term's law in the job parameters, " (~ 50 x -n^3.00 x -i^1.00)", or
+ * nothing when the parameters cannot predict it. */
+static void print_param_law(const mpp_param_model *pm)
+{
+	if (!pm->predictable)
+		return;
+	printf("  (~ %.3g", exp(pm->log_c));
+	for (size_t v = 0; v < pm->nvars; v++)
+		if (fabs(pm->expo[v]) >= 5e-3)
+			printf(" x %s^%.2f", pm->vars[v], pm->expo[v]);
+	printf(")");
+}
+
+/* The model for a person: the law, then its errors in and past the
+ * trained sizes and its interval, in four to ten lines. */
+static void print_law(const struct app_result *a)
+{
+	const mpp_model *m = a->model;
+	printf("%s: version %d, %zu runs\n", m->app, m->version, m->ntrain);
+	printf("  run time = %.3g s\n", m->intercept);
+	for (size_t i = 0; i < m->nterms; i++) {
+		printf("           + %.3g s x %s", m->terms[i].coef,
+		       m->terms[i].feature);
+		print_param_law(&m->terms[i].pm);
+		putchar('\n');
+	}
+	if (m->has_law && m->params_law) {
+		printf("  from parameters alone: %.3g s + %.3g s", m->law_a,
+		       m->law_b * exp(m->law.log_c));
+		for (size_t v = 0; v < m->law.nvars; v++)
+			if (fabs(m->law.expo[v]) >= 5e-3)
+				printf(" x %s^%.2f", m->law.vars[v],
+				       m->law.expo[v]);
+		putchar('\n');
+	}
+	printf("  error %.1f %% inside the trained sizes", m->cv_mape);
+	if (isfinite(m->cv_mape_params))
+		printf(" (%.1f %% from parameters alone)", m->cv_mape_params);
+	if (isfinite(m->x_mape))
+		printf(", %.1f %% past them", m->x_mape);
+	else
+		printf(", not measured past them");
+	printf("; interval x[%.2f, %.2f] (%.0f %%)\n", m->rel_lo, m->rel_hi,
+	       100 * m->coverage);
+	if (m->mem_beta > 0)
+		printf("  run times follow the node's memory curve (beta "
+		       "%.2g)\n",
+		       m->mem_beta);
 }
 
 static void print_summary(const struct app_result *a)
@@ -678,6 +737,7 @@ int main(int argc, char **argv)
 	    {"coverage", required_argument, NULL, 'c'},
 	    {"allow-mixed-builds", no_argument, NULL, 'x'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"verbose", no_argument, NULL, 'v'},
 	    {"include-failed", no_argument, NULL, 'f'},
 	    {"no-memory-regime", no_argument, NULL, 'M'},
 	    {"memory-beta", required_argument, NULL, 'B'},
@@ -688,8 +748,8 @@ int main(int argc, char **argv)
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *db = "models.db", *only = NULL;
-	int mixed = 0, json = 0, no_mem = 0, opt, rc = 0;
+	const char *db = NULL, *only = NULL;
+	int mixed = 0, json = 0, verbose = 0, no_mem = 0, opt, rc = 0;
 	int from_store = 0, challenger = 0, margin_given = 0;
 	double margin = MPP_CHALLENGE_MARGIN, *ingested = NULL;
 	mpp_store *store = NULL;
@@ -703,7 +763,12 @@ int main(int argc, char **argv)
 	mpp_train_opts_init(&o);
 	o.progress = progress_stderr;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	if (argc == 1) {
+		/* Training writes a store: never from a bare command. */
+		fputs(usage, stderr);
+		return 1;
+	}
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'd':
 			db = optarg;
@@ -744,6 +809,9 @@ int main(int argc, char **argv)
 			break;
 		case 'x':
 			mixed = 1;
+			break;
+		case 'v':
+			verbose = 1;
 			break;
 		case 'j':
 			json = 1;
@@ -805,6 +873,10 @@ int main(int argc, char **argv)
 		return usage_error("%s", "--from-store needs --app NAME");
 	if (!from_store && optind >= argc)
 		return usage_error("%s", "no run-row file given");
+	if (json && verbose)
+		return usage_error("%s", "--json already holds what --verbose "
+					 "prints: give one");
+	db = mpp_store_default_path(db);
 	if (margin_given && !challenger)
 		return usage_error("%s", "--margin goes with --challenger");
 	if (no_mem && o.mem_given)
@@ -958,7 +1030,11 @@ int main(int argc, char **argv)
 		for (size_t a = 0; a < napps; a++) {
 			if (a)
 				printf("\n");
-			print_summary(&apps[a]);
+			print_law(&apps[a]);
+			if (verbose) {
+				printf("\n");
+				print_summary(&apps[a]);
+			}
 		}
 	}
 out:

@@ -31,7 +31,7 @@ mpipredict-train --db neg.db --json neg.csv >neg.json 2>err.txt || { echo "train
 jq -e '.models[0].fit == "ridge" and .models[0].cv_mape_ridge_pct < .models[0].cv_mape_nnls_pct and
 	([.models[0].terms[] | select(.feature == "b") | .coef] | .[0] < 0)' neg.json >/dev/null ||
 	{ echo "a negative effect: expected fit ridge (better CV) with b's coefficient < 0, got $(jq -c '.models[0] | {fit, cv_mape_nnls_pct, cv_mape_ridge_pct, coefs: [.terms[] | {feature, coef}]}' neg.json)"; fail=1; }
-mpipredict-train --db neg2.db neg.csv >summary.txt 2>/dev/null
+mpipredict-train --db neg2.db --verbose neg.csv >summary.txt 2>/dev/null
 grep -q 'final fit ridge (CV MAPE nnls [0-9.]* %, ridge [0-9.]* %)' summary.txt ||
 	{ echo "expected the summary to name the chosen fit and both CV errors, got: $(grep 'final fit' summary.txt)"; fail=1; }
 exit $fail
