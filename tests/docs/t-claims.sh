@@ -22,6 +22,8 @@
 #   collector's default folder unless the line chooses another
 #   (MPIPREDICT_RUNS=, --runs), and a line giving MPIPREDICT_RUNS's default
 #   names it;
+# - a table row `key` | N | of the daemon's settings: N is the default
+#   `mpipredictd --help` gives for --key;
 # - where make install puts the Slurm plugin is in every PluginDir= line;
 # - the csmith program counts instrument/README.md gives are the tests';
 # - the versions of Slurm, SimGrid, libmicrohttpd and LLVM a doc says it
@@ -225,6 +227,14 @@ for path in md_files():
         if m and m.start() <= len(line) and m.group(1) in csmith and [m.group(2), m.group(3)] != csmith[m.group(1)]:
             bad(where, f'{m.group(1)} runs {csmith[m.group(1)][0]} programs, '
                        f'{csmith[m.group(1)][1]} in make check-long; write those')
+        # A table of the daemon's settings: `key` | default | what.
+        m = re.match(r'\| `([a-z][a-z-]+)` \| ([0-9][0-9.]*) \|', line)
+        if m:
+            h = re.search(r'\n\s*--' + re.escape(m.group(1)) + r'\b(.*?)(?=\n\s*--|\Z)',
+                          helps.get('mpipredictd', ''), re.S)
+            if h and not re.search(r'default:? ' + re.escape(m.group(2)) + r'\b', h.group(1)):
+                bad(where, f'{m.group(1)}: default {m.group(2)}, but `mpipredictd --help` says '
+                           f'"{" ".join(h.group(1).split())}"')
         # Options and commands, in code.
         snippets = [line] if code else re.findall(r'`([^`]+)`', line)
         for s in snippets:
