@@ -25,6 +25,8 @@
 # - a table row `key` | N | of the daemon's settings: N is the default
 #   `mpipredictd --help` gives for --key;
 # - where make install puts the Slurm plugin is in every PluginDir= line;
+# - each test t-NAME.sh (or .c) a doc names is under tests/, and each
+#   `folder/path` a doc names is in the tree (or, for a program, the build);
 # - the csmith program counts instrument/README.md gives are the tests';
 # - the versions of Slurm, SimGrid, libmicrohttpd and LLVM a doc says it
 #   was checked on are the installed ones.
@@ -170,6 +172,10 @@ release_re = re.compile(r'(?:\bmpipredict[\w-]*\s+|"version":\s*")(\d+\.\d+\.\d+
 checked_on = [('slurm', r'\bSlurm (\d+\.\d+(?:\.\d+)?)'), ('simgrid', r'\bSimGrid (\d+\.\d+(?:\.\d+)?)'),
               ('libmicrohttpd', r'\blibmicrohttpd (\d+\.\d+\.\d+)'),
               ('llvm', r'\b(?:LLVM |llvm-|clang-)(\d+)')]
+build = os.environ['MPP_BUILD']
+test_names = {f for _, _, fs in os.walk(os.path.join(src, 'tests')) for f in fs}
+top_dirs = sorted(d for d in os.listdir(src)
+                  if os.path.isdir(os.path.join(src, d)) and not d.startswith(('build', '.')))
 abi_max = 0
 for path in md_files():
     rel = os.path.relpath(path, src)
@@ -227,6 +233,13 @@ for path in md_files():
         if m and m.start() <= len(line) and m.group(1) in csmith and [m.group(2), m.group(3)] != csmith[m.group(1)]:
             bad(where, f'{m.group(1)} runs {csmith[m.group(1)][0]} programs, '
                        f'{csmith[m.group(1)][1]} in make check-long; write those')
+        # Tests and files named by path exist (built programs in the build).
+        for t in re.findall(r'(?<![\w-])(t-[a-z0-9_-]+\.(?:sh|c))\b', line):
+            if t not in test_names:
+                bad(where, f'{t}: no such test under tests/; name the test that checks this')
+        for f in re.findall(r'`((?:' + '|'.join(top_dirs) + r')/[\w./-]+)`', line):
+            if not any(os.path.exists(os.path.join(d, f)) for d in (src, build)):
+                bad(where, f'{f}: no such file in the tree or the build; fix the path')
         # A table of the daemon's settings: `key` | default | what.
         m = re.match(r'\| `([a-z][a-z-]+)` \| ([0-9][0-9.]*) \|', line)
         if m:
