@@ -21,8 +21,9 @@ static const char *const endpoint_names[MPP_EP_COUNT] = {
 static const char *const basis_names[MPP_BASIS_COUNT] = {
     "features", "parameters", "history", "runtime-law"};
 static const char *const error_names[MPP_ERR_COUNT] = {
-    "internal", "audit_write", "audit_dropped",
-    "reload",   "timeout",     "write_rate"};
+    "internal",    "audit_write",    "audit_dropped",     "reload",
+    "idle_reaped", "ui_idle_reaped", "timeout_in_flight", "client_closed",
+    "write_rate"};
 
 /* The statuses the daemon answers; anything else counts as the last slot. */
 static const int statuses[] = {200, 400, 401, 403, 404, 405, 413, 500, 503, 0};

@@ -40,8 +40,19 @@ enum mpp_error_kind {
 	MPP_ERR_AUDIT_WRITE,   /* a batch of audit records failed to commit */
 	MPP_ERR_AUDIT_DROPPED, /* audit records dropped: the queue was full */
 	MPP_ERR_RELOAD,        /* reading the models from the store failed */
-	MPP_ERR_TIMEOUT,       /* connections closed for a too slow request */
-	MPP_ERR_WRITE_RATE,    /* writes refused (429): over --write-rate */
+	/* Connections the reaper closed (http.c): idle before a request's
+	 * first byte (normal: a client keeping a connection it does not
+	 * use), the same for a connection whose last request was the staff
+	 * page (a browser keeps those; apart, so that loading the page adds
+	 * nothing to the others), and with a request in flight that did
+	 * not come whole within --request-timeout (worth an alert). */
+	MPP_ERR_IDLE_REAPED,
+	MPP_ERR_UI_IDLE_REAPED,
+	MPP_ERR_TIMEOUT_IN_FLIGHT,
+	/* The client closed (or reset) with a request in flight, before
+	 * its answer was out. */
+	MPP_ERR_CLIENT_CLOSED,
+	MPP_ERR_WRITE_RATE, /* writes refused (429): over --write-rate */
 	MPP_ERR_COUNT
 };
 

@@ -10,6 +10,14 @@
  *                               N connections at once, each GET PATH, or
  *                               POST BODY (a JSON text) to PATH; prints
  *                               "connected C answered A status200 K"
+ *   httpc burst PORT N R PATH [BODY]
+ *                               N keep-alive connections at once, each
+ *                               sending R requests back to back (the next
+ *                               as soon as an answer is in), as a job
+ *                               array's submissions reach the daemon;
+ *                               prints "begun" once every connection has
+ *                               sent its first request, then "sent S
+ *                               answered A status200 K"
  *   httpc loop PORT FILE STOP   POST FILE to /v1/predict again and again
  *                               on one keep-alive connection until the
  *                               file STOP exists; prints "STATUS VERSION"
@@ -182,6 +190,116 @@ static int flood(int port, int n, const char *path, const char *body)
 	       ok);
 	free(p);
 	free(state);
+	return 0;
+}
+
+/* One connection of a burst: a response read so far, requests left. */
+struct burst_conn {
+	char buf[4096];
+	size_t len;
+	int left, waiting;
+};
+
+/* 1 when b->buf holds a whole response (headers and a Content-Length
+ * body), with its status in *st. */
+static int burst_whole(struct burst_conn *b, int *st)
+{
+	b->buf[b->len] = '\0';
+	char *end = strstr(b->buf, "\r\n\r\n");
+	if (end == NULL)
+		return 0;
+	const char *cl = strcasestr(b->buf, "\r\ncontent-length:");
+	size_t body = (size_t)(end + 4 - b->buf);
+	size_t want = cl ? strtoul(cl + 17, NULL, 10) : 0;
+	if (b->len < body + want)
+		return 0;
+	*st = status_of(b->buf);
+	return 1;
+}
+
+static int burst(int port, int n, int r, const char *path, const char *body)
+{
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	struct pollfd *p = calloc((size_t)n, sizeof *p);
+	struct burst_conn *c = calloc((size_t)n, sizeof *c);
+	char req[4096];
+	int rlen =
+	    body == NULL
+		? snprintf(req, sizeof req,
+			   "GET %s HTTP/1.1\r\nHost: localhost\r\n\r\n", path)
+		: snprintf(req, sizeof req,
+			   "POST %s HTTP/1.1\r\nHost: localhost\r\n"
+			   "Content-Type: application/json\r\n"
+			   "Content-Length: %zu\r\n\r\n%s",
+			   path, strlen(body), body);
+	long sent = 0, answered = 0, ok = 0;
+	int open = 0;
+	for (int i = 0; i < n; i++) {
+		p[i].fd = connect_to(port, 0);
+		p[i].events = POLLIN;
+		c[i].left = r;
+		open += p[i].fd >= 0;
+	}
+	/* The first request of each, then the rest as answers come. */
+	for (int i = 0; i < n; i++) {
+		if (p[i].fd < 0)
+			continue;
+		if (send(p[i].fd, req, (size_t)rlen, MSG_NOSIGNAL) == rlen) {
+			sent++;
+			c[i].left--;
+			c[i].waiting = 1;
+		} else {
+			close(p[i].fd);
+			p[i].fd = -1;
+			open--;
+		}
+	}
+	printf("begun\n");
+	fflush(stdout);
+	time_t until = time(NULL) + 120;
+	while (open > 0 && time(NULL) < until) {
+		if (poll(p, (nfds_t)n, 1000) < 0)
+			break;
+		for (int i = 0; i < n; i++) {
+			if (p[i].fd < 0 || !p[i].revents)
+				continue;
+			struct burst_conn *b = &c[i];
+			ssize_t k = recv(p[i].fd, b->buf + b->len,
+					 sizeof b->buf - 1 - b->len, 0);
+			int st = 0;
+			if (k > 0)
+				b->len += (size_t)k;
+			if (k > 0 && !burst_whole(b, &st) &&
+			    b->len < sizeof b->buf - 1)
+				continue;
+			if (k <= 0 || st == 0) { /* closed, or not HTTP */
+				close(p[i].fd);
+				p[i].fd = -1;
+				open--;
+				continue;
+			}
+			answered++;
+			ok += st == 200;
+			b->len = 0;
+			b->waiting = 0;
+			if (b->left > 0 && send(p[i].fd, req, (size_t)rlen,
+						MSG_NOSIGNAL) == rlen) {
+				sent++;
+				b->left--;
+				b->waiting = 1;
+				continue;
+			}
+			close(p[i].fd);
+			p[i].fd = -1;
+			open--;
+		}
+	}
+	printf("sent %ld answered %ld status200 %ld\n", sent, answered, ok);
+	free(p);
+	free(c);
 	return 0;
 }
 
@@ -418,6 +536,9 @@ int main(int argc, char **argv)
 	if ((argc == 5 || argc == 6) && strcmp(argv[1], "flood") == 0)
 		return flood(atoi(argv[2]), atoi(argv[3]), argv[4],
 			     argc == 6 ? argv[5] : NULL);
+	if ((argc == 6 || argc == 7) && strcmp(argv[1], "burst") == 0)
+		return burst(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]),
+			     argv[5], argc == 7 ? argv[6] : NULL);
 	if (argc == 5 && strcmp(argv[1], "loop") == 0)
 		return loop(atoi(argv[2]), argv[3], argv[4]);
 	if (argc == 5 && strcmp(argv[1], "hold") == 0)
@@ -430,7 +551,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "reset") == 0)
 		return reset(atoi(argv[2]), argv[3], atoi(argv[4]));
 	fprintf(stderr,
-		"usage: httpc trickle PORT | flood PORT N PATH [BODY] | hold "
+		"usage: httpc trickle PORT | flood PORT N PATH [BODY] | burst "
+		"PORT N R PATH [BODY] | hold "
 		"PORT N SECONDS | loop PORT FILE STOP | big PORT BYTES "
 		"length|chunked | raw PORT FILE | reset PORT FILE MS\n");
 	return 1;
