@@ -274,9 +274,10 @@ static void page_accuracy(FILE *f, const mpp_ui_data *d, const char *app)
 		if (!d->models[i].active)
 			continue;
 		fputs(" <a href=\"/ui/accuracy?app=", f);
-		/* An app name is [A-Za-z0-9._-] by the trainer's rule, so it
-		 * needs no URL escaping; HTML escaping covers the rest. */
-		mpp_html_text(f, d->models[i].app);
+		/* Percent-encoded for the URL (a name may hold '+', '&',
+		 * '#', spaces: stored by other routes than the trainer),
+		 * HTML-escaped for the text. */
+		mpp_url_component(f, d->models[i].app);
 		fputs("\">", f);
 		mpp_html_text(f, d->models[i].app);
 		fputs("</a>", f);

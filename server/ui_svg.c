@@ -25,6 +25,19 @@
 #define MT 16
 #define MB 44
 
+void mpp_url_component(FILE *f, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;
+	     p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL)
+			fputc(*p, f);
+		else
+			fprintf(f, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+	}
+}
+
 void mpp_html_text(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");

@@ -34,4 +34,10 @@ void mpp_svg_errors(FILE *f, const mpp_ui_pred *pts, size_t n,
 /* s as HTML/SVG text: <>&"' escaped, bytes that are not UTF-8 as '?'. */
 void mpp_html_text(FILE *f, const char *s);
 
+/* s as a URL query value: every byte but RFC 3986's unreserved ones
+ * (A-Z a-z 0-9 - . _ ~) percent-encoded, so "c++ &x#1" is
+ * "c%2B%2B%20%26x%231". The result needs no HTML escaping in an
+ * attribute. */
+void mpp_url_component(FILE *f, const char *s);
+
 #endif
