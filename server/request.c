@@ -66,7 +66,73 @@ struct decoder {
 	size_t errlen;
 	int failed, nomem;
 	size_t used; /* bytes of q->strings taken */
+	/* The body's first lone surrogate escape (NO_LONE: none), and
+	 * whether the string being read holds it (lone_surrogate). */
+	yajl_handle h;
+	size_t lone_at;
+	int lone, lone_seen;
+	const char *body;
 };
+
+#define NO_LONE ((size_t)-1)
+
+static int hex4(const char *s, unsigned *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		char c = s[i];
+		unsigned x = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+						    : 16;
+		if (x == 16)
+			return 0;
+		*v = *v * 16 + x;
+	}
+	return 1;
+}
+
+/* The offset of the first \uXXXX escape in a JSON text that is a lone
+ * UTF-16 surrogate (a high one not followed by a low one, or a low one
+ * alone), or NO_LONE. yajl decodes "\ud800\u0041" as U+10041 and a
+ * high one before anything else as '?', so its strings cannot tell;
+ * the text can. A backslash in valid JSON always starts an escape (an
+ * escaped backslash is skipped whole), so no string tracking is needed;
+ * invalid JSON is yajl's to refuse. */
+static size_t lone_surrogate(const char *s, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (s[i] != '\\')
+			continue;
+		unsigned v, w;
+		if (s[i + 1] != 'u' || i + 6 > len || !hex4(s + i + 2, &v)) {
+			i++; /* another escape: its character is not a '\\' */
+			continue;
+		}
+		if (v >= 0xDC00 && v <= 0xDFFF)
+			return i;
+		if (v >= 0xD800 && v <= 0xDBFF) {
+			if (i + 12 > len || s[i + 6] != '\\' ||
+			    s[i + 7] != 'u' || !hex4(s + i + 8, &w) ||
+			    w < 0xDC00 || w > 0xDFFF)
+				return i;
+			i += 6;
+		}
+		i += 5;
+	}
+	return NO_LONE;
+}
+
+/* Whether the string token yajl just read holds the lone surrogate:
+ * the first one to end past it (a string is one token). */
+static int lone_here(struct decoder *d)
+{
+	if (d->lone_at == NO_LONE || d->lone_seen ||
+	    yajl_get_bytes_consumed(d->h) <= d->lone_at)
+		return 0;
+	d->lone_seen = 1;
+	return 1;
+}
 
 __attribute__((format(printf, 2, 3))) static void fail(struct decoder *d,
 						       const char *fmt, ...)
@@ -126,6 +192,15 @@ static int bad_text(struct decoder *d, const char *s, size_t len,
 		    const char *what, int label)
 {
 	char err[256];
+	if (d->lone) {
+		d->lone = 0;
+		fail(d,
+		     "%s: a lone UTF-16 surrogate escape (%.6s at byte %zu "
+		     "of the body): a character past U+FFFF is written as a "
+		     "pair, \\uD800-\\uDBFF then \\uDC00-\\uDFFF",
+		     what, d->body + d->lone_at, d->lone_at);
+		return 1;
+	}
 	if (mpp_text_check(what, s, len, label ? MPP_TEXT_LABEL : MPP_TEXT_FREE,
 			   err, sizeof err) == 0)
 		return 0;
@@ -428,7 +503,32 @@ static int close_container(struct decoder *d)
 	return 1;
 }
 
+/* A lone surrogate in a string no field check read (an unknown field, one
+ * skipped): refused all the same, naming its place. */
+static void lone_unread(struct decoder *d)
+{
+	if (!d->lone)
+		return;
+	d->lone = 0;
+	fail(d,
+	     "body: a lone UTF-16 surrogate escape (%.6s at byte %zu): a "
+	     "character past U+FFFF is written as a pair, \\uD800-\\uDBFF "
+	     "then \\uDC00-\\uDFFF",
+	     d->body + d->lone_at, d->lone_at);
+}
+
+static int on_key_checked(void *ctx, const unsigned char *s, size_t len);
+
 static int on_key(void *ctx, const unsigned char *s, size_t len)
+{
+	struct decoder *d = ctx;
+	d->lone = lone_here(d);
+	int r = on_key_checked(ctx, s, len);
+	lone_unread(d);
+	return r;
+}
+
+static int on_key_checked(void *ctx, const unsigned char *s, size_t len)
 {
 	struct decoder *d = ctx;
 	if (d->skip)
@@ -495,7 +595,11 @@ static int on_number(void *ctx, const char *s, size_t len)
 
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
-	return scalar(ctx, K_STRING, (const char *)s, len);
+	struct decoder *d = ctx;
+	d->lone = lone_here(d);
+	int r = scalar(ctx, K_STRING, (const char *)s, len);
+	lone_unread(d);
+	return r;
 }
 
 static int on_start_map(void *ctx)
@@ -536,6 +640,8 @@ int mpp_request_parse(const char *body, size_t len, size_t max_features,
 	    .max_features = max_features,
 	    .err = err,
 	    .errlen = errlen,
+	    .body = body,
+	    .lone_at = lone_surrogate(body, len),
 	};
 	q->strings = malloc(len + 1);
 	yajl_handle h = q->strings ? yajl_alloc(&callbacks, NULL, &d) : NULL;
@@ -543,6 +649,7 @@ int mpp_request_parse(const char *body, size_t len, size_t max_features,
 		mpp_request_free(q);
 		return MPP_ENOMEM;
 	}
+	d.h = h;
 	yajl_status st = yajl_parse(h, (const unsigned char *)body, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(h);
