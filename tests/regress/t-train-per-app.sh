@@ -8,7 +8,7 @@ gen=$MPP_BUILD/tests/regress/gen-runs
 "$gen" --runs 30 --features 80 --seed 7 --app beta --first 100 >beta.csv || exit 1
 fail=0
 mpipredict-train --db m.db alpha.csv beta.csv >out.txt 2>err.txt || { echo "training failed: $(cat err.txt)"; exit 1; }
-grep -q '^app alpha: 30 runs' out.txt && grep -q '^app beta: 30 runs' out.txt || { echo "expected a summary per app, got:"; cat out.txt; fail=1; }
+grep -q '^alpha: version 1, 30 runs' out.txt && grep -q '^beta: version 1, 30 runs' out.txt || { echo "expected a summary per app, got:"; cat out.txt; fail=1; }
 active() { sqlite3 m.db "SELECT group_concat(x) FROM (SELECT a.name || ':' || m.version AS x FROM models m JOIN apps a ON a.id = m.app_id WHERE m.active = 1 ORDER BY a.name)"; }
 [ "$(active)" = "alpha:1,beta:1" ] || { echo "expected alpha:1,beta:1 active, got $(active)"; fail=1; }
 mpipredict-train --db m.db --app beta alpha.csv beta.csv >/dev/null 2>&1 || { echo "--app beta failed"; fail=1; }
