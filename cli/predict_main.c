@@ -536,15 +536,17 @@ int main(int argc, char **argv)
 	}
 	rc = mpp_store_load_active(s, app, &m, err, sizeof(err));
 	if (rc == MPP_ENOTFOUND) {
-		char known[512];
+		/* Bounded so that the whole line fits err. */
+		char known[256];
 		known_apps(s, app, known, sizeof(known));
-		snprintf(err, sizeof(err),
-			 "no model for app '%s'; known: %s (mpipredict-model "
-			 "list)",
-			 app,
-			 known[0] ? known
-				  : "none: train one with "
-				    "mpipredict-train");
+		snprintf(
+		    err, sizeof(err),
+		    "no model for app '%.200s'; known: %s (mpipredict-model "
+		    "list)",
+		    app,
+		    known[0] ? known
+			     : "none: train one with "
+			       "mpipredict-train");
 	}
 	if (rc == 0 && mpp_store_load_profile(s, NULL, &profile, err,
 					      sizeof(err)) != MPP_OK)
