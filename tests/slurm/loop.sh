@@ -76,12 +76,17 @@ loop_checks() {
 	wait_for 120 sh -c "[ \$(sqlite3 '$ld/models.db' \"SELECT count(*) FROM models m JOIN apps a ON a.id = m.app_id WHERE a.name = 'loopapp' AND m.active = 1\") = 1 ]"
 	v1=$(lsql "SELECT m.version FROM models m JOIN apps a ON a.id = m.app_id WHERE a.name = 'loopapp' AND m.active = 1")
 	expect "loop: the app retrained by itself, version 1 active" 1 "$v1"
+	# The model is live when the trainer commits; its line comes when the
+	# trainer has exited.
+	wait_for 10 grep -q 'retrain: loopapp: version 1 promoted' "$ld/daemon.log"
 	expect "loop: the daemon logged the retraining at the default level" 1 \
 		"$(grep -c 'retrain: loopapp: version 1 promoted' "$ld/daemon.log")"
 
 	# 2. The next sbatch of the app is answered by that model, and its
 	# actual run time comes back through jobcomp and the daemon.
-	pj=$(script loop-predict.sh "cd $ld" 'mpirun -np 1 ./loopapp 45')
+	# Slurm's job times are whole seconds: a job under a second would
+	# come back with a run time of 0, which no accuracy view can use.
+	pj=$(script loop-predict.sh "cd $ld" 'mpirun -np 1 ./loopapp 45' 'sleep 2')
 	submit "$pj" -t 10
 	got=$(comment "$jid")
 	case $got in
