@@ -74,8 +74,9 @@ all:
 # One place that lists every Debian package the project uses (Debian 12).
 # DEPS: build, `make check` and `make demo`; DEPS_SLURM: `make check-slurm`;
 # DEPS_BENCH: `make bench`; DEPS_DEV: `make format`, `make compdb`.
-# Beyond the libraries docs/design.md names: clang-14 (the rewriter's output is
-# also compiled with clang in tests), csmith + libcsmith-dev (differential
+# Beyond the libraries docs/design.md names: clang-14 and clang (the
+# rewriter's output is also compiled with clang in tests, which call it by
+# that name), csmith + libcsmith-dev (differential
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
 # inside its save), bsdextrautils (`column` in the demo), libfuzzer-14-dev
@@ -93,7 +94,7 @@ all:
 # tests/cli/t-convention.sh renders them (a new Debian 12 has no groff).
 # libsimgrid-dev: SimGrid 3.32 (smpicc, smpirun, trace replay) for
 # mpipredict-simulate; Debian 12 has no separate `simgrid` binary package.
-DEPS := build-essential pkg-config clang-14 libclang-14-dev libomp-14-dev \
+DEPS := build-essential pkg-config clang-14 clang libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libinih-dev help2man groff-base libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils \
