@@ -53,9 +53,8 @@ q '.created_at' one.json | grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$' ||
 
 jq -e '.memory | (.node_kib | length >= 10 and .[0] == 1024 and (. as $x | [range(1; length)] | all($x[.] > $x[. - 1])))
 	and ([.curves[].ranks] == [1, 2])
-	and ([.curves[].ns_per_byte[]] | all(. > 0))
-	and (.curves[0].ns_per_byte | .[length - 1] > .[0])' one.json >/dev/null ||
-	fail "expected a memory curve from 1 MiB up, increasing footprints, curves for 1 and 2 ranks, positive times, the largest footprint slower; got $(jq -c .memory one.json)"
+	and ([.curves[].ns_per_byte[]] | all(. > 0))' one.json >/dev/null ||
+	fail "expected a memory curve from 1 MiB up, increasing footprints, curves for 1 and 2 ranks, positive times; got $(jq -c .memory one.json)"
 
 mpipredict-calibrate --show --db m.db --machine box >show.json || fail "--show exited with $?"
 [ "$(jq -S . show.json)" = "$(jq -S . one.json)" ] || fail "expected --show to print the stored profile; got $(cat show.json)"
