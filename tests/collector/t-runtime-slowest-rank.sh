@@ -2,7 +2,8 @@
 # runtime_s is the slowest rank's time from MPI_Init to MPI_Finalize: the
 # last rank sleeps 2 s before MPI_Finalize (progs/traffic.c, sleep2), rank 0
 # (which writes the row) does not. Expected: runtime_s >= 2 (and below a
-# generous 60 s), rank 0's own dump under 2 s and the last rank's >= 2 s.
+# generous 60 s), and the last rank's own dump at least 1.5 s longer than
+# rank 0's (not rank 0's under 2 s: a slow machine's MPI start-up took 5 s).
 # 2 and 3 ranks, OpenMPI and MPICH.
 . "$MPP_SRC/tests/collector/lib.sh"
 
@@ -17,8 +18,8 @@ for m in $MPIS; do
 		# Dumps hold runtime_s as a C99 hex float; bash's printf reads it.
 		r0=$(printf '%.6f' "$(awk -F'\t' '$1 == "runtime_s" { print $2 }' dumps/*.0.dump)")
 		rl=$(printf '%.6f' "$(awk -F'\t' '$1 == "runtime_s" { print $2 }' dumps/*.$((n - 1)).dump)")
-		awk -v a="$r0" -v b="$rl" 'BEGIN { exit !(a + 0 < 2 && b + 0 >= 2) }' ||
-			fail "$m n=$n: expected rank 0's own runtime < 2 s and the last rank's >= 2 s, got $r0 and $rl"
+		awk -v a="$r0" -v b="$rl" 'BEGIN { exit !(b + 0 >= 2 && b - a >= 1.5) }' ||
+			fail "$m n=$n: expected the last rank's own runtime >= 2 s and >= 1.5 s above rank 0's, got $r0 and $rl"
 	done
 done
 finish
