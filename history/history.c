@@ -23,6 +23,9 @@
 #include "history/nag.h"
 
 enum { NLAST = 16, KEYMAX = 512 };
+/* The learners' guard: their errors and Tsafrir's over the last GUARD_K
+ * jobs, compared once GUARD_MIN are known. */
+enum { GUARD_K = 64, GUARD_MIN = 16 };
 
 typedef struct rec {
 	char *key; /* NULL: empty slot */
@@ -48,6 +51,16 @@ struct mpp_hist {
 	size_t cap, n;
 	mpp_learn *learn; /* MPP_HIST_LEARNED */
 	mpp_nag *nag;     /* MPP_HIST_ONLINE */
+	/* The guard of the learners (LEARNED, ONLINE): a learner can go
+	 * wrong on a site it does not suit (the online one's MAE was ten
+	 * times Tsafrir's on one trace). Their absolute errors and
+	 * Tsafrir's over the last GUARD_K finished jobs; while the learner's
+	 * sum is above Tsafrir's, Tsafrir answers (guarded), until the
+	 * learner, which goes on learning and being scored, is back below. */
+	double gerr_l[GUARD_K], gerr_t[GUARD_K];
+	size_t gn, gpos;
+	int guard_off, guarded;
+	unsigned long gswitches;
 };
 
 static uint64_t fnv1a(const char *s)
@@ -492,6 +505,61 @@ static double learned(const mpp_hist *h, const double *x)
 	return f;
 }
 
+/* Tsafrir's answer from a learner's records (they keep the user's and
+ * the user and app's last runs as Tsafrir's do): NAN with too little. */
+static double tsafrir_of(const mpp_hist *h, const keys *k, double req)
+{
+	const rec *a = lookup(h, k->a);
+	double p = a && a->n >= 2 ? last_two(a) : last_two(lookup(h, k->u));
+
+	if (!isfinite(p))
+		return NAN;
+	if (req > 0 && p > req)
+		p = req;
+	return p < 1 ? 1 : p;
+}
+
+int mpp_hist_set_guard(mpp_hist *h, int on)
+{
+	if (h->gn)
+		return MPP_EINVAL;
+	h->guard_off = !on;
+	return MPP_OK;
+}
+
+int mpp_hist_guard(const mpp_hist *h, unsigned long *switches)
+{
+	if (switches)
+		*switches = h->gswitches;
+	return h->guarded;
+}
+
+/* A learner's and Tsafrir's answers for a job that ended after runtime_s:
+ * their errors in the window, and whether the learner is guarded now. */
+static void guard_learn(mpp_hist *h, double learner_s, double tsafrir_s,
+			double runtime_s)
+{
+	double sl = 0, st = 0;
+	size_t n;
+	int now;
+
+	h->gerr_l[h->gpos] = fabs(learner_s - runtime_s);
+	h->gerr_t[h->gpos] = fabs(tsafrir_s - runtime_s);
+	h->gpos = (h->gpos + 1) % GUARD_K;
+	h->gn++;
+	n = h->gn < GUARD_K ? h->gn : GUARD_K;
+	if (n < GUARD_MIN)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		sl += h->gerr_l[i];
+		st += h->gerr_t[i];
+	}
+	now = sl > st;
+	if (now && !h->guarded)
+		h->gswitches++;
+	h->guarded = now;
+}
+
 static int check_job(const mpp_hist_job *j)
 {
 	if (!j || !j->user || !*j->user || strlen(j->user) > KEYMAX / 4 ||
@@ -548,6 +616,15 @@ int mpp_hist_predict(const mpp_hist *h, const mpp_hist_job *j,
 		p = req;
 	if (p < 1)
 		p = 1;
+	if (h->method == MPP_HIST_LEARNED || h->method == MPP_HIST_ONLINE) {
+		double t = tsafrir_of(h, &k, req);
+		out->learner_s = p;
+		out->tsafrir_s = isfinite(t) ? t : p;
+		if (h->guarded && !h->guard_off && isfinite(t)) {
+			p = t;
+			out->guarded = 1;
+		}
+	}
 	out->runtime_s = p;
 	out->lower_s = 0;
 	out->upper_s = req > 0 ? req : p;
@@ -602,6 +679,21 @@ int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
 	if (check_job(j) || !(runtime_s > 0) || !isfinite(runtime_s))
 		return MPP_EINVAL;
 	make_keys(j, &k);
+	if ((h->method == MPP_HIST_LEARNED || h->method == MPP_HIST_ONLINE) &&
+	    !j->alias) {
+		/* The guard scores both answers made at submission (or, with
+		 * none kept, the answers the state gives now). */
+		mpp_hist_pred now;
+		const mpp_hist_pred *p = at_submit;
+		if (!p || p->nfeat != MPP_HIST_NFEAT) {
+			if (mpp_hist_predict(h, j, &now) == MPP_OK)
+				p = &now;
+			else
+				p = NULL;
+		}
+		if (p && p->known && p->learner_s > 0)
+			guard_learn(h, p->learner_s, p->tsafrir_s, runtime_s);
+	}
 	if (h->method == MPP_HIST_LEARNED && !j->alias) {
 		double x[MPP_HIST_NFEAT];
 		int rc;

@@ -84,6 +84,12 @@ typedef struct mpp_hist_pred {
 	 * mpp_hist_observe_at when it ends (nfeat 0 for other methods). */
 	double feat[MPP_HIST_NFEAT];
 	size_t nfeat;
+	/* MPP_HIST_LEARNED and ONLINE (0 for the others): the learner's own
+	 * answer, Tsafrir's, and guarded = 1 when runtime_s is Tsafrir's
+	 * because the learner's recent error is the larger (the guard,
+	 * mpp_hist_guard). */
+	double learner_s, tsafrir_s;
+	int guarded;
 } mpp_hist_pred;
 
 /* A new, empty history; NULL when out of memory or method is unknown. */
@@ -122,6 +128,17 @@ int mpp_hist_observe_at(mpp_hist *h, const mpp_hist_job *j, double runtime_s,
  * the 1st, 2nd, ... correction (ncorrections >= 1), capped at req_s when
  * req_s > 0. */
 double mpp_hist_correct(double initial_s, double req_s, int ncorrections);
+
+/* The guard of MPP_HIST_LEARNED and ONLINE: when the learner's mean
+ * absolute error over the last 64 finished jobs (once it has 16) is above
+ * Tsafrir's on the same jobs, predictions answer with Tsafrir's rule
+ * (mpp_hist_pred.guarded) until the learner, still learning and scored, is
+ * back at or below it. Returns 1 while guarded, else 0; *switches (may be
+ * NULL): how many times the guard engaged. 0 for the other methods. */
+int mpp_hist_guard(const mpp_hist *h, unsigned long *switches);
+/* The guard on (default) or off (the learner always answers); before the
+ * first observation only: 0, else MPP_EINVAL. */
+int mpp_hist_set_guard(mpp_hist *h, int on);
 
 /* How many keys the history holds (users and finer keys). */
 size_t mpp_hist_nkeys(const mpp_hist *h);

@@ -9,7 +9,7 @@
 # (GSL for the learned method's fits, learn.c).
 
 HISTORY_SRC := history/history.c history/learn.c history/nag.c history/swf.c \
-	history/easy.c history/jobcomp.c
+	history/easy.c history/jobcomp.c history/choose.c
 # HISTORY_LIB is named in the top Makefile.
 HISTORY_LDLIBS := $(shell $(PKG_CONFIG) --libs gsl) -lm
 $(OBJ)/history/learn.o $(OBJ)/history/nag.o: CPPFLAGS += $(shell $(PKG_CONFIG) --cflags gsl)
