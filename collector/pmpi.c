@@ -1400,8 +1400,10 @@ INLINE unsigned long long now_ns(void)
 		struct call c_;                                                \
 		ret rc_;                                                       \
 		uint64_t t1_;                                                  \
-		if (__builtin_expect(!fast, 0))                                \
+		if (__builtin_expect(!fast, 0)) {                              \
+			mpp_trace_ra = __builtin_return_address(0);            \
 			return slow_##name args;                               \
+		}                                                              \
 		c_.site = take_tag(MPP_FN_##name);                             \
 		c_.fn = MPP_FN_##name;                                         \
 		c_.bytes = 0;                                                  \

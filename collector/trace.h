@@ -27,8 +27,11 @@
  * "# wall <seconds>" (this rank, MPI_Init to MPI_Finalize) and rank 0 also
  * writes DIR/meta (nprocs, the program's arguments).
  *
- * Not for: counting (pmpi.c), the run row (runtime.c). The trace holds no
- * call sites: segments are keyed by the actions around them.
+ * Not for: counting (pmpi.c), the run row (runtime.c). Call sites are
+ * comment lines: "# object <k> <path>" once per object, and before a
+ * call's compute line "# @ <k> 0x<offset>", the call instruction's
+ * offset in object k (an address for a fixed executable), which
+ * mpipredict-simulate resolves to a file and line with addr2line.
  *
  * Used by pmpi.c (libmpipredict, real MPI) and by simulate/ (the same file
  * compiled with smpicc, so that a run under SimGrid writes the same form).
@@ -50,6 +53,13 @@ void mpp_trace_start(void);
 
 /* Right before the PMPI call: ends the computation segment. */
 void mpp_trace_pre(void);
+
+/* The traced call's return address in the program, set by the wrapper
+ * before mpp_trace_pre (__builtin_return_address(0) of the function the
+ * program called); the call's line is preceded by "# @ <object>
+ * <offset>" ("# object <k> <path>" names object k once). NULL: no site
+ * written. */
+extern const void *mpp_trace_ra;
 
 /* Right before the PMPI call of a completion call (Wait, Test and their
  * any/all/some forms): its requests reqs[0..n), so that the wildcard

@@ -704,6 +704,9 @@ static int cmd_predict(int argc, char **argv)
 		rc = 3;
 		goto clean;
 	}
+	/* SMPI ran each rank from a copy of the program it deleted: its
+	 * call sites are the program's */
+	mpp_trace_sites(&skel, argv[optind]);
 	if (o.skeleton && !reused) {
 		FILE *f = fopen(text, "w");
 		if (!f || fprintf(f, "ranks %d args %s\n", o.ranks, args) < 0 ||
@@ -714,14 +717,23 @@ static int cmd_predict(int argc, char **argv)
 		}
 	}
 	double plain = skel.wall;
-	if (mpp_trace_scale(&skel, train, nt, args, o.use_min, rep, sizeof rep,
-			    err, sizeof err) < 0) {
+	if (mpp_trace_match_sites(&skel, train, nt))
+		snprintf(rep, sizeof rep,
+			 "segments matched by the source locations of the "
+			 "calls around them\n");
+	else
+		snprintf(rep, sizeof rep,
+			 "segments matched by the names of the calls around "
+			 "them (a trace without call sites: build with -g)\n");
+	size_t rl0 = strlen(rep);
+	if (mpp_trace_scale(&skel, train, nt, args, o.use_min, rep + rl0,
+			    sizeof rep - rl0, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		goto clean;
 	}
 	skel.wall = 0;
 	if (o.nruns) {
-		size_t rl0 = strlen(rep);
+		rl0 = strlen(rep);
 		if (mpp_trace_work_cost(&skel, train, nt, work, args, o.use_min,
 					&wfactor, rep + rl0, sizeof rep - rl0,
 					err, sizeof err) < 0) {

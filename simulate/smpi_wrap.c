@@ -60,8 +60,10 @@ int MPI_Request_free(MPI_Request *request)
 	{                                                                      \
 		ret rc_;                                                       \
 		before;                                                        \
-		if (mpp_trace_on)                                              \
+		if (mpp_trace_on) {                                            \
+			mpp_trace_ra = __builtin_return_address(0);            \
 			mpp_trace_pre();                                       \
+		}                                                              \
 		rc_ = P##name args;                                            \
 		if (mpp_trace_on)                                              \
 			mpp_trace_##name args;                                 \

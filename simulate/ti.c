@@ -37,19 +37,25 @@
  * runs at several ranks timed it; see the comment above that function.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <spawn.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "regress/params.h"
 #include "simulate/ti.h"
 
+extern char **environ;
+
 static int push(struct mpp_trace *t, int r, size_t *cap, const char *name,
-		const char *args, double flops)
+		const char *args, double flops, int site)
 {
 	if (t->n[r] == cap[r]) {
 		size_t c = cap[r] ? 2 * cap[r] : 256;
@@ -63,18 +69,53 @@ static int push(struct mpp_trace *t, int r, size_t *cap, const char *name,
 	snprintf(x->name, sizeof x->name, "%s", name);
 	x->args = strdup(args);
 	x->flops = flops;
+	x->site = site;
 	if (!x->args)
 		return -1;
 	t->n[r]++;
 	return 0;
 }
 
+/* The index of site key k in t's table, added when new; -1: no memory. */
+static int site_index(struct mpp_trace *t, const char *k)
+{
+	for (size_t i = 0; i < t->nsites; i++)
+		if (!strcmp(t->site_key[i], k))
+			return (int)i;
+	char **a = realloc(t->site_key, (t->nsites + 1) * sizeof *a);
+	if (!a)
+		return -1;
+	t->site_key = a;
+	char **b = realloc(t->site_at, (t->nsites + 1) * sizeof *b);
+	if (!b)
+		return -1;
+	t->site_at = b;
+	if (!(a[t->nsites] = strdup(k)))
+		return -1;
+	b[t->nsites] = NULL;
+	return (int)t->nsites++;
+}
+
+/* A peer that is not a rank of the run: SimGrid's replay aborted on it
+ * with a backtrace (issue 38). */
+static int bad_peer(const char *name, const char *args, int nranks)
+{
+	if (strcmp(name, "send") && strcmp(name, "isend") &&
+	    strcmp(name, "recv") && strcmp(name, "irecv") &&
+	    strcmp(name, "recvd"))
+		return 0;
+	char *e;
+	long p = strtol(args, &e, 10);
+	return e != args && (p < -2 || p >= nranks);
+}
+
 static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
 		     char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
-	char line[65536];
+	char line[65536], *obj[32] = {0};
 	long ln = 0;
+	int pending = -1, last = -1, rc = -1;
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -83,11 +124,35 @@ static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
 		char *p = line, *end, name[32];
 		long rank;
 		double w;
+		int ko, pos = 0;
 		ln++;
 		line[strcspn(line, "\n")] = '\0';
 		if (sscanf(line, "# wall %lf", &w) == 1) {
 			if (w > t->wall)
 				t->wall = w;
+			continue;
+		}
+		/* call sites (collector/trace.h): objects by number, then a
+		 * site before each call's compute line */
+		if (sscanf(line, "# object %d %n", &ko, &pos) == 1 && pos > 0) {
+			if (ko >= 0 && ko < 32 && !obj[ko] &&
+			    !(obj[ko] = strdup(line + pos)))
+				goto oom;
+			continue;
+		}
+		if (sscanf(line, "# @ %d %n", &ko, &pos) == 1 && pos > 0) {
+			char key[8192];
+			if (ko < 0 || ko >= 32 || !obj[ko]) {
+				snprintf(err, errlen,
+					 "%s:%ld: '# @ %d': no '# object %d' "
+					 "line before it",
+					 path, ln, ko, ko);
+				goto out;
+			}
+			snprintf(key, sizeof key, "%.4000s\t%.100s", obj[ko],
+				 line + pos);
+			if ((pending = site_index(t, key)) < 0)
+				goto oom;
 			continue;
 		}
 		if (line[0] == '#' || line[0] == '\0')
@@ -97,16 +162,14 @@ static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
 			snprintf(err, errlen,
 				 "%s:%ld: expected rank %d at the start", path,
 				 ln, r);
-			fclose(f);
-			return -1;
+			goto out;
 		}
 		p = end + strspn(end, " ");
 		size_t k = strcspn(p, " ");
 		if (k == 0 || k >= sizeof name) {
 			snprintf(err, errlen, "%s:%ld: bad action name", path,
 				 ln);
-			fclose(f);
-			return -1;
+			goto out;
 		}
 		memcpy(name, p, k);
 		name[k] = '\0';
@@ -119,8 +182,7 @@ static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
 				snprintf(err, errlen,
 					 "%s:%ld: compute: expected flops >= 0",
 					 path, ln);
-				fclose(f);
-				return -1;
+				goto out;
 			}
 			if (t->n[r] &&
 			    !strcmp(t->a[r][t->n[r] - 1].name, "compute")) {
@@ -141,26 +203,43 @@ static int read_rank(struct mpp_trace *t, int r, const char *path, size_t *cap,
 			    "%s:%ld: recvd: expected right after a wait or "
 			    "test",
 			    path, ln);
-			fclose(f);
-			return -1;
+			goto out;
 		}
-		if (push(t, r, cap, resolved ? "recv" : name, p, fl) < 0) {
-			snprintf(err, errlen, "out of memory");
-			fclose(f);
-			return -1;
+		if (bad_peer(name, p, t->nranks)) {
+			snprintf(
+			    err, errlen,
+			    "%s:%ld: %s %s: peer %ld is not a rank of this "
+			    "%d-rank run (nprocs in its meta)",
+			    path, ln, name, p, strtol(p, NULL, 10), t->nranks);
+			goto out;
 		}
+		int st = -1;
+		if (strcmp(name, "compute")) {
+			st = pending >= 0 ? pending : last;
+			last = st;
+			pending = -1;
+		}
+		if (push(t, r, cap, resolved ? "recv" : name, p, fl, st) < 0)
+			goto oom;
 		if (resolved) {
 			struct mpp_act *a = t->a[r], x = a[t->n[r] - 1];
 			a[t->n[r] - 1] = a[t->n[r] - 2];
 			a[t->n[r] - 2] = x;
 		}
 	}
-	fclose(f);
 	if (t->n[r] == 0 || strcmp(t->a[r][0].name, "init")) {
 		snprintf(err, errlen, "%s: expected 'init' first", path);
-		return -1;
+		goto out;
 	}
-	return 0;
+	rc = 0;
+	goto out;
+oom:
+	snprintf(err, errlen, "out of memory");
+out:
+	fclose(f);
+	for (int i = 0; i < 32; i++)
+		free(obj[i]);
+	return rc;
 }
 
 int mpp_trace_read(const char *dir, struct mpp_trace *t, char *err,
@@ -208,7 +287,118 @@ int mpp_trace_read(const char *dir, struct mpp_trace *t, char *err,
 		}
 	}
 	free(cap);
+	mpp_trace_sites(t, NULL);
 	return 0;
+}
+
+/* addr2line's answer for each of the n addresses (offsets) of object
+ * obj, into at[] ("file.c:123"; left NULL when unknown). */
+static void addr2line(const char *obj, char **addr, char **at, size_t n)
+{
+	char **av = calloc(n + 6, sizeof *av);
+	int fd[2];
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+	size_t c = 0;
+
+	if (!av || pipe(fd) < 0) {
+		free(av);
+		return;
+	}
+	av[c++] = "addr2line";
+	av[c++] = "-e";
+	av[c++] = (char *)obj;
+	for (size_t i = 0; i < n; i++)
+		av[c++] = addr[i];
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	int sp = posix_spawnp(&pid, "addr2line", &fa, NULL, av, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	FILE *f = sp == 0 ? fdopen(fd[0], "r") : NULL;
+	char line[8192];
+	for (size_t i = 0; f && i < n && fgets(line, sizeof line, f); i++) {
+		line[strcspn(line, " \n")] = '\0'; /* " (discriminator 2)" */
+		char *colon = strrchr(line, ':');
+		const char *base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		/* "??:0", "??:?", "file.c:?": no line information */
+		if (!colon || line[0] == '?' || colon[1] == '?' ||
+		    !strcmp(colon, ":0"))
+			continue;
+		at[i] = strdup(base);
+	}
+	if (f)
+		fclose(f);
+	else
+		close(fd[0]);
+	if (sp == 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	free(av);
+}
+
+void mpp_trace_sites(struct mpp_trace *t, const char *prog)
+{
+	size_t n = t->nsites;
+	char **addr = calloc(n + 1, sizeof *addr);
+	char **at = calloc(n + 1, sizeof *at);
+	size_t *idx = calloc(n + 1, sizeof *idx);
+	char *done = calloc(n + 1, 1);
+
+	for (size_t i = 0; addr && at && idx && done && i < n; i++) {
+		if (done[i] || t->site_at[i])
+			continue;
+		/* every unresolved site of i's object in one addr2line */
+		size_t olen = strcspn(t->site_key[i], "\t"), m = 0;
+		for (size_t j = i; j < n; j++)
+			if (!done[j] && !t->site_at[j] &&
+			    !strncmp(t->site_key[j], t->site_key[i],
+				     olen + 1)) {
+				done[j] = 1;
+				idx[m] = j;
+				addr[m++] = t->site_key[j] + olen + 1;
+			}
+		char obj[4096];
+		snprintf(obj, sizeof obj, "%.*s", (int)olen, t->site_key[i]);
+		if (access(obj, R_OK) != 0) {
+			if (!prog)
+				continue;
+			snprintf(obj, sizeof obj, "%s", prog);
+		}
+		memset(at, 0, m * sizeof *at);
+		addr2line(obj, addr, at, m);
+		for (size_t q = 0; q < m; q++)
+			t->site_at[idx[q]] = at[q];
+	}
+	free(addr);
+	free(at);
+	free(idx);
+	free(done);
+	t->sited = 1;
+	for (int r = 0; r < t->nranks && t->sited; r++)
+		for (size_t i = 0; i < t->n[r] && t->sited; i++) {
+			const struct mpp_act *x = &t->a[r][i];
+			if (!strcmp(x->name, "compute") ||
+			    !strcmp(x->name, "init") ||
+			    !strcmp(x->name, "finalize"))
+				continue;
+			t->sited = x->site >= 0 && t->site_at[x->site];
+		}
+}
+
+/* 1: segment kinds are named by call sites (mpp_trace_match_sites). */
+static int by_site;
+
+int mpp_trace_match_sites(const struct mpp_trace *skel,
+			  const struct mpp_trace *train, size_t ntrain)
+{
+	by_site = skel->sited;
+	for (size_t j = 0; j < ntrain; j++)
+		by_site &= train[j].sited;
+	return by_site;
 }
 
 void mpp_trace_free(struct mpp_trace *t)
@@ -220,6 +410,12 @@ void mpp_trace_free(struct mpp_trace *t)
 	}
 	free(t->a);
 	free(t->n);
+	for (size_t i = 0; i < t->nsites; i++) {
+		free(t->site_key[i]);
+		free(t->site_at[i]);
+	}
+	free(t->site_key);
+	free(t->site_at);
 	memset(t, 0, sizeof *t);
 }
 
@@ -231,17 +427,27 @@ double mpp_trace_compute(const struct mpp_trace *t, int r)
 	return s * 1e-9;
 }
 
-/* Kind of the compute action a[r][i]: "<before>><after>". */
+/* Kind of the compute action a[r][i]: "<before>><after>", each side
+ * the call's name, and with call sites (by_site) "@<file>:<line>" after
+ * it: a segment is where it is in the program, not which calls bound it
+ * (a set-up that calls MPI_Allreduce once more at more than one rank
+ * ends at another call, not at another place). */
 static void kind_of(const struct mpp_trace *t, int r, size_t i, char *k,
 		    size_t len)
 {
-	const char *b = i > 0 ? t->a[r][i - 1].name : "start";
-	const char *a = i + 1 < t->n[r] ? t->a[r][i + 1].name : "end";
-	snprintf(k, len, "%s>%s", b, a);
+	const struct mpp_act *b = i > 0 ? &t->a[r][i - 1] : NULL;
+	const struct mpp_act *a = i + 1 < t->n[r] ? &t->a[r][i + 1] : NULL;
+	const char *bs =
+	    by_site && b && b->site >= 0 ? t->site_at[b->site] : NULL;
+	const char *as =
+	    by_site && a && a->site >= 0 ? t->site_at[a->site] : NULL;
+	snprintf(k, len, "%s%s%s>%s%s%s", b ? b->name : "start", bs ? "@" : "",
+		 bs ? bs : "", a ? a->name : "end", as ? "@" : "",
+		 as ? as : "");
 }
 
 struct kind {
-	char k[72];
+	char k[256];
 	double flops;  /* total over ranks */
 	double occ;    /* occurrences over ranks */
 	double target; /* work (s, all ranks) per occurrence on one rank */
@@ -265,7 +471,7 @@ static struct kind *kind_get(struct kind **ks, size_t *nk, const char *k)
 
 static int kinds(const struct mpp_trace *t, struct kind **ks, size_t *nk)
 {
-	char k[72];
+	char k[256];
 	for (int r = 0; r < t->nranks; r++)
 		for (size_t i = 0; i < t->n[r]; i++) {
 			if (strcmp(t->a[r][i].name, "compute"))
@@ -601,7 +807,7 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 			    x->have ? "" : " (global factor)");
 		x->target = f;
 	}
-	char k[72];
+	char k[256];
 	for (int r = 0; r < skel->nranks; r++)
 		for (size_t i = 0; i < skel->n[r]; i++) {
 			if (strcmp(skel->a[r][i].name, "compute"))
@@ -789,7 +995,7 @@ struct occ {
 static struct occ *occurrences(const struct mpp_trace *t, const struct kind *ks,
 			       size_t nk)
 {
-	char k[72];
+	char k[256];
 	struct occ *o = calloc((size_t)t->nranks * (nk ? nk : 1), sizeof *o);
 	if (!o)
 		return NULL;

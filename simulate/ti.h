@@ -16,6 +16,7 @@ struct mpp_act {
 	char name[32];
 	char *args;   /* the tokens after the name, or "" */
 	double flops; /* compute: flops at 1e9 flop/s; else 0 */
+	int site;     /* index in the trace's sites, -1: none */
 };
 
 struct mpp_trace {
@@ -24,13 +25,34 @@ struct mpp_trace {
 	size_t *n;
 	double wall; /* slowest rank's "# wall" (0 when absent) */
 	char args[4096];
+	/* Call sites: "<object>\t0x<offset>" as traced, and what addr2line
+	 * made of each ("file.c:123", NULL: unresolved). */
+	char **site_key, **site_at;
+	size_t nsites;
+	int sited; /* every call but init and finalize has a resolved site */
 };
 
 /* Read DIR/meta and DIR/rank-<r>.ti for every rank. Consecutive compute
- * lines are merged. Returns 0, or -1 with err naming file and line. */
+ * lines are merged. A call without a "# @" line takes the site of the
+ * call before it (a resolved wildcard receive, a start's requests).
+ * Call sites are resolved with addr2line on the objects they name.
+ * Returns 0, or -1 with err naming file and line (a peer that is not a
+ * rank of the run included). */
 int mpp_trace_read(const char *dir, struct mpp_trace *t, char *err,
 		   size_t errlen);
 void mpp_trace_free(struct mpp_trace *t);
+
+/* Resolve t's unresolved sites again, in `prog` for objects that no
+ * longer exist (SMPI runs each rank from a copy of the program that it
+ * deletes). */
+void mpp_trace_sites(struct mpp_trace *t, const char *prog);
+
+/* Segments are matched by the source locations of the calls around them
+ * when every trace has them (a build with -g), else by the calls' names.
+ * Decides for the scaling and the noise that follow; returns 1 for
+ * sites. */
+int mpp_trace_match_sites(const struct mpp_trace *skel,
+			  const struct mpp_trace *train, size_t ntrain);
 
 /* Scale the computation of `skel` (a trace of the target input and rank
  * count, its computation benchmarked by SMPI) so that each segment kind's
