@@ -41,6 +41,7 @@ int mpp_api_route(const char *path, int *method)
 	    {"/v1/runs", MPP_EP_RUNS, MPP_POST},
 	    {"/v1/jobs", MPP_EP_JOBS, MPP_POST},
 	    {"/metrics", MPP_EP_METRICS, MPP_GET},
+	    {"/v1/progress", MPP_EP_PROGRESS, MPP_POST},
 	};
 	for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
 		if (strcmp(path, routes[i].path) == 0) {
@@ -51,6 +52,11 @@ int mpp_api_route(const char *path, int *method)
 	    strchr(path + 11, '/') == NULL) {
 		*method = MPP_GET;
 		return MPP_EP_MODEL;
+	}
+	/* GET /v1/jobs/{job_id} (progress.h); an empty id is its 400. */
+	if (strncmp(path, "/v1/jobs/", 9) == 0 && !strchr(path + 9, '/')) {
+		*method = MPP_GET;
+		return MPP_EP_JOB;
 	}
 	*method = MPP_OTHER_METHOD;
 	return MPP_EP_OTHER;
@@ -215,12 +221,40 @@ void mpp_api_healthz(const mpp_api *api, mpp_reply *r)
 	reply_gen(r, writable ? 200 : 503, g);
 }
 
+__attribute__((format(printf, 2, 3))) static void print_to(void *ctx,
+							   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(ctx, fmt, ap);
+	va_end(ap);
+}
+
 void mpp_api_metrics(mpp_reply *r)
 {
+	char *hist = NULL;
+	size_t hlen = 0;
+	FILE *f;
+
 	r->body = mpp_metrics_render(&r->len);
 	if (r->body == NULL) {
 		mpp_api_error(r, 500, "out of memory");
 		return;
+	}
+	/* The history's choice and evidence (hist.h), after the counters. */
+	f = open_memstream(&hist, &hlen);
+	if (f) {
+		mpp_histsvc_metrics(print_to, f);
+		if (fclose(f) == 0 && hlen) {
+			char *b = realloc(r->body, r->len + hlen + 1);
+			if (b) {
+				memcpy(b + r->len, hist, hlen + 1);
+				r->body = b;
+				r->len += hlen;
+			}
+		}
+		free(hist);
 	}
 	r->status = 200;
 	r->content_type = "text/plain; version=0.0.4";

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <yajl/yajl_gen.h>
 
+#include "history/choose.h"
 #include "history/history.h"
 #include "history/nag.h"
 #include "common/status.h"
@@ -39,9 +40,34 @@ struct mpp_histsvc {
 	 * twice, with another run time or state) makes the next refresh
 	 * rebuild from the table, as the predictor cannot unlearn a run. */
 	double mark;
+	/* The method every predictor is built with: the fixed one, or
+	 * auto's current choice. */
+	int method;
+	/* --history auto (choose.h): the choice is made again from the
+	 * jobs table after every `every` jobs learnt. */
+	int is_auto;
+	mpp_histsvc_auto cfg;
+	unsigned long since_choice;
 };
 
+/* The latest choice and its evidence, for /metrics and the staff page:
+ * process-wide (one history per daemon), under its own lock, as those
+ * readers have no handle on the history. */
+static pthread_mutex_t summary_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int set; /* a history is running */
+	int is_auto, method, chosen, have_result;
+	mpp_choose_result res;
+	double chosen_at; /* Unix time of the last choice */
+	unsigned long chooses, switches, guard_switches;
+	int guarded, procs;
+	char why[128]; /* the last choice's outcome, when not a replay */
+} summary;
+
 static double now_unix(void);
+static void publish(mpp_histsvc *h);
+static int rebuild(mpp_histsvc *h, mpp_store *s, const char *why, char *err,
+		   size_t errlen);
 
 /* Where learn() puts a row: the shared predictor (locked) or a new one
  * being rebuilt (not yet shared). */
@@ -69,6 +95,8 @@ static int learn(void *ctx, const mpp_job_rec *r)
 
 	if (!t->into)
 		pthread_mutex_lock(&t->h->lock);
+	if (!t->into)
+		t->h->since_choice++;
 	rc = mpp_hist_observe(hist, &j, r->runtime_s);
 	if (rc == MPP_OK && r->uid >= 0) {
 		snprintf(uid, sizeof(uid), "uid:%lld", (long long)r->uid);
@@ -97,6 +125,236 @@ static mpp_hist *hist_new(const mpp_histsvc *h, int method)
 	return p;
 }
 
+/* ---- auto: the choice from the jobs table (choose.h) ------------------ */
+
+typedef struct table {
+	mpp_swf_job *jobs;
+	double *start, *end; /* for the machine size */
+	size_t n, cap;
+	double max_limit;
+} table;
+
+static long name_id(const char *s)
+{
+	uint64_t x = 1469598103934665603ULL;
+
+	for (; s && *s; s++)
+		x = (x ^ (unsigned char)*s) * 1099511628211ULL;
+	return (long)(x >> 2); /* positive: a user, never -1 (unknown) */
+}
+
+/* A finished job as a trace job: the user and app by a hash of their names
+ * (the replay only compares them). */
+static int collect(void *ctx, const mpp_job_rec *r)
+{
+	table *t = ctx;
+	mpp_swf_job *j;
+
+	if (!isfinite(r->submit_at) || !(r->runtime_s > 0))
+		return MPP_OK;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? 2 * t->cap : 1024;
+		mpp_swf_job *g = realloc(t->jobs, nc * sizeof(*g));
+		double *a, *b;
+		if (g)
+			t->jobs = g;
+		a = g ? realloc(t->start, nc * sizeof(*a)) : NULL;
+		if (a)
+			t->start = a;
+		b = a ? realloc(t->end, nc * sizeof(*b)) : NULL;
+		if (!b)
+			return MPP_ENOMEM;
+		t->end = b;
+		t->cap = nc;
+	}
+	j = &t->jobs[t->n];
+	*j = (mpp_swf_job){
+	    .id = (long)r->id,
+	    .submit_s = r->submit_at,
+	    .run_s = r->runtime_s < 1 ? 1 : r->runtime_s,
+	    .req_s = isfinite(r->time_limit_s) ? r->time_limit_s : 0,
+	    .procs = isfinite(r->ntasks) && r->ntasks >= 1 && r->ntasks < 1e9
+			 ? (int)r->ntasks
+			 : 1,
+	    .user = name_id(r->user),
+	    .app = r->app && *r->app ? name_id(r->app) : -1,
+	};
+	if (j->req_s > t->max_limit)
+		t->max_limit = j->req_s;
+	t->start[t->n] = isfinite(r->start_at) ? r->start_at : NAN;
+	t->end[t->n] = isfinite(r->end_at) ? r->end_at : NAN;
+	t->n++;
+	return MPP_OK;
+}
+
+static int by_submit(const void *a, const void *b)
+{
+	const mpp_swf_job *x = a, *y = b;
+
+	if (x->submit_s != y->submit_s)
+		return x->submit_s < y->submit_s ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+typedef struct edge {
+	double t;
+	int d;
+} edge;
+
+static int by_edge(const void *a, const void *b)
+{
+	const edge *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->d - y->d; /* an end before a start at one instant */
+}
+
+/* The machine size guessed from the table: the largest sum of ntasks
+ * running at one time (at least the widest job). */
+static int machine_of(const table *t)
+{
+	edge *e = malloc((2 * t->n + 1) * sizeof(*e));
+	size_t ne = 0;
+	long cur = 0, best = 1;
+
+	for (size_t k = 0; k < t->n; k++)
+		if (t->jobs[k].procs > best)
+			best = t->jobs[k].procs;
+	if (!e)
+		return (int)best;
+	for (size_t k = 0; k < t->n; k++)
+		if (isfinite(t->start[k]) && isfinite(t->end[k]) &&
+		    t->end[k] > t->start[k]) {
+			e[ne++] = (edge){t->start[k], t->jobs[k].procs};
+			e[ne++] = (edge){t->end[k], -t->jobs[k].procs};
+		}
+	qsort(e, ne, sizeof(*e), by_edge);
+	for (size_t k = 0; k < ne; k++) {
+		cur += e[k].d;
+		if (cur > best)
+			best = cur;
+	}
+	free(e);
+	return best > 1000000000 ? 1000000000 : (int)best;
+}
+
+/* Reads the table and chooses, the current choice as the champion:
+ * *method is the choice's method (unchanged when there are too few jobs:
+ * summary.why says so). */
+static int choose_from(mpp_histsvc *h, mpp_store *s, int *method, char *err,
+		       size_t errlen)
+{
+	table t = {0};
+	mpp_choose_result res;
+	mpp_choose_opts o = {.margin = h->cfg.margin};
+	int64_t last = 0;
+	int rc, champion;
+
+	pthread_mutex_lock(&summary_lock);
+	champion = summary.chosen;
+	pthread_mutex_unlock(&summary_lock);
+	rc = mpp_store_each_job(s, 0, collect, &t, &last, err, errlen);
+	if (rc == MPP_ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	if (rc) {
+		free(t.jobs);
+		free(t.start);
+		free(t.end);
+		return rc;
+	}
+	/* A job without a limit: the largest limit seen (the request bounds
+	 * what a corrector may raise a prediction to). */
+	for (size_t k = 0; k < t.n; k++) {
+		mpp_swf_job *j = &t.jobs[k];
+		if (!(j->req_s > 0))
+			j->req_s = t.max_limit;
+		if (j->req_s < j->run_s)
+			j->req_s = j->run_s;
+	}
+	if (t.n)
+		qsort(t.jobs, t.n, sizeof(*t.jobs), by_submit);
+	o.procs = h->cfg.procs > 0 ? h->cfg.procs : machine_of(&t);
+	o.champion = champion;
+	rc = mpp_choose(t.jobs, t.n, &o, &res, err, errlen);
+	free(t.jobs);
+	free(t.start);
+	free(t.end);
+	if (rc == MPP_OK) {
+		/* The new predictor first, then the choice is shown: what
+		 * /metrics names is what answers. */
+		int m, corrector;
+		mpp_choose_candidate(res.chosen, &m, &corrector);
+		if (h->hist && m != h->method) {
+			h->method = m;
+			rc = rebuild(h, s, "auto chose another method", err,
+				     errlen);
+			if (rc)
+				return rc;
+		}
+	}
+	pthread_mutex_lock(&summary_lock);
+	summary.procs = o.procs;
+	summary.chosen_at = now_unix();
+	summary.chooses++;
+	if (rc == MPP_EINVAL) {
+		/* Too few jobs: the champion stays. */
+		snprintf(summary.why, sizeof(summary.why), "%s", err);
+		rc = MPP_OK;
+	} else if (rc == MPP_OK) {
+		summary.why[0] = 0;
+		summary.res = res;
+		summary.have_result = 1;
+		if (res.chosen != summary.chosen)
+			summary.switches++;
+		summary.chosen = res.chosen;
+	}
+	champion = summary.chosen;
+	pthread_mutex_unlock(&summary_lock);
+	if (rc == MPP_OK) {
+		int corrector;
+		mpp_choose_candidate(champion, method, &corrector);
+		mpp_log(MPP_LOG_INFO,
+			"history: auto: %s (%zu jobs, %d "
+			"processors)",
+			mpp_choose_name(champion), t.n, o.procs);
+	}
+	return rc;
+}
+
+int mpp_histsvc_open_auto(const char *db_path, const mpp_histsvc_auto *a,
+			  size_t max_keys, mpp_histsvc **out, char *err,
+			  size_t errlen)
+{
+	mpp_store *s = NULL;
+	int method = MPP_HIST_TSAFRIR, rc;
+
+	pthread_mutex_lock(&summary_lock);
+	memset(&summary, 0, sizeof(summary));
+	summary.is_auto = 1;
+	pthread_mutex_unlock(&summary_lock);
+	rc = mpp_store_open(db_path, MPP_STORE_READONLY, &s, err, errlen);
+	if (rc == MPP_OK) {
+		mpp_histsvc tmp = {.cfg = *a};
+		rc = choose_from(&tmp, s, &method, err, errlen);
+	}
+	mpp_store_close(s);
+	if (rc)
+		return rc;
+	rc =
+	    mpp_histsvc_open(db_path, method, NULL, max_keys, out, err, errlen);
+	if (rc == MPP_OK) {
+		(*out)->is_auto = 1;
+		(*out)->cfg = *a;
+		if ((*out)->cfg.every == 0)
+			(*out)->cfg.every = MPP_HISTSVC_EVERY;
+		pthread_mutex_lock(&summary_lock);
+		summary.is_auto = 1;
+		pthread_mutex_unlock(&summary_lock);
+	}
+	return rc;
+}
+
 int mpp_histsvc_open(const char *db_path, int method, const mpp_nag_loss *loss,
 		     size_t max_keys, mpp_histsvc **out, char *err,
 		     size_t errlen)
@@ -110,6 +368,8 @@ int mpp_histsvc_open(const char *db_path, int method, const mpp_nag_loss *loss,
 		h->loss = *loss;
 		h->has_loss = 1;
 	}
+	if (h)
+		h->method = method;
 	if (!h || !(h->hist = hist_new(h, method))) {
 		free(h);
 		snprintf(err, errlen, "out of memory");
@@ -133,6 +393,11 @@ int mpp_histsvc_open(const char *db_path, int method, const mpp_nag_loss *loss,
 		mpp_histsvc_free(h);
 		return rc;
 	}
+	pthread_mutex_lock(&summary_lock);
+	summary.set = 1;
+	summary.method = method;
+	pthread_mutex_unlock(&summary_lock);
+	publish(h);
 	*out = h;
 	return MPP_OK;
 }
@@ -141,6 +406,9 @@ void mpp_histsvc_free(mpp_histsvc *h)
 {
 	if (!h)
 		return;
+	pthread_mutex_lock(&summary_lock);
+	summary.set = 0;
+	pthread_mutex_unlock(&summary_lock);
 	mpp_hist_free(h->hist);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -151,7 +419,7 @@ void mpp_histsvc_free(mpp_histsvc *h)
 static int rebuild(mpp_histsvc *h, mpp_store *s, const char *why, char *err,
 		   size_t errlen)
 {
-	mpp_hist *fresh = hist_new(h, mpp_hist_method(h->hist)), *old;
+	mpp_hist *fresh = hist_new(h, h->method), *old;
 	int64_t last = 0;
 	target t = {h, fresh};
 	int rc;
@@ -170,6 +438,9 @@ static int rebuild(mpp_histsvc *h, mpp_store *s, const char *why, char *err,
 	pthread_mutex_unlock(&h->lock);
 	mpp_hist_free(old);
 	h->rebuilds++;
+	pthread_mutex_lock(&summary_lock);
+	summary.method = h->method;
+	pthread_mutex_unlock(&summary_lock);
 	mpp_log(MPP_LOG_INFO,
 		"history: %s: rebuilt from the jobs table (%zu keys)", why,
 		mpp_hist_nkeys(fresh));
@@ -210,11 +481,175 @@ int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
 	pthread_mutex_lock(&h->lock);
 	nkeys = mpp_hist_nkeys(h->hist);
 	pthread_mutex_unlock(&h->lock);
+	publish(h);
+	if (h->is_auto && h->since_choice >= h->cfg.every) {
+		/* Chosen again, in this (the keeper's) thread: a few replays
+		 * of the table, seconds for tens of thousands of jobs, during
+		 * which predictions go on from the current predictor. */
+		int method = h->method;
+		h->since_choice = 0;
+		rc = choose_from(h, s, &method, err, errlen);
+		if (rc)
+			return rc;
+	}
 	if (nkeys <= h->max_keys)
 		return MPP_OK;
 	/* Too many keys: start again from what the table keeps. */
 	snprintf(why, sizeof(why), "%zu keys, over %zu", nkeys, h->max_keys);
 	return rebuild(h, s, why, err, errlen);
+}
+
+/* Candidate i's method (choose.h). */
+static int cand_method(int i)
+{
+	int method, corrector;
+
+	mpp_choose_candidate(i, &method, &corrector);
+	return method;
+}
+
+/* The guard's state, for /metrics. */
+static void publish(mpp_histsvc *h)
+{
+	unsigned long sw;
+	int g;
+
+	pthread_mutex_lock(&h->lock);
+	g = mpp_hist_guard(h->hist, &sw);
+	pthread_mutex_unlock(&h->lock);
+	pthread_mutex_lock(&summary_lock);
+	summary.guarded = g;
+	summary.guard_switches = sw;
+	pthread_mutex_unlock(&summary_lock);
+}
+
+void mpp_histsvc_metrics(mpp_histsvc_print print, void *ctx)
+{
+	pthread_mutex_lock(&summary_lock);
+	if (!summary.set) {
+		pthread_mutex_unlock(&summary_lock);
+		return;
+	}
+	print(ctx, "# HELP mpipredictd_history_choice The history's predictor "
+		   "(1), and with --history auto the corrector of the choice.\n"
+		   "# TYPE mpipredictd_history_choice gauge\n");
+	if (summary.is_auto) {
+		print(ctx,
+		      "mpipredictd_history_choice{pred=\"%s\","
+		      "corrector=\"%s\"} 1\n",
+		      mpp_hist_method_name(cand_method(summary.chosen)),
+		      summary.chosen % 2 ? "request" : "steps");
+		print(ctx,
+		      "# HELP mpipredictd_history_score Each candidate's score "
+		      "on the newest part of the jobs table at the last "
+		      "choice (--history auto; metric avebsld_old: on the "
+		      "older part).\n"
+		      "# TYPE mpipredictd_history_score gauge\n");
+		for (int i = 0; summary.have_result && i < MPP_CHOOSE_NCAND;
+		     i++) {
+			const mpp_choose_score *c = &summary.res.cand[i];
+			const char *n = mpp_choose_name(i);
+			print(ctx,
+			      "mpipredictd_history_score{candidate=\"%s\","
+			      "metric=\"avebsld_old\"} %.4f\n"
+			      "mpipredictd_history_score{candidate=\"%s\","
+			      "metric=\"avebsld\"} %.4f\n"
+			      "mpipredictd_history_score{candidate=\"%s\","
+			      "metric=\"mae_s\"} %.1f\n"
+			      "mpipredictd_history_score{candidate=\"%s\","
+			      "metric=\"under\"} %.4f\n",
+			      n, c->avebsld_old, n, c->avebsld_new, n,
+			      c->mae_new_s, n, c->under_new);
+		}
+		print(ctx,
+		      "# HELP mpipredictd_history_chosen_at_seconds When the "
+		      "history was last chosen (Unix time).\n"
+		      "# TYPE mpipredictd_history_chosen_at_seconds gauge\n"
+		      "mpipredictd_history_chosen_at_seconds %.0f\n"
+		      "# HELP mpipredictd_history_choices_total Choices made "
+		      "(at start and after every N jobs).\n"
+		      "# TYPE mpipredictd_history_choices_total counter\n"
+		      "mpipredictd_history_choices_total %lu\n"
+		      "# HELP mpipredictd_history_switches_total Choices that "
+		      "replaced the champion.\n"
+		      "# TYPE mpipredictd_history_switches_total counter\n"
+		      "mpipredictd_history_switches_total %lu\n",
+		      summary.chosen_at, summary.chooses, summary.switches);
+	} else {
+		print(ctx, "mpipredictd_history_choice{pred=\"%s\"} 1\n",
+		      mpp_hist_method_name(summary.method));
+	}
+	print(ctx,
+	      "# HELP mpipredictd_history_guarded 1 while the learner's "
+	      "recent error is above Tsafrir's and Tsafrir answers.\n"
+	      "# TYPE mpipredictd_history_guarded gauge\n"
+	      "mpipredictd_history_guarded %d\n"
+	      "# HELP mpipredictd_history_guard_switches_total Times the "
+	      "learner's guard engaged.\n"
+	      "# TYPE mpipredictd_history_guard_switches_total counter\n"
+	      "mpipredictd_history_guard_switches_total %lu\n",
+	      summary.guarded, summary.guard_switches);
+	pthread_mutex_unlock(&summary_lock);
+}
+
+void mpp_histsvc_page(FILE *f)
+{
+	pthread_mutex_lock(&summary_lock);
+	if (!summary.set) {
+		pthread_mutex_unlock(&summary_lock);
+		return;
+	}
+	fprintf(f,
+		"<h2>History predictor</h2><p class=\"note\">Jobs without a "
+		"model are answered from their users' finished jobs by "
+		"<b id=\"history-choice\">%s%s</b>",
+		summary.is_auto ? mpp_choose_name(summary.chosen)
+				: mpp_hist_method_name(summary.method),
+		"");
+	if (summary.is_auto) {
+		time_t at = (time_t)summary.chosen_at;
+		struct tm tm;
+		char when[32] = "?";
+		if (gmtime_r(&at, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		fprintf(f,
+			", chosen by itself (--history auto) at %s UTC on "
+			"%d processors, %lu choices, %lu switches. Each "
+			"candidate replayed the jobs table through EASY++; "
+			"the challenger is the best on the older part, it "
+			"replaces the champion when better by the margin on "
+			"the newest part.",
+			when, summary.procs, summary.chooses, summary.switches);
+		if (summary.why[0]) {
+			fputs(" Last choice: ", f);
+			for (const char *c = summary.why; *c; c++)
+				fputc(*c == '<' || *c == '&' ? ' ' : *c, f);
+			fputc('.', f);
+		}
+	}
+	fprintf(f, "%s</p>",
+		summary.guarded ? " The learner is guarded: Tsafrir answers."
+				: "");
+	if (summary.is_auto && summary.have_result) {
+		fprintf(f,
+			"<table id=\"history\"><tr><th>candidate</th><th>"
+			"AVEbsld, older %zu jobs</th><th>AVEbsld, newest %zu "
+			"jobs</th><th>MAE (s)</th><th>under-predicted</th>"
+			"</tr>",
+			summary.res.nold, summary.res.nnew);
+		for (int i = 0; i < MPP_CHOOSE_NCAND; i++) {
+			const mpp_choose_score *c = &summary.res.cand[i];
+			fprintf(f,
+				"<tr><td>%s%s</td><td>%.2f</td><td>%.2f</td>"
+				"<td>%.0f</td><td>%.1f %%</td></tr>",
+				mpp_choose_name(i),
+				i == summary.chosen ? " (chosen)" : "",
+				c->avebsld_old, c->avebsld_new, c->mae_new_s,
+				100 * c->under_new);
+		}
+		fputs("</table>", f);
+	}
+	pthread_mutex_unlock(&summary_lock);
 }
 
 static void put_key(yajl_gen g, const char *s)

@@ -19,6 +19,7 @@
 #define MPP_SERVER_HIST_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "schema/store.h"
 #include "server/audit.h"
@@ -37,6 +38,33 @@ int mpp_histsvc_open(const char *db_path, int method,
 		     const struct mpp_nag_loss *loss, size_t max_keys,
 		     mpp_histsvc **out, char *err, size_t errlen);
 void mpp_histsvc_free(mpp_histsvc *h);
+
+/* --history auto: the predictor chosen from the jobs table by itself
+ * (history/choose.h), at start and again after every `every` jobs learnt
+ * (in the keeper's thread, mpp_histsvc_refresh), the current choice as
+ * the champion (tsafrir/steps at first). procs: the machine size (0: the
+ * largest sum of ntasks running at one time in the table); margin: a
+ * share (negative: choose.h's 5 %); every 0: MPP_HISTSVC_EVERY. With too
+ * few jobs to choose (4) the champion stays. */
+#define MPP_HISTSVC_EVERY 1000
+typedef struct mpp_histsvc_auto {
+	int procs;
+	double margin;
+	unsigned long every;
+} mpp_histsvc_auto;
+int mpp_histsvc_open_auto(const char *db_path, const mpp_histsvc_auto *a,
+			  size_t max_keys, mpp_histsvc **out, char *err,
+			  size_t errlen);
+
+/* The history's choice and its evidence as Prometheus text (the method;
+ * with auto the corrector and every candidate's scores; the learners'
+ * guard), through print; nothing when no history runs. Process-wide (one
+ * history per daemon). */
+typedef void (*mpp_histsvc_print)(void *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void mpp_histsvc_metrics(mpp_histsvc_print print, void *ctx);
+/* The same as a paragraph and a table of the staff page (HTML). */
+void mpp_histsvc_page(FILE *f);
 
 /* Learns the jobs added to s since the last call. Returns 0 or an
  * mpp_status with err. Called by the keeper thread only. */

@@ -34,6 +34,8 @@
  * variable names another, so that tests never read /etc. */
 #define DEFAULT_CONF "/etc/mpipredict/mpipredictd.conf"
 #define CONF_ENV     "MPIPREDICT_DAEMON_CONF"
+/* --history auto: not a history.h method, the choice among them. */
+#define HISTORY_AUTO 100
 
 /* `name` in the folder of this program (installed side by side), from
  * /proc/self/exe; `name` alone (looked up in PATH) when that is unknown. */
@@ -104,9 +106,14 @@ static const char usage[] =
     "                         held-back runs is at most PCT points above\n"
     "                         the active model's (0 to 100, default 2)\n"
     "  --history METHOD       answer jobs without a model from the user's\n"
-    "                         finished jobs: ours, tsafrir, learned, online\n"
-    "                         or off\n"
-    "                         (default ours)\n"
+    "                         finished jobs: ours, tsafrir, learned, online,\n"
+    "                         auto (chosen from the jobs table by replaying\n"
+    "                         each) or off (default ours)\n"
+    "  --history-procs N      with --history auto: the machine's processors\n"
+    "                         (default: the most ntasks running at once in\n"
+    "                         the jobs table)\n"
+    "  --history-every N      with --history auto: choose again after N new\n"
+    "                         finished jobs (default 1000)\n"
     "  --history-loss SPEC    with --history online: its loss, OVER/UNDER/\n"
     "                         THRESHOLD[/WEIGHT] as in mpipredict-replay\n"
     "                         (default the SC'15 study's square:100/abs:1/60)\n"
@@ -131,7 +138,8 @@ struct options {
 	unsigned long audit_interval, audit_batch, audit_queue;
 	unsigned long reload_interval, ui_refresh;
 	int log_level;
-	int history; /* history.h method, -1 off */
+	int history; /* history.h method, -1 off, HISTORY_AUTO */
+	unsigned long history_procs, history_every;
 	unsigned long history_max_keys;
 	mpp_nag_loss history_loss; /* --history-loss */
 	int has_history_loss;
@@ -166,6 +174,8 @@ enum {
 	O_HISTORY,
 	O_HISTORY_KEYS,
 	O_HISTORY_LOSS,
+	O_HISTORY_PROCS,
+	O_HISTORY_EVERY,
 	O_UI_USERS,
 	O_UI_REFRESH,
 	O_RETRAIN_ROWS,
@@ -204,6 +214,8 @@ static const struct option longopts[] = {
     {"history", required_argument, NULL, O_HISTORY},
     {"history-max-keys", required_argument, NULL, O_HISTORY_KEYS},
     {"history-loss", required_argument, NULL, O_HISTORY_LOSS},
+    {"history-procs", required_argument, NULL, O_HISTORY_PROCS},
+    {"history-every", required_argument, NULL, O_HISTORY_EVERY},
     {"ui-users", required_argument, NULL, O_UI_USERS},
     {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
     {"retrain-rows", required_argument, NULL, O_RETRAIN_ROWS},
@@ -294,6 +306,10 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 		return number(v, 1, 100000000, &o->audit_queue, why, whylen);
 	case O_RELOAD:
 		return number(v, 1, 60000, &o->reload_interval, why, whylen);
+	case O_HISTORY_PROCS:
+		return number(v, 1, 1000000000, &o->history_procs, why, whylen);
+	case O_HISTORY_EVERY:
+		return number(v, 1, 1000000000, &o->history_every, why, whylen);
 	case O_HISTORY_KEYS:
 		return number(v, 1, 100000000, &o->history_max_keys, why,
 			      whylen);
@@ -328,10 +344,12 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 	case O_HISTORY:
 		if (strcmp(v, "off") == 0)
 			o->history = -1;
+		else if (strcmp(v, "auto") == 0)
+			o->history = HISTORY_AUTO;
 		else if (mpp_hist_method_parse(v, &o->history)) {
 			snprintf(why, whylen,
-				 "expected ours, learned, online, tsafrir or "
-				 "off, got '%s'",
+				 "expected ours, learned, online, tsafrir, "
+				 "auto or off, got '%s'",
 				 v);
 			return -1;
 		}
@@ -688,7 +706,17 @@ int main(int argc, char **argv)
 	mpp_keeper_set_retention(keeper, (double)o.keep_days * 86400.0,
 				 (long long)o.keep_rows);
 	/* After the keeper: it created or migrated the store. */
-	if (o.history >= 0 &&
+	mpp_histsvc_auto hauto = {.procs = (int)o.history_procs,
+				  .margin = -1,
+				  .every = o.history_every};
+	if (o.history == HISTORY_AUTO &&
+	    mpp_histsvc_open_auto(o.db, &hauto, o.history_max_keys, &history,
+				  err, sizeof err)) {
+		fprintf(stderr, "mpipredictd: %s: history: %s\n", o.db, err);
+		status = 2;
+		goto out;
+	}
+	if (o.history >= 0 && o.history != HISTORY_AUTO &&
 	    mpp_histsvc_open(o.db, o.history,
 			     o.has_history_loss ? &o.history_loss : NULL,
 			     o.history_max_keys, &history, err, sizeof err)) {

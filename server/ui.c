@@ -447,9 +447,10 @@ void mpp_ui_answer(mpp_ui *ui, const char *path, const char *app, int token_ok,
 		fputs("<p class=\"note\">No model for the app ", f);
 		mpp_html_text(f, app);
 		fputs(".</p>", f);
-	} else if (v == V_MODELS)
+	} else if (v == V_MODELS) {
 		page_models(f, d);
-	else if (v == V_ACCURACY)
+		mpp_histsvc_page(f); /* the history's choice (hist.h) */
+	} else if (v == V_ACCURACY)
 		page_accuracy(f, d, app);
 	else if (v == V_USERS)
 		page_users(f, d, shown);
