@@ -284,12 +284,16 @@ static int schedule(sim *s, double now)
 	if (s->out[head].reservation_s < 0)
 		s->out[head].reservation_s = t;
 	prof_occupy(&s->prof, t, t + s->pred[head], s->jobs[head].procs);
-	memcpy(s->order, s->queue + 1, (s->nq - 1) * sizeof(*s->order));
+	/* The candidates are a copy of the queue behind the head: the queue
+	 * shrinks as they start, the copy must not (a bound on the live
+	 * queue stopped the pass after the first backfilled job's place). */
+	size_t ncand = s->nq - 1;
+	memcpy(s->order, s->queue + 1, ncand * sizeof(*s->order));
 	if (s->o->sjbf) {
 		sort_sim = s;
-		qsort(s->order, s->nq - 1, sizeof(*s->order), by_pred);
+		qsort(s->order, ncand, sizeof(*s->order), by_pred);
 	}
-	for (size_t i = 0; i < s->nq - 1; i++) {
+	for (size_t i = 0; i < ncand; i++) {
 		size_t k = s->order[i];
 		if (s->jobs[k].procs > s->prof.f[0] ||
 		    !prof_fits_now(&s->prof, s->pred[k], s->jobs[k].procs))

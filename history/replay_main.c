@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history/choose.h"
 #include "history/easy.h"
 #include "history/history.h"
 #include "history/nag.h"
@@ -28,15 +27,8 @@ static const char usage[] =
     "\n"
     "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
     "                            predicted first (default easy)\n"
-    "  --pred requested|clairvoyant|tsafrir|ours|learned|online|auto\n"
-    "                            (default requested); auto: the\n"
-    "                            predictor and corrector chosen from the\n"
-    "                            trace (history/choose.h): prints each\n"
-    "                            candidate's scores and the choice, then\n"
-    "                            replays the choice with EASY++\n"
-    "  --margin PCT              auto: a candidate replaces tsafrir/steps\n"
-    "                            when its AVEbsld is PCT %% lower on the\n"
-    "                            newest half (default 5)\n"
+    "  --pred requested|clairvoyant|tsafrir|ours|learned|online\n"
+    "                            (default requested)\n"
     "  --corrector steps|request|double\n"
     "                            a prediction exceeded grows by Tsafrir's\n"
     "                            steps (default), to the request, or to\n"
@@ -50,12 +42,21 @@ static const char usage[] =
     "                            5logmr, 11log1rm or 1logmr (default\n"
     "                            square:100/abs:1/60/1, the SC'15 study's)\n"
     "  --procs N                 machine size (default 100)\n"
+    "  --procs-from requested|allocated\n"
+    "                            a job's processors: SWF field 8 (the\n"
+    "                            request, default, as the SC'15 study),\n"
+    "                            else field 5; or field 5, else 8\n"
+    "  --oversize clamp|refuse   a job wider than the machine runs on the\n"
+    "                            whole machine (default, as the study),\n"
+    "                            or the trace is refused (exit 2)\n"
     "  --bound S                 bounded slowdown's bound (default 10)\n"
     "  --jobs N                  replay the first N jobs only\n"
     "  --schedule FILE           write 'id submit start end procs\n"
     "                            reservation pred' per job\n"
     "  --json                    the figures as one JSON object: scheduler,\n"
-    "                            pred, jobs, skipped, avebsld, mae_s,\n"
+    "                            pred, jobs, skipped, no_request,\n"
+    "                            procs_differ, clamped, run_cut, avebsld,\n"
+    "                            mae_s,\n"
     "                            under, wait_s, corrections\n"
     "  -h, --help                this text\n"
     "  --version                 the version\n"
@@ -99,42 +100,42 @@ static int write_schedule(const char *path, const mpp_swf_job *jobs,
 	return fclose(f);
 }
 
-/* --pred auto: one line per candidate, then the choice. */
-static void print_choice(const mpp_choose_result *r)
+/* What the trace's cleaning changed, on stderr, so that no job is
+ * replayed otherwise than the trace says without a word (the counts are
+ * also in the summary). */
+static void report_cleaning(const char *name, const mpp_swf_opts *so,
+			    const mpp_swf_counts *sc)
 {
-	for (int i = 0; i < MPP_CHOOSE_NCAND; i++) {
-		const mpp_choose_score *c = &r->cand[i];
-		printf("candidate %s avebsld_old=%.2f avebsld_new=%.2f "
-		       "mae_new_s=%.0f under_new=%.3f\n",
-		       mpp_choose_name(i), c->avebsld_old, c->avebsld_new,
-		       c->mae_new_s, c->under_new);
-	}
-	printf("choice %s challenger=%s champion=%s old=%zu new=%zu\n",
-	       mpp_choose_name(r->chosen), mpp_choose_name(r->challenger),
-	       mpp_choose_name(r->champion), r->nold, r->nnew);
-}
-
-/* The same as one JSON object: {chosen, challenger, champion, old, new,
- * candidates: [{name, avebsld_old, avebsld_new, mae_new_s, under_new}]}. */
-static json_t *choice_json(const mpp_choose_result *r)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; a && i < MPP_CHOOSE_NCAND; i++) {
-		const mpp_choose_score *c = &r->cand[i];
-		json_array_append_new(
-		    a,
-		    json_pack("{s:s, s:f, s:f, s:f, s:f}", "name",
-			      mpp_choose_name(i), "avebsld_old", c->avebsld_old,
-			      "avebsld_new", c->avebsld_new, "mae_new_s",
-			      c->mae_new_s, "under_new", c->under_new));
-	}
-	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "chosen",
-			 mpp_choose_name(r->chosen), "challenger",
-			 mpp_choose_name(r->challenger), "champion",
-			 mpp_choose_name(r->champion), "old",
-			 (json_int_t)r->nold, "new", (json_int_t)r->nnew,
-			 "candidates", a);
+	if (sc->procs_differ)
+		fprintf(stderr,
+			"mpipredict-replay: %s: %zu jobs were allocated "
+			"(field 5) another number of processors than they "
+			"requested (field 8); replayed with the %s "
+			"(--procs-from %s for the other)\n",
+			name, sc->procs_differ,
+			so->procs_from == MPP_SWF_PROCS_ALLOCATED ? "allocation"
+								  : "request",
+			so->procs_from == MPP_SWF_PROCS_ALLOCATED
+			    ? "requested"
+			    : "allocated");
+	if (sc->clamped)
+		fprintf(stderr,
+			"mpipredict-replay: %s: %zu jobs wider than the "
+			"machine's %d processors replayed on the whole machine "
+			"(--oversize refuse to refuse the trace)\n",
+			name, sc->clamped, so->machine);
+	if (sc->no_request)
+		fprintf(stderr,
+			"mpipredict-replay: %s: %zu jobs without a requested "
+			"time (field 9: -1 or 0) left out, as the SC'15 "
+			"study's filter leaves them out\n",
+			name, sc->no_request);
+	if (sc->run_cut)
+		fprintf(stderr,
+			"mpipredict-replay: %s: %zu run times above the "
+			"job's request cut to the request (killed at the "
+			"limit)\n",
+			name, sc->run_cut);
 }
 
 int main(int argc, char **argv)
@@ -150,7 +151,8 @@ int main(int argc, char **argv)
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"schedule", required_argument, NULL, 'o'},
 	    {"json", no_argument, NULL, 'J'},
-	    {"margin", required_argument, NULL, 'm'},
+	    {"procs-from", required_argument, NULL, 'F'},
+	    {"oversize", required_argument, NULL, 'O'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
@@ -161,12 +163,12 @@ int main(int argc, char **argv)
 	mpp_swf_job *jobs;
 	mpp_easy_job_out *out = NULL;
 	mpp_easy_stats st;
-	size_t n, skipped;
+	size_t n;
+	mpp_swf_opts so = {0};
+	mpp_swf_counts sc;
 	char err[512];
 	FILE *f;
-	int c, rc, as_json = 0, is_auto = 0;
-	mpp_choose_opts co = {.champion = -1, .margin = -1};
-	mpp_choose_result cr;
+	int c, rc, as_json = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -185,8 +187,6 @@ int main(int argc, char **argv)
 				o.pred = MPP_EASY_REQUESTED;
 			else if (strcmp(pred, "clairvoyant") == 0)
 				o.pred = MPP_EASY_CLAIRVOYANT;
-			else if (strcmp(pred, "auto") == 0)
-				is_auto = 1;
 			else if (mpp_hist_method_parse(pred, &o.hist_method) ==
 				 0)
 				o.pred = MPP_EASY_HISTORY;
@@ -245,16 +245,23 @@ int main(int argc, char **argv)
 		case 'J':
 			as_json = 1;
 			break;
-		case 'm': {
-			char *end;
-			co.margin = strtod(optarg, &end) / 100;
-			if (!*optarg || *end || !(co.margin >= 0) ||
-			    co.margin >= 1)
-				return usage_error("--margin: '%s' is not a "
-						   "percentage in [0, 100)",
+		case 'F':
+			if (strcmp(optarg, "requested") == 0)
+				so.procs_from = MPP_SWF_PROCS_REQUESTED;
+			else if (strcmp(optarg, "allocated") == 0)
+				so.procs_from = MPP_SWF_PROCS_ALLOCATED;
+			else
+				return usage_error("--procs-from: '%s' is not "
+						   "requested or allocated",
 						   optarg);
 			break;
-		}
+		case 'O':
+			if (strcmp(optarg, "clamp") && strcmp(optarg, "refuse"))
+				return usage_error("--oversize: '%s' is not "
+						   "clamp or refuse",
+						   optarg);
+			so.refuse_oversize = strcmp(optarg, "refuse") == 0;
+			break;
 		case ':':
 			return usage_error("%s needs a value",
 					   argv[optind - 1]);
@@ -278,7 +285,8 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
-	rc = mpp_swf_read(f, argv[optind], &jobs, &n, &skipped, err,
+	so.machine = o.procs;
+	rc = mpp_swf_read(f, argv[optind], &so, &jobs, &n, &sc, err,
 			  sizeof(err));
 	if (f != stdin)
 		fclose(f);
@@ -286,6 +294,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpipredict-replay: %s\n", err);
 		return 2;
 	}
+	report_cleaning(argv[optind], &so, &sc);
 	if (maxjobs && (size_t)maxjobs < n)
 		n = (size_t)maxjobs;
 	if (schedule && !(out = calloc(n ? n : 1, sizeof(*out)))) {
@@ -293,31 +302,14 @@ int main(int argc, char **argv)
 		free(jobs);
 		return 2;
 	}
-	if (is_auto) {
-		co.procs = o.procs;
-		rc = mpp_choose(jobs, n, &co, &cr, err, sizeof(err));
-		if (rc) {
-			fprintf(stderr, "mpipredict-replay: %s: %s\n",
-				argv[optind], err);
-			free(out);
-			free(jobs);
-			return 2;
-		}
-		if (!as_json)
-			print_choice(&cr);
-		o.pred = MPP_EASY_HISTORY;
-		o.sjbf = 1;
-		sched = "easy++";
-		mpp_choose_candidate(cr.chosen, &o.hist_method, &o.corrector);
-		pred = mpp_hist_method_name(o.hist_method);
-	}
 	rc = mpp_easy_run(jobs, n, &o, out, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
 			err);
 	} else if (as_json) {
 		json_t *o_ = json_pack(
-		    "{s:s, s:s+, s:I, s:I, s:f, s:f, s:f, s:f, s:I}",
+		    "{s:s, s:s+, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f, "
+		    "s:f, s:I}",
 		    "scheduler", sched, "pred", pred,
 		    o.pred == MPP_EASY_HISTORY
 			? (o.corrector == MPP_EASY_CORRECT_REQUEST  ? "/request"
@@ -325,13 +317,14 @@ int main(int argc, char **argv)
 								    : "/steps")
 			: "",
 		    "jobs", (json_int_t)st.njobs, "skipped",
-		    (json_int_t)skipped, "avebsld", st.avebsld, "mae_s",
-		    st.mae_s, "under", st.under_share, "wait_s", st.mean_wait_s,
-		    "corrections", (json_int_t)st.corrections);
+		    (json_int_t)sc.skipped, "no_request",
+		    (json_int_t)sc.no_request, "procs_differ",
+		    (json_int_t)sc.procs_differ, "clamped",
+		    (json_int_t)sc.clamped, "run_cut", (json_int_t)sc.run_cut,
+		    "avebsld", st.avebsld, "mae_s", st.mae_s, "under",
+		    st.under_share, "wait_s", st.mean_wait_s, "corrections",
+		    (json_int_t)st.corrections);
 
-		if (o_ && is_auto &&
-		    json_object_set_new(o_, "auto", choice_json(&cr)))
-			rc = MPP_ENOMEM;
 		if (!o_ || json_dumpf(o_, stdout, JSON_COMPACT) ||
 		    putchar('\n') == EOF) {
 			fprintf(stderr, "mpipredict-replay: out of memory\n");
@@ -342,15 +335,17 @@ int main(int argc, char **argv)
 	if (!rc && !as_json) {
 		printf(
 		    "%s %s%s jobs=%zu skipped=%zu avebsld=%.2f mae_s=%.0f "
-		    "under=%.3f wait_s=%.0f corrections=%zu\n",
+		    "under=%.3f wait_s=%.0f corrections=%zu no_request=%zu "
+		    "procs_differ=%zu clamped=%zu run_cut=%zu\n",
 		    sched, pred,
 		    o.pred == MPP_EASY_HISTORY
 			? (o.corrector == MPP_EASY_CORRECT_REQUEST  ? "/request"
 			   : o.corrector == MPP_EASY_CORRECT_DOUBLE ? "/double"
 								    : "/steps")
 			: "",
-		    st.njobs, skipped, st.avebsld, st.mae_s, st.under_share,
-		    st.mean_wait_s, st.corrections);
+		    st.njobs, sc.skipped, st.avebsld, st.mae_s, st.under_share,
+		    st.mean_wait_s, st.corrections, sc.no_request,
+		    sc.procs_differ, sc.clamped, sc.run_cut);
 	}
 	if (!rc && schedule && write_schedule(schedule, jobs, out, n)) {
 		fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
