@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "history/choose.h"
 #include "history/easy.h"
 #include "history/history.h"
 #include "history/nag.h"
@@ -27,8 +28,15 @@ static const char usage[] =
     "\n"
     "  --scheduler easy|easy++   FCFS backfilling order, or shortest\n"
     "                            predicted first (default easy)\n"
-    "  --pred requested|clairvoyant|tsafrir|ours|learned|online\n"
-    "                            (default requested)\n"
+    "  --pred requested|clairvoyant|tsafrir|ours|learned|online|auto\n"
+    "                            (default requested); auto: the\n"
+    "                            predictor and corrector chosen from the\n"
+    "                            trace (history/choose.h): prints each\n"
+    "                            candidate's scores and the choice, then\n"
+    "                            replays the choice with EASY++\n"
+    "  --margin PCT              auto: a candidate replaces tsafrir/steps\n"
+    "                            when its AVEbsld is PCT %% lower on the\n"
+    "                            newest half (default 5)\n"
     "  --corrector steps|request|double\n"
     "                            a prediction exceeded grows by Tsafrir's\n"
     "                            steps (default), to the request, or to\n"
@@ -138,6 +146,44 @@ static void report_cleaning(const char *name, const mpp_swf_opts *so,
 			name, sc->run_cut);
 }
 
+/* --pred auto: one line per candidate, then the choice. */
+static void print_choice(const mpp_choose_result *r)
+{
+	for (int i = 0; i < MPP_CHOOSE_NCAND; i++) {
+		const mpp_choose_score *c = &r->cand[i];
+		printf("candidate %s avebsld_old=%.2f avebsld_new=%.2f "
+		       "mae_new_s=%.0f under_new=%.3f\n",
+		       mpp_choose_name(i), c->avebsld_old, c->avebsld_new,
+		       c->mae_new_s, c->under_new);
+	}
+	printf("choice %s challenger=%s champion=%s old=%zu new=%zu\n",
+	       mpp_choose_name(r->chosen), mpp_choose_name(r->challenger),
+	       mpp_choose_name(r->champion), r->nold, r->nnew);
+}
+
+/* The same as one JSON object: {chosen, challenger, champion, old, new,
+ * candidates: [{name, avebsld_old, avebsld_new, mae_new_s, under_new}]}. */
+static json_t *choice_json(const mpp_choose_result *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < MPP_CHOOSE_NCAND; i++) {
+		const mpp_choose_score *c = &r->cand[i];
+		json_array_append_new(
+		    a,
+		    json_pack("{s:s, s:f, s:f, s:f, s:f}", "name",
+			      mpp_choose_name(i), "avebsld_old", c->avebsld_old,
+			      "avebsld_new", c->avebsld_new, "mae_new_s",
+			      c->mae_new_s, "under_new", c->under_new));
+	}
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "chosen",
+			 mpp_choose_name(r->chosen), "challenger",
+			 mpp_choose_name(r->challenger), "champion",
+			 mpp_choose_name(r->champion), "old",
+			 (json_int_t)r->nold, "new", (json_int_t)r->nnew,
+			 "candidates", a);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -153,6 +199,7 @@ int main(int argc, char **argv)
 	    {"json", no_argument, NULL, 'J'},
 	    {"procs-from", required_argument, NULL, 'F'},
 	    {"oversize", required_argument, NULL, 'O'},
+	    {"margin", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
@@ -168,7 +215,9 @@ int main(int argc, char **argv)
 	mpp_swf_counts sc;
 	char err[512];
 	FILE *f;
-	int c, rc, as_json = 0;
+	int c, rc, as_json = 0, is_auto = 0;
+	mpp_choose_opts co = {.champion = -1, .margin = -1};
+	mpp_choose_result cr;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
@@ -187,6 +236,8 @@ int main(int argc, char **argv)
 				o.pred = MPP_EASY_REQUESTED;
 			else if (strcmp(pred, "clairvoyant") == 0)
 				o.pred = MPP_EASY_CLAIRVOYANT;
+			else if (strcmp(pred, "auto") == 0)
+				is_auto = 1;
 			else if (mpp_hist_method_parse(pred, &o.hist_method) ==
 				 0)
 				o.pred = MPP_EASY_HISTORY;
@@ -262,6 +313,16 @@ int main(int argc, char **argv)
 						   optarg);
 			so.refuse_oversize = strcmp(optarg, "refuse") == 0;
 			break;
+		case 'm': {
+			char *end;
+			co.margin = strtod(optarg, &end) / 100;
+			if (!*optarg || *end || !(co.margin >= 0) ||
+			    co.margin >= 1)
+				return usage_error("--margin: '%s' is not a "
+						   "percentage in [0, 100)",
+						   optarg);
+			break;
+		}
 		case ':':
 			return usage_error("%s needs a value",
 					   argv[optind - 1]);
@@ -302,6 +363,24 @@ int main(int argc, char **argv)
 		free(jobs);
 		return 2;
 	}
+	if (is_auto) {
+		co.procs = o.procs;
+		rc = mpp_choose(jobs, n, &co, &cr, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "mpipredict-replay: %s: %s\n",
+				argv[optind], err);
+			free(out);
+			free(jobs);
+			return 2;
+		}
+		if (!as_json)
+			print_choice(&cr);
+		o.pred = MPP_EASY_HISTORY;
+		o.sjbf = 1;
+		sched = "easy++";
+		mpp_choose_candidate(cr.chosen, &o.hist_method, &o.corrector);
+		pred = mpp_hist_method_name(o.hist_method);
+	}
 	rc = mpp_easy_run(jobs, n, &o, out, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
@@ -325,6 +404,9 @@ int main(int argc, char **argv)
 		    st.under_share, "wait_s", st.mean_wait_s, "corrections",
 		    (json_int_t)st.corrections);
 
+		if (o_ && is_auto &&
+		    json_object_set_new(o_, "auto", choice_json(&cr)))
+			rc = MPP_ENOMEM;
 		if (!o_ || json_dumpf(o_, stdout, JSON_COMPACT) ||
 		    putchar('\n') == EOF) {
 			fprintf(stderr, "mpipredict-replay: out of memory\n");
