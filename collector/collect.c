@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <yajl/yajl_gen.h>
 
 #include "collector/row.h"
 #include "collector/runfile.h"
@@ -26,6 +27,8 @@
 static const char usage[] =
     "usage: mpipredict-collect [--runs PATH] [--print] DUMP|DIR...\n"
     "       mpipredict-collect --forward [--quiet] [--runs PATH] [OUTBOX...]\n"
+    "       mpipredict-collect --progress [--quiet] FILE\n"
+    "       mpipredict-collect --progress-interval\n"
     "\n"
     "Merge the per-rank dumps written by an instrumented program run with\n"
     "MPIPREDICT_DUMP=DIR (files <run_id>.<rank>.dump) into one run row per\n"
@@ -49,6 +52,16 @@ static const char usage[] =
     "               deleted, a row refused (4xx) moves to OUTBOX/rejected/\n"
     "               with the answer in <file>.reason, and when the daemon\n"
     "               does not answer (or 5xx, 408, 429) the rest wait\n"
+    "  --progress   post a running job's counters (the dump FILE that\n"
+    "               libmpipredict's progress thread wrote) to the daemon\n"
+    "               with POST /v1/progress (job id, app, args, elapsed_s,\n"
+    "               time_limit_s from MPIPREDICT_TIME_LIMIT_S or\n"
+    "               SLURM_JOB_END_TIME - SLURM_JOB_START_TIME); a FILE\n"
+    "               gone is not an error (the job ended)\n"
+    "  --progress-interval\n"
+    "               print the seconds between progress posts\n"
+    "               (MPIPREDICT_PROGRESS_S, else the configuration's\n"
+    "               progress_s, default 60; 0: none, or no daemon)\n"
     "  --quiet      print nothing (the runtime's detached forwarder)\n"
     "  -h, --help   this text\n"
     "  --version    print the version\n"
@@ -583,6 +596,152 @@ static int forward_dir(const char *dir, const mpp_client_conf *c, int quiet,
 	return rc;
 }
 
+/* The job's time limit in seconds from the environment, or -1. */
+static double time_limit_s(void)
+{
+	const char *lim = getenv("MPIPREDICT_TIME_LIMIT_S");
+	const char *st = getenv("SLURM_JOB_START_TIME");
+	const char *en = getenv("SLURM_JOB_END_TIME");
+	char *end1, *end2;
+	double a, b;
+
+	if (lim && *lim) {
+		a = strtod(lim, &end1);
+		return *end1 || !(a > 0) ? -1 : a;
+	}
+	if (!st || !en || !*st || !*en)
+		return -1;
+	a = strtod(st, &end1);
+	b = strtod(en, &end2);
+	return *end1 || *end2 || !(b > a) ? -1 : b - a;
+}
+
+static void gen_key(yajl_gen g, const char *k)
+{
+	yajl_gen_string(g, (const unsigned char *)k, strlen(k));
+}
+
+static void gen_str(yajl_gen g, const char *k, const char *v)
+{
+	gen_key(g, k);
+	yajl_gen_string(g, (const unsigned char *)v, strlen(v));
+}
+
+/* A dump as the body of POST /v1/progress: one rank's counters stand for
+ * the mean and the max (no other rank is asked while the job runs). */
+static int progress_body(const struct mpp_dump *d, const unsigned char **body,
+			 size_t *len, yajl_gen g)
+{
+	char name[4200];
+	double lim = time_limit_s();
+	size_t i;
+
+	yajl_gen_map_open(g);
+	gen_str(g, "job_id", d->meta.job_id);
+	gen_str(g, "run_id", d->meta.run_id);
+	gen_str(g, "app", d->meta.app);
+	gen_str(g, "build_id", d->meta.build_id);
+	gen_str(g, "args", d->meta.args);
+	gen_key(g, "nprocs");
+	yajl_gen_integer(g, d->meta.nprocs);
+	gen_key(g, "nnodes");
+	yajl_gen_integer(g, d->meta.nnodes);
+	gen_key(g, "elapsed_s");
+	yajl_gen_double(g, d->meta.runtime_s);
+	if (lim > 0) {
+		gen_key(g, "time_limit_s");
+		yajl_gen_double(g, lim);
+	}
+	gen_key(g, "features");
+	yajl_gen_map_open(g);
+	for (i = 0; i < d->nf; i++) {
+		snprintf(name, sizeof name, "%s.mean", d->names[i]);
+		gen_key(g, name);
+		yajl_gen_double(g, (double)d->values[i]);
+		snprintf(name, sizeof name, "%s.max", d->names[i]);
+		gen_key(g, name);
+		yajl_gen_double(g, (double)d->values[i]);
+	}
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	return yajl_gen_get_buf(g, body, len) == yajl_gen_status_ok ? 0 : -1;
+}
+
+/* mpipredict-collect --progress-interval, and --progress FILE. */
+static int progress_main(int argc, char **argv, int interval, int quiet)
+{
+	char err[8400], why[256];
+	const unsigned char *body;
+	struct mpp_dump d;
+	mpp_client_conf c;
+	char *answer = NULL;
+	size_t len;
+	long status;
+	yajl_gen g;
+	int rc;
+
+	if (argc != (interval ? 0 : 1)) {
+		fprintf(stderr, "mpipredict-collect: %s (see --help)\n",
+			interval ? "--progress-interval takes no argument"
+				 : "--progress takes one FILE");
+		return 1;
+	}
+	rc = mpp_client_conf_load(&c, err, sizeof err);
+	if (rc < 0) {
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: %s\n", err);
+		return 2;
+	}
+	if (interval) {
+		printf("%ld\n", rc == 0 ? c.progress_s : 0L);
+		mpp_client_conf_free(&c);
+		return 0;
+	}
+	if (rc == 1) {
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: no daemon "
+					"configured: nothing sent\n");
+		return 2;
+	}
+	if (access(argv[0], F_OK) != 0 && errno == ENOENT) {
+		mpp_client_conf_free(&c);
+		return 0; /* the job ended and took its file */
+	}
+	if (mpp_dump_read(argv[0], &d, err, sizeof err) < 0) {
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: %s\n", err);
+		mpp_client_conf_free(&c);
+		return 2;
+	}
+	rc = 2;
+	g = yajl_gen_alloc(NULL);
+	if (!g || progress_body(&d, &body, &len, g) < 0) {
+		if (!quiet)
+			fprintf(stderr, "mpipredict-collect: out of memory\n");
+	} else if (mpp_client_post(&c, "/v1/progress", "application/json",
+				   (const char *)body, len, &status, &answer,
+				   err, sizeof err) != 0) {
+		if (!quiet)
+			fprintf(stderr,
+				"mpipredict-collect: %s: no answer (%s)\n",
+				argv[0], err);
+	} else if (status < 200 || status >= 300) {
+		one_line(answer, why, sizeof why);
+		if (!quiet)
+			fprintf(stderr,
+				"mpipredict-collect: %s: refused (HTTP %ld: "
+				"%s)\n",
+				argv[0], status, why);
+	} else
+		rc = 0;
+	free(answer);
+	if (g)
+		yajl_gen_free(g);
+	mpp_dump_free(&d);
+	mpp_client_conf_free(&c);
+	return rc;
+}
+
 /* mpipredict-collect --forward [DIR...]. */
 static int forward_main(int argc, char **argv, const char *runs, int quiet)
 {
@@ -634,6 +793,8 @@ int main(int argc, char **argv)
 	    {"print", no_argument, NULL, 'p'},
 	    {"forward", no_argument, NULL, 'f'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"progress", no_argument, NULL, 'P'},
+	    {"progress-interval", no_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -641,6 +802,7 @@ int main(int argc, char **argv)
 	const char *runs = getenv("MPIPREDICT_RUNS"), *last_header = NULL;
 	struct dumps ds = {0};
 	int c, print = 0, printed = 0, rc = 0, forward = 0, quiet = 0;
+	int progress = 0, interval = 0;
 	char *used;
 	size_t i;
 
@@ -658,6 +820,12 @@ int main(int argc, char **argv)
 			break;
 		case 'q':
 			quiet = 1;
+			break;
+		case 'P':
+			progress = 1;
+			break;
+		case 'I':
+			interval = 1;
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -685,6 +853,15 @@ int main(int argc, char **argv)
 				"--help)\n");
 		return 1;
 	}
+	if (progress + interval + forward + print > 1) {
+		fprintf(stderr, "mpipredict-collect: give one of --forward, "
+				"--print, --progress, --progress-interval (see "
+				"--help)\n");
+		return 1;
+	}
+	if (progress || interval)
+		return progress_main(argc - optind, argv + optind, interval,
+				     quiet);
 	if (quiet && !forward) {
 		fprintf(stderr, "mpipredict-collect: --quiet goes with "
 				"--forward (see --help)\n");

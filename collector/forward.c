@@ -100,10 +100,7 @@ static int write_outbox(const char *outbox, const char *run_id,
 	return 0;
 }
 
-/* The forwarder's path: MPIPREDICT_COLLECT, else beside this library.
- * Returns 0 when out names an executable file, else -1 (out still holds
- * the path looked for, for the message). */
-static int collect_path(char *out, size_t len)
+int mpp_forward_collect_path(char *out, size_t len)
 {
 	const char *env = getenv("MPIPREDICT_COLLECT");
 	char lib[PATH_MAX], *slash;
@@ -209,7 +206,7 @@ void mpp_forward_row(const char *runs_file, const char *run_id,
 		fprintf(stderr, PFX "%s; the row was not forwarded\n", err);
 		return;
 	}
-	if (collect_path(prog, sizeof prog) < 0) {
+	if (mpp_forward_collect_path(prog, sizeof prog) < 0) {
 		fprintf(stderr,
 			PFX "cannot find %s (set MPIPREDICT_COLLECT); the row "
 			    "waits in %s\n",

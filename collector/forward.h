@@ -32,4 +32,10 @@ void mpp_forward_row(const char *runs_file, const char *run_id,
  * existence, as above), else 0. */
 int mpp_forward_enabled(void);
 
+/* The forwarder's path (also the progress sender's, progress.h):
+ * MPIPREDICT_COLLECT, else beside this library. Returns 0 when out names
+ * an executable file, else -1 (out still holds the path looked for, for
+ * the message). */
+int mpp_forward_collect_path(char *out, size_t len);
+
 #endif

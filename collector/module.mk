@@ -4,7 +4,9 @@
 # with $(MPICC)), its public headers under $(BUILD)/include/mpipredict/, and
 # mpipredict-collect.
 
-COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o topo.o mpitime.o forward.o)
+COLLECTOR_LIB_OBJS := $(addprefix $(OBJ)/collector/,pmpi.o runtime.o row.o runfile.o trace.o topo.o mpitime.o forward.o progress.o)
+# interpose.o: binding MPI calls when a unit dlopen's the library.
+COLLECTOR_LIB_OBJS += $(OBJ)/collector/interpose.o
 COLLECTOR_CLI_OBJS := $(addprefix $(OBJ)/collector/,collect.o row.o runfile.o)
 COLLECTOR_HEADERS  := collector/mpp_abi.h collector/mpi_table.def
 COLLECTOR_INCS     := $(addprefix $(BUILD)/include/mpipredict/,$(notdir $(COLLECTOR_HEADERS)))
@@ -28,7 +30,7 @@ $(BUILD)/lib/libmpipredict.a: $(COLLECTOR_LIB_OBJS)
 # with libcurl and libinih (the command only, never libmpipredict).
 $(BUILD)/bin/mpipredict-collect: $(COLLECTOR_CLI_OBJS) $(CLIENT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS) $(shell $(PKG_CONFIG) --libs yajl)
 
 $(BUILD)/include/mpipredict/%: collector/%
 	@mkdir -p $(@D)

@@ -39,6 +39,7 @@
 #include "collector/forward.h"
 #include "collector/mpitime.h"
 #include "collector/mpp_abi.h"
+#include "collector/progress.h"
 #include "collector/row.h"
 #include "collector/runfile.h"
 #include "collector/traffic.h"
@@ -803,6 +804,28 @@ static void crash_prepare(void)
 			sigaction(crash_signals[i], &sa, NULL);
 }
 
+/* progress.h's callback, on rank 0's helper thread: this rank's counters
+ * now as a dump (elapsed time as runtime_s, not finalized). The counters
+ * are read while the program changes them: each is one aligned 64-bit
+ * load, so a value is one the counter had. */
+static int progress_write(const char *path, char *err, size_t errlen)
+{
+	struct feats f = {0};
+	struct mpp_run_meta m;
+	int rc = -1;
+
+	features_now(&f);
+	if (f.ok) {
+		fill_meta(&m, elapsed());
+		m.exit_status = 0;
+		rc = mpp_dump_write(path, &m, run.rank, 0, f.n, f.names, f.vals,
+				    err, errlen);
+	} else
+		snprintf(err, errlen, "out of memory");
+	feats_free(&f);
+	return rc;
+}
+
 /* The run's app: $MPIPREDICT_APP, else the name the units were built with
  * (--app), else the executable's name. Units built with different names:
  * the first by file name, and one line on stderr from rank 0. */
@@ -883,6 +906,8 @@ static void start(int provided)
 	if (run.dump_dir)
 		crash_prepare();
 	run.init_s = elapsed();
+	if (run.rank == 0)
+		mpp_progress_start(run.run_id, progress_write);
 }
 
 int MPI_Init(int *argc, char ***argv)
@@ -1061,6 +1086,7 @@ static void finish(void)
 	unsigned long long *ranks = NULL;
 	size_t i;
 
+	mpp_progress_stop(); /* before the counters stop and are reduced */
 	run.finished = 1;
 	__atomic_store_n(&crash.claimed, 1, __ATOMIC_RELEASE);
 	mpp_traffic_stop();

@@ -22,8 +22,8 @@
 struct parse {
 	const char *path;
 	char *url, *token_file;
-	long timeout_ms;
-	int seen_url, seen_token, seen_timeout;
+	long timeout_ms, progress_s;
+	int seen_url, seen_token, seen_timeout, seen_progress;
 	FILE *f;
 	int lineno;    /* lines read so far (the handler's line) */
 	int refused;   /* line of our handler's first refusal, or 0 */
@@ -57,6 +57,21 @@ parse_error(struct parse *p, const char *fmt, ...)
 	return 0;
 }
 
+/* A progress interval: whole seconds, 0 (off) to the maximum. */
+static int parse_progress(const char *value, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (errno || end == value || *end || v < 0 ||
+	    v > MPP_CLIENT_PROGRESS_MAX)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* libinih's handler: one key of the file. */
 static int on_key(void *user, const char *section, const char *name,
 		  const char *value)
@@ -82,10 +97,12 @@ static int on_key(void *user, const char *section, const char *name,
 		seen = &p->seen_token;
 	else if (!strcmp(name, "timeout_ms"))
 		seen = &p->seen_timeout;
+	else if (!strcmp(name, "progress_s"))
+		seen = &p->seen_progress;
 	else
 		return parse_error(p,
 				   "unknown key '%s'; known keys of [client]: "
-				   "url, token_file, timeout_ms",
+				   "url, token_file, timeout_ms, progress_s",
 				   name);
 	if (*seen)
 		return parse_error(p, "'%s' set twice; keep one", name);
@@ -98,6 +115,13 @@ static int on_key(void *user, const char *section, const char *name,
 	} else if (seen == &p->seen_token) {
 		free(p->token_file);
 		p->token_file = strdup(value);
+	} else if (seen == &p->seen_progress) {
+		if (parse_progress(value, &p->progress_s) < 0)
+			return parse_error(p,
+					   "progress_s '%s' is not a whole "
+					   "number of seconds from 0 (off) to "
+					   "%d",
+					   value, MPP_CLIENT_PROGRESS_MAX);
 	} else {
 		errno = 0;
 		v = strtol(value, &end, 10);
@@ -182,7 +206,9 @@ int mpp_client_conf_load(mpp_client_conf *c, char *err, size_t errlen)
 	const char *conf = getenv("MPIPREDICT_CLIENT_CONF");
 	const char *env_url = getenv("MPIPREDICT_URL");
 	const char *env_token = getenv("MPIPREDICT_TOKEN_FILE");
-	struct parse p = {.timeout_ms = MPP_CLIENT_TIMEOUT_DEFAULT};
+	const char *env_progress = getenv("MPIPREDICT_PROGRESS_S");
+	struct parse p = {.timeout_ms = MPP_CLIENT_TIMEOUT_DEFAULT,
+			  .progress_s = MPP_CLIENT_PROGRESS_DEFAULT};
 	const char *token_where;
 	struct stat st;
 	int rc, have_file;
@@ -243,6 +269,15 @@ int mpp_client_conf_load(mpp_client_conf *c, char *err, size_t errlen)
 	if (check_url(c->url, c->source, err, errlen) < 0)
 		goto fail;
 	c->timeout_ms = p.timeout_ms;
+	c->progress_s = p.progress_s;
+	if (env_progress && *env_progress &&
+	    parse_progress(env_progress, &c->progress_s) < 0) {
+		snprintf(err, errlen,
+			 "MPIPREDICT_PROGRESS_S '%s' is not a whole number of "
+			 "seconds from 0 (off) to %d",
+			 env_progress, MPP_CLIENT_PROGRESS_MAX);
+		goto fail;
+	}
 	token_where = conf;
 	if (env_token && *env_token) {
 		free(p.token_file);

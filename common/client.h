@@ -13,13 +13,19 @@
 
 #include <stddef.h>
 
-#define MPP_CLIENT_CONF_DEFAULT    "/etc/mpipredict/client.conf"
-#define MPP_CLIENT_TIMEOUT_DEFAULT 2000
+#define MPP_CLIENT_CONF_DEFAULT     "/etc/mpipredict/client.conf"
+#define MPP_CLIENT_TIMEOUT_DEFAULT  2000
+#define MPP_CLIENT_PROGRESS_DEFAULT 60
+#define MPP_CLIENT_PROGRESS_MAX     86400
 
 typedef struct mpp_client_conf {
 	char *url;       /* "http://host:port", no trailing slash */
 	char *token;     /* first line of the token file, NULL when none */
 	long timeout_ms; /* whole request, default 2000 */
+	/* seconds between a running job's progress posts (issue 37):
+	 * MPIPREDICT_PROGRESS_S, else the file's progress_s, default 60;
+	 * 0: none */
+	long progress_s;
 	char *
 	    source; /* where url came from: "MPIPREDICT_URL" or the conf path */
 } mpp_client_conf;
@@ -33,6 +39,8 @@ typedef struct mpp_client_conf {
  *   url = http://head.example:8470
  *   token_file = /etc/mpipredict/token
  *   timeout_ms = 2000
+ *   progress_s = 60
+ * MPIPREDICT_PROGRESS_S wins over progress_s (0 to 86400 seconds).
  * Unknown keys or sections are errors naming the line.
  * A missing conf file is "not configured", whether named or the default;
  * the token is the token file's first line without surrounding blanks (as

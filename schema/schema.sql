@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 12 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 13 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -8,7 +8,8 @@
 -- 6 -> 7: models.comm_profile; 7 -> 8: param_ranges.edge; 8 -> 9:
 -- the extrapolation fit, models.xintercept, xpintercept and
 -- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
--- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events).
+-- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events;
+-- 12 -> 13: progress).
 -- It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
@@ -252,4 +253,22 @@ CREATE TABLE model_events (
 );
 CREATE INDEX model_events_app ON model_events(app_id, id);
 
-PRAGMA user_version = 12;
+-- The latest progress of each running job (POST /v1/progress, issue 37):
+-- rank 0's counters as a JSON object (features), the seconds since
+-- MPI_Init when they were read, the job's limit when known (NULL: not).
+CREATE TABLE progress (
+	job_id TEXT PRIMARY KEY,
+	run_id TEXT NOT NULL,
+	app TEXT NOT NULL,
+	build_id TEXT NOT NULL,
+	args TEXT NOT NULL,
+	nprocs INTEGER NOT NULL,
+	nnodes INTEGER NOT NULL,
+	elapsed_s REAL NOT NULL,
+	time_limit_s REAL,
+	received_at REAL NOT NULL,
+	features TEXT NOT NULL
+);
+CREATE INDEX progress_received ON progress(received_at);
+
+PRAGMA user_version = 13;

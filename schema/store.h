@@ -224,6 +224,26 @@ typedef struct mpp_job_rec {
 int mpp_store_put_jobs(mpp_store *s, const mpp_job_rec *r, size_t n, int keep,
 		       char *err, size_t errlen);
 
+/* The latest progress of a running job (table progress, issue 37): what
+ * POST /v1/progress carried. features: the counters as a JSON object
+ * (name -> value). time_limit_s NAN (read) or <= 0 (write): unknown. */
+typedef struct mpp_progress_rec {
+	const char *job_id, *run_id, *app, *build_id, *args, *features;
+	int nprocs, nnodes;
+	double elapsed_s, time_limit_s, received_at; /* unix time */
+} mpp_progress_rec;
+
+/* Store (or replace: one row per job id) a job's progress; its own
+ * statement, no transaction of the caller's needed. */
+int mpp_store_put_progress(mpp_store *s, const mpp_progress_rec *r, char *err,
+			   size_t errlen);
+
+/* cb for each progress received at or after since, oldest first; a
+ * non-zero cb return stops and is returned. */
+int mpp_store_each_progress(mpp_store *s, double since,
+			    int (*cb)(void *ctx, const mpp_progress_rec *r),
+			    void *ctx, char *err, size_t errlen);
+
 /* Calls cb for each job with id > after_id whose run time can teach a
  * history (state COMPLETED or TIMEOUT, runtime_s > 0), in order of end_at
  * (after_id == 0) or of id (after_id > 0: the rows added since), then sets

@@ -52,6 +52,7 @@
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/ui.h"
+#include "server/progress.h"
 
 /* Where a connection is, for the reaper: waiting for a request's first
  * byte (the start deadline), or inside a request (the request deadline). */
@@ -324,6 +325,9 @@ static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
 
 /* On the ingest thread: the answer is in q->reply. */
 static void runs_done(void *ctx)
+	case MPP_EP_JOB:
+		mpp_api_job(h->api, url + strlen("/v1/jobs/"), &r);
+		break;
 {
 	struct req *q = ctx;
 	atomic_store(&q->ready, 1);
@@ -343,9 +347,12 @@ static enum MHD_Result runs(mpp_http *h, struct MHD_Connection *c,
 	q->conn = c;
 	set_deadline(c, 0);
 	MHD_suspend_connection(c);
-	if (mpp_ingest_submit(
-		h->ingest, q->ep == MPP_EP_JOBS ? mpp_api_jobs : mpp_api_runs,
-		q->body ? q->body : "", q->len, &q->reply, runs_done, q) != 0) {
+	if (mpp_ingest_submit(h->ingest,
+			      q->ep == MPP_EP_JOBS       ? mpp_api_jobs
+			      : q->ep == MPP_EP_PROGRESS ? mpp_api_progress
+							 : mpp_api_runs,
+			      q->body ? q->body : "", q->len, &q->reply,
+			      runs_done, q) != 0) {
 		mpp_api_error(&q->reply, 503,
 			      "body: too many bodies waiting to be written, "
 			      "or shutting down; retry later");
@@ -405,7 +412,8 @@ static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
 	if (ncl > 1)
 		return send_error(c, q, 400, "content-length: given %d times",
 				  ncl);
-	if (q->ep == MPP_EP_RUNS || q->ep == MPP_EP_JOBS) {
+	if (q->ep == MPP_EP_RUNS || q->ep == MPP_EP_JOBS ||
+	    q->ep == MPP_EP_PROGRESS) {
 		/* (A NUL in this header cannot be refused here: MHD 0.9.75
 		 * cuts header values at a NUL before any callback sees them,
 		 * value and length alike.) */
@@ -524,7 +532,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		}
 		return MHD_YES;
 	}
-	if (q->ep == MPP_EP_RUNS || q->ep == MPP_EP_JOBS)
+	if (q->ep == MPP_EP_RUNS || q->ep == MPP_EP_JOBS ||
+	    q->ep == MPP_EP_PROGRESS)
 		return runs(h, c, q);
 	return dispatch(h, c, q, url);
 }

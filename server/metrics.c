@@ -16,8 +16,8 @@
 typedef _Atomic uint64_t counter;
 
 static const char *const endpoint_names[MPP_EP_COUNT] = {
-    "healthz", "predict", "models", "model", "runs",
-    "jobs",    "metrics", "ui",     "other"};
+    "healthz", "predict", "models",   "model", "runs", "jobs",
+    "metrics", "ui",      "progress", "job",   "other"};
 static const char *const basis_names[MPP_BASIS_COUNT] = {
     "features", "parameters", "history", "runtime-law"};
 static const char *const error_names[MPP_ERR_COUNT] = {

@@ -19,8 +19,10 @@ enum mpp_endpoint {
 	MPP_EP_RUNS,
 	MPP_EP_JOBS,
 	MPP_EP_METRICS,
-	MPP_EP_UI,    /* the staff page, ui.h */
-	MPP_EP_OTHER, /* unknown paths */
+	MPP_EP_UI,       /* the staff page, ui.h */
+	MPP_EP_PROGRESS, /* POST /v1/progress, progress.h */
+	MPP_EP_JOB,      /* GET /v1/jobs/{job_id} */
+	MPP_EP_OTHER,    /* unknown paths */
 	MPP_EP_COUNT
 };
 

@@ -138,7 +138,7 @@ sqlite3 "$DB" "ALTER TABLE models DROP COLUMN xintercept; ALTER TABLE models DRO
 	DROP TABLE model_events; PRAGMA user_version = 7;" ||
 	fail "could not make a schema-7 store"
 mpipredict-train --db "$DB" flat.csv >/dev/null 2>err.txt || fail "training on a schema-7 store: $(cat err.txt)"
-[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 12 ] || fail "expected the store migrated to 12"
+[ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 13 ] || fail "expected the store migrated to 13"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM param_ranges WHERE edge != 1 AND model_id IN (SELECT id FROM models WHERE active = 1 AND app_id = (SELECT id FROM apps WHERE name = 'cgf'))")" = 0 ] ||
 	fail "expected the migrated model's edge factors to be 1"
 exit 0

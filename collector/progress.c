@@ -1,0 +1,228 @@
+/*
+ * progress.c: rank 0's helper thread that hands a running job's counters
+ * to mpipredict-collect --progress (see progress.h).
+ * Not for: the HTTP request and the configuration file (collect.c and
+ * common/client.c, in the sender process); what the counters are
+ * (runtime.c writes them through the callback).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/forward.h"
+#include "collector/progress.h"
+
+#define PFX "mpipredict: "
+
+extern char **environ;
+
+static struct {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	int running, stop;
+	mpp_progress_write_fn write;
+	char prog[PATH_MAX], path[PATH_MAX];
+	pid_t sender; /* the last sender, until reaped; 0: none */
+} pg = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+/* prog with args, standard streams on /dev/null except stdout on out_fd
+ * when >= 0, no other descriptor of the job, signals as a new program's,
+ * in a session of its own. 0 with *pid, or an errno value. */
+static int spawn(char *const argv[], int out_fd, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl;
+	int rc;
+
+	sigemptyset(&none);
+	sigfillset(&dfl);
+	sigdelset(&dfl, SIGKILL);
+	sigdelset(&dfl, SIGSTOP);
+	if (posix_spawn_file_actions_init(&fa) != 0)
+		return ENOMEM;
+	if (posix_spawnattr_init(&at) != 0) {
+		posix_spawn_file_actions_destroy(&fa);
+		return ENOMEM;
+	}
+	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc && out_fd >= 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	else if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+						      O_WRONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+						      O_WRONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+	if (!rc)
+		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID |
+						       POSIX_SPAWN_SETSIGMASK |
+						       POSIX_SPAWN_SETSIGDEF);
+	if (!rc)
+		rc = posix_spawnattr_setsigmask(&at, &none);
+	if (!rc)
+		rc = posix_spawnattr_setsigdefault(&at, &dfl);
+	if (!rc)
+		rc = posix_spawn(pid, pg.prog, &fa, &at, argv, environ);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+/* The interval the client configuration gives (mpipredict-collect
+ * --progress-interval prints it): seconds, 0 for none or on any failure
+ * (the configuration's own mistakes are the forwarder's to report). */
+static long interval(void)
+{
+	char *argv[] = {"mpipredict-collect", "--progress-interval", NULL};
+	char buf[32], *end;
+	size_t n = 0;
+	ssize_t r;
+	int fd[2], st;
+	long v;
+	pid_t pid;
+
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return 0;
+	if (spawn(argv, fd[1], &pid) != 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return 0;
+	}
+	close(fd[1]);
+	while (n < sizeof buf - 1 &&
+	       ((r = read(fd[0], buf + n, sizeof buf - 1 - n)) > 0 ||
+		(r < 0 && errno == EINTR)))
+		if (r > 0)
+			n += (size_t)r;
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	buf[n] = '\0';
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return 0;
+	v = strtol(buf, &end, 10);
+	return end != buf && (*end == '\n' || !*end) && v > 0 ? v : 0;
+}
+
+/* Whether the last sender is still at work (reaps it when done). */
+static int sender_busy(void)
+{
+	pid_t r;
+
+	if (!pg.sender)
+		return 0;
+	r = waitpid(pg.sender, NULL, WNOHANG);
+	if (r == 0)
+		return 1;
+	pg.sender = 0; /* done, or not ours any more (ECHILD) */
+	return 0;
+}
+
+static void tick(void)
+{
+	char *argv[] = {"mpipredict-collect", "--progress", "--quiet", pg.path,
+			NULL};
+	char err[512];
+
+	if (sender_busy())
+		return;
+	if (pg.write(pg.path, err, sizeof err) < 0)
+		return;
+	if (spawn(argv, -1, &pg.sender) != 0)
+		pg.sender = 0;
+}
+
+static void *run(void *arg)
+{
+	struct timespec at;
+	long p = interval();
+
+	(void)arg;
+	if (p <= 0)
+		return NULL;
+	pthread_mutex_lock(&pg.lock);
+	clock_gettime(CLOCK_MONOTONIC, &at);
+	while (!pg.stop) {
+		at.tv_sec += p;
+		while (!pg.stop &&
+		       pthread_cond_timedwait(&pg.wake, &pg.lock, &at) == 0)
+			;
+		if (pg.stop)
+			break;
+		/* Unlocked: the counters and the spawn take a while, and
+		 * MPI_Finalize must not wait behind them for the lock. */
+		pthread_mutex_unlock(&pg.lock);
+		tick();
+		pthread_mutex_lock(&pg.lock);
+	}
+	pthread_mutex_unlock(&pg.lock);
+	return NULL;
+}
+
+void mpp_progress_start(const char *run_id, mpp_progress_write_fn write)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+	const char *env = getenv("MPIPREDICT_PROGRESS_S");
+	const char *tmp = getenv("TMPDIR");
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int n;
+
+	if (!job || !*job || (env && !strcmp(env, "0")) ||
+	    !mpp_forward_enabled())
+		return;
+	if (mpp_forward_collect_path(pg.prog, sizeof pg.prog) < 0)
+		return; /* the forwarder says so at the end, once */
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(pg.path, sizeof pg.path, "%s/mpipredict-progress.%s", tmp,
+		     run_id);
+	if (n < 0 || (size_t)n >= sizeof pg.path)
+		return;
+	pg.write = write;
+	/* The timed wait runs on CLOCK_MONOTONIC: a clock step must not
+	 * stop or flood the posts. */
+	if (pthread_condattr_init(&ca) != 0)
+		return;
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_destroy(&pg.wake);
+	pthread_cond_init(&pg.wake, &ca);
+	pthread_condattr_destroy(&ca);
+	/* No signal of the program's is ever delivered to this thread: its
+	 * handlers may assume the threads it made. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (pthread_create(&pg.thread, NULL, run, NULL) == 0)
+		pg.running = 1;
+	else
+		fprintf(stderr, PFX "cannot start the progress thread; no "
+				    "progress will be sent\n");
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void mpp_progress_stop(void)
+{
+	if (!pg.running)
+		return;
+	pthread_mutex_lock(&pg.lock);
+	pg.stop = 1;
+	pthread_cond_signal(&pg.wake);
+	pthread_mutex_unlock(&pg.lock);
+	pthread_join(pg.thread, NULL);
+	pg.running = 0;
+	unlink(pg.path);
+	sender_busy(); /* reaped when already done */
+}

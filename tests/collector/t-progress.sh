@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# A running job's progress reaches the daemon (issue 37): a program built
+# with mpipredict-cc, run at 2 ranks with a daemon configured,
+# SLURM_JOB_ID set and MPIPREDICT_PROGRESS_S=1, lasting about 3 s: rank
+# 0's helper thread has mpipredict-collect --progress post its counters
+# (POST /v1/progress), the daemon stores them and answers GET
+# /v1/jobs/{id}; the job's output and status are those of a run without
+# it, and no progress file is left. With no daemon configured, or
+# MPIPREDICT_PROGRESS_S=0, or no SLURM_JOB_ID, nothing is sent and no file
+# is made. mpipredict-collect --progress-interval reads the setting.
+. "$MPP_SRC/tests/collector/forward.sh"
+
+cat >slow.c <<'C'
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	double x = 1, y = 0;
+	int i, rank;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	for (i = 0; i < 30; i++) {
+		usleep(100000);
+		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+	}
+	if (rank == 0)
+		printf("sum %g\n", y);
+	MPI_Finalize();
+	return 0;
+}
+C
+# shellcheck disable=SC2086
+mpipredict-cc mpicc ${MPP_TEST_CFLAGS:-} -O1 -o slow slow.c >build.log 2>&1 ||
+	fail "expected mpipredict-cc to build slow.c: $(tail -n 5 build.log)"
+progress_files() { find "$TMPDIR" -maxdepth 1 -name 'mpipredict-progress.*' | wc -l; }
+posts() { sqlite3 "$DB" "SELECT count(*) FROM progress WHERE job_id = '$1'"; }
+
+# The setting: the environment, the file, the default, 0 without a daemon.
+[ "$(mpipredict-collect --progress-interval)" = 0 ] ||
+	fail "expected interval 0 with no daemon configured"
+printf '[client]\nurl = http://127.0.0.1:1\nprogress_s = 7\n' >client.conf
+[ "$(mpipredict-collect --progress-interval)" = 7 ] || fail "expected the file's progress_s 7"
+[ "$(MPIPREDICT_PROGRESS_S=2 mpipredict-collect --progress-interval)" = 2 ] ||
+	fail "expected MPIPREDICT_PROGRESS_S to win over the file"
+printf '[client]\nurl = http://127.0.0.1:1\n' >client.conf
+[ "$(mpipredict-collect --progress-interval)" = 60 ] || fail "expected the default 60"
+printf '[client]\nurl = http://127.0.0.1:1\nprogress_s = soon\n' >client.conf
+mpipredict-collect --progress-interval >/dev/null 2>err.txt
+[ $? = 2 ] && grep -q "client.conf:3: progress_s 'soon' is not a whole number" err.txt ||
+	fail "expected exit 2 naming client.conf:3 and progress_s, got $(cat err.txt)"
+rm client.conf
+
+start_daemon --token-file token
+mpirun -np 2 ./slow >off.txt 2>&1 || fail "expected the program to run: $(cat off.txt)"
+
+SLURM_JOB_ID=4242 MPIPREDICT_PROGRESS_S=1 MPIPREDICT_URL=$URL \
+	MPIPREDICT_TOKEN_FILE=$PWD/token MPIPREDICT_TIME_LIMIT_S=600 \
+	mpirun -np 2 -x SLURM_JOB_ID -x MPIPREDICT_PROGRESS_S -x MPIPREDICT_URL \
+	-x MPIPREDICT_TOKEN_FILE -x MPIPREDICT_TIME_LIMIT_S ./slow >on.txt 2>&1
+rc=$?
+[ "$rc" = 0 ] || fail "expected exit 0 with progress on, got $rc: $(cat on.txt)"
+cmp -s on.txt off.txt || fail "expected the output of a run without progress, got: $(head -c 300 on.txt)"
+for _ in $(seq 100); do
+	[ "$(posts 4242)" = 1 ] && break
+	sleep 0.1
+done
+[ "$(posts 4242)" = 1 ] || fail "expected the daemon to have stored job 4242's progress"
+got=$(sqlite3 "$DB" "SELECT app, nprocs, time_limit_s, elapsed_s > 0.5, elapsed_s < 10 FROM progress WHERE job_id = '4242'")
+[ "$got" = "slow|2|600.0|1|1" ] ||
+	fail "expected app slow, 2 ranks, the limit 600 and 0.5 s < elapsed < 10 s, got $got"
+calls=$(sqlite3 "$DB" "SELECT features FROM progress WHERE job_id = '4242'" |
+	jq '."mpi:MPI_Allreduce:calls.mean"')
+awk -v c="$calls" 'BEGIN { exit !(c >= 1 && c < 30) }' ||
+	fail "expected the Allreduce calls made by a tick (1 to 29), got $calls"
+st=$(req GET /v1/jobs/4242)
+expect_status 200 "$st" "GET /v1/jobs/4242"
+[ "$(jq -r '[.app, .time_limit_s] | @csv' body)" = '"slow",600' ] ||
+	fail "expected the job's app and limit in its answer, got $(cat body)"
+[ "$(progress_files)" = 0 ] || fail "expected no progress file left, got $(ls "$TMPDIR")"
+
+# No daemon configured: nothing sent, no file.
+SLURM_JOB_ID=4243 MPIPREDICT_PROGRESS_S=1 mpirun -np 2 -x SLURM_JOB_ID -x MPIPREDICT_PROGRESS_S \
+	./slow >none.txt 2>&1 || fail "expected exit 0 without a daemon: $(cat none.txt)"
+cmp -s none.txt off.txt || fail "expected the plain output without a daemon, got $(head -c 300 none.txt)"
+# Progress off, and no job id: nothing either.
+SLURM_JOB_ID=4244 MPIPREDICT_PROGRESS_S=0 MPIPREDICT_URL=$URL MPIPREDICT_TOKEN_FILE=$PWD/token \
+	mpirun -np 2 -x SLURM_JOB_ID -x MPIPREDICT_PROGRESS_S -x MPIPREDICT_URL -x MPIPREDICT_TOKEN_FILE \
+	./slow >zero.txt 2>&1 || fail "expected exit 0 with MPIPREDICT_PROGRESS_S=0"
+MPIPREDICT_PROGRESS_S=1 MPIPREDICT_URL=$URL MPIPREDICT_TOKEN_FILE=$PWD/token \
+	mpirun -np 2 -x MPIPREDICT_PROGRESS_S -x MPIPREDICT_URL -x MPIPREDICT_TOKEN_FILE \
+	./slow >nojob.txt 2>&1 || fail "expected exit 0 without SLURM_JOB_ID"
+sleep 1
+[ "$(sqlite3 "$DB" 'SELECT group_concat(job_id) FROM progress')" = 4242 ] ||
+	fail "expected only job 4242's progress stored, got $(sqlite3 "$DB" 'SELECT group_concat(job_id) FROM progress')"
+[ "$(progress_files)" = 0 ] || fail "expected no progress file made, got $(ls "$TMPDIR")"
+stop_daemon
+echo "a running job's counters reach the daemon every MPIPREDICT_PROGRESS_S; nothing without a daemon"
