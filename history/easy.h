@@ -26,8 +26,8 @@ enum mpp_easy_pred {
 enum mpp_easy_corrector {
 	MPP_EASY_CORRECT_STEPS = 0,   /* mpp_hist_correct (Tsafrir's steps) */
 	MPP_EASY_CORRECT_REQUEST = 1, /* straight to the requested time */
-	MPP_EASY_CORRECT_DOUBLE = 2,  /* twice the current prediction, capped
-					 at the request (the study's
+	MPP_EASY_CORRECT_DOUBLE = 2,  /* twice the current prediction, not
+					 capped at the request (the study's
 					 "recursive doubling") */
 };
 
