@@ -94,8 +94,10 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 13 (issue 37): the progress of running jobs. */
+#define DROP_V12 "DROP TABLE progress; "
 /* Version 12 (issue 39): the model events. */
-#define DROP_V11 "DROP TABLE model_events; "
+#define DROP_V11 DROP_V12 "DROP TABLE model_events; "
 /* Version 11 (issue 15): the memory regime. */
 #define DROP_V10                                                               \
 	DROP_V11 "ALTER TABLE models DROP COLUMN mem_beta; "                   \
