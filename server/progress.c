@@ -31,6 +31,7 @@
 #include "schema/store.h"
 #include "server/cache.h"
 #include "server/log.h"
+#include "server/ui_svg.h"
 
 /* The latest post of one job. */
 struct entry {
@@ -48,6 +49,10 @@ static struct {
 	struct entry **v;
 	size_t n, cap;
 } tab = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The api of the last progress request, for the staff page, which has
+ * none of its own (ui.h). */
+static const mpp_api *_Atomic page_api;
 
 static double wall_now(void)
 {
@@ -424,6 +429,7 @@ void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 	yajl_gen g;
 	int rc;
 
+	page_api = api;
 	if (strlen(body) != len) {
 		mpp_api_error(r, 400, "body: contains a NUL byte");
 		return;
@@ -610,6 +616,7 @@ void mpp_api_job(const mpp_api *api, const char *job_id, mpp_reply *r)
 	double now = wall_now();
 	yajl_gen g;
 
+	page_api = api;
 	if (job_id_ok(job_id, err, sizeof err) < 0) {
 		mpp_api_error(r, 400, "%s", err);
 		return;
@@ -696,4 +703,74 @@ size_t mpp_progress_list(const mpp_api *api, mpp_job_view *out, size_t max)
 	}
 	pthread_mutex_unlock(&tab.lock);
 	return k;
+}
+
+/* Seconds as h:mm:ss, or "?" when not known. */
+static void page_secs(FILE *f, double s)
+{
+	long t;
+
+	if (!isfinite(s)) {
+		fputs("?", f);
+		return;
+	}
+	t = (long)(s + 0.5);
+	fprintf(f, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+void mpp_progress_page(FILE *f)
+{
+	enum { MAX_SHOWN = 50 };
+	const mpp_api *api = page_api;
+	mpp_job_view *v;
+	size_t n;
+
+	if (!api)
+		return;
+	v = calloc(MAX_SHOWN, sizeof *v);
+	if (!v)
+		return;
+	n = mpp_progress_list(api, v, MAX_SHOWN);
+	fputs("<h2>Running jobs</h2><p class=\"note\">The jobs that sent "
+	      "their progress (newest first, up to 50): the share of the "
+	      "work the app's model expects that is done, and the time "
+	      "left (GET /v1/jobs/{job_id}).</p>",
+	      f);
+	if (n == 0) {
+		fputs("<p class=\"note\">None.</p>", f);
+		free(v);
+		return;
+	}
+	fputs("<table id=\"running\"><tr><th>job</th><th>app</th>"
+	      "<th>progress</th><th>elapsed</th><th>left</th>"
+	      "<th>outlives its limit</th></tr>",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		double p = isfinite(v[i].progress) ? v[i].progress : 0;
+
+		fputs("<tr><td>", f);
+		mpp_html_text(f, v[i].job_id);
+		fputs("</td><td>", f);
+		mpp_html_text(f, v[i].app);
+		fprintf(f,
+			"</td><td><svg width=\"160\" height=\"12\" "
+			"role=\"img\"><rect width=\"160\" height=\"12\" "
+			"fill=\"#ddd\"/><rect class=\"bar\" width=\"%.1f\" "
+			"height=\"12\" fill=\"#4a7\"/></svg> ",
+			160 * p);
+		if (isfinite(v[i].progress))
+			fprintf(f, "%.0f %%", 100 * v[i].progress);
+		else
+			fputs("?", f);
+		fputs("</td><td>", f);
+		page_secs(f, v[i].elapsed_s);
+		fputs("</td><td>", f);
+		page_secs(f, v[i].remaining_s);
+		fprintf(f, "</td><td>%s</td></tr>",
+			v[i].outlives_limit < 0 ? "?"
+			: v[i].outlives_limit   ? "yes"
+						: "no");
+	}
+	fputs("</table>", f);
+	free(v);
 }

@@ -15,6 +15,7 @@
 #define MPP_SERVER_PROGRESS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "server/api.h"
 
@@ -40,5 +41,10 @@ typedef struct mpp_job_view {
 
 /* Up to max jobs, the most recently posted first; returns how many. */
 size_t mpp_progress_list(const mpp_api *api, mpp_job_view *out, size_t max);
+
+/* The staff page's "Running jobs" section (a table with a bar per job),
+ * from the jobs the daemon learnt since it started (through the api of
+ * the last progress request; nothing before the first). */
+void mpp_progress_page(FILE *f);
 
 #endif

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "server/progress.h"
 #include "server/ui_svg.h"
 
 enum view { V_MODELS, V_ACCURACY, V_USERS, V_PREDICTIONS, V_NONE };
@@ -196,6 +197,7 @@ static void page_models(FILE *f, const mpp_ui_data *d)
 	fputs("</table>", f);
 	if (d->nevents == 0)
 		fputs("<p class=\"note\">No model event yet.</p>", f);
+	mpp_progress_page(f); /* running jobs, from memory (progress.h) */
 }
 
 static int cmp_double(const void *a, const void *b)

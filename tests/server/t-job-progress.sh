@@ -6,8 +6,8 @@
 # left as the model's cost of the rest, or, without such counters, the
 # elapsed time's share of the prediction; remaining = predicted_total -
 # elapsed, never below 0; outlives_limit against the posted limit. An
-# unknown job is a 404, a bad id a 400; a restarted daemon still knows
-# the jobs from the store.
+# unknown job is a 404, a bad id a 400; the staff page lists the jobs
+# with a bar; a restarted daemon still knows the jobs from the store.
 . "$MPP_SRC/tests/server/lib.sh"
 
 # runtime = 2 + 0.5 * loop; loop from parameters: exp(log 10 + log nprocs)
@@ -117,6 +117,14 @@ expect_status 400 "$st" "a feature not a number"
 st=$(post 'not json')
 expect_status 400 "$st" "not JSON"
 [ "$(rows progress)" = "$n" ] || fail "expected nothing stored by refused posts"
+
+# The staff page lists the running jobs, each with its bar: job 77 is at
+# 75 % (a bar 120 of 160 wide), job 78 at 100 %.
+curl -s "$URL/" >page.html
+grep -q '<h2>Running jobs</h2>' page.html || fail "expected a Running jobs section on /"
+row=$(grep -o '<tr><td>77</td><td>jac</td><td><svg[^>]*><rect[^>]*/><rect class="bar" width="[0-9.]*"' page.html)
+[ "${row##*width=}" = '"120.0"' ] || fail "expected job 77's bar 120 of 160 wide, got '${row:-no row}'"
+grep -q '<tr><td>78</td><td>jac</td>.*100 %' page.html || fail "expected job 78 at 100 % on the page"
 
 # A restarted daemon knows the jobs from the store.
 stop_daemon
