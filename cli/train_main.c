@@ -262,14 +262,19 @@ static json_t *to_json(const struct app_result *a)
 				      : NULL;
 		json_object_set_new(
 		    edges, m->range_names[i],
-		    json_pack("{s:f, s:o, s:o, s:o, s:o, s:o, s:[o, o]}",
-			      "factor", m->range_edge ? m->range_edge[i] : 1.0,
-			      "check_without_pct", jnum(c ? c[0] : NAN),
-			      "check_with_pct", jnum(c ? c[1] : NAN),
-			      "check_factor", jnum(c ? c[2] : NAN),
-			      "kept_share", jnum(c ? c[3] : NAN), "edge_ratio",
-			      jnum(c ? c[6] : NAN), "check_ratios",
-			      jnum(c ? c[4] : NAN), jnum(c ? c[5] : NAN)));
+		    json_pack(
+			"{s:f, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
+			"s:[o, o]}",
+			"factor", m->range_edge ? m->range_edge[i] : 1.0,
+			"group",
+			m->range_names[m->range_group ? m->range_group[i] : i],
+			"x_share", jnum(c ? c[7] : NAN), "check_without_pct",
+			jnum(c ? c[0] : NAN), "check_with_pct",
+			jnum(c ? c[1] : NAN), "check_factor",
+			jnum(c ? c[2] : NAN), "kept_share",
+			jnum(c ? c[3] : NAN), "edge_ratio",
+			jnum(c ? c[6] : NAN), "check_ratios",
+			jnum(c ? c[4] : NAN), jnum(c ? c[5] : NAN)));
 	}
 	json_object_set_new(out, "edges", edges);
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",
@@ -472,6 +477,20 @@ static void print_summary(const struct app_result *a)
 		printf("; MAPE %.2f %% on %zu answers past a range", m->x_mape,
 		       r->x_answers);
 	putchar('\n');
+	/* Parameters equal or collinear over the runs are one size: the
+	 * edge factor applies once per group (regress/model.h range_group). */
+	for (size_t i = 0; m->range_group && i < m->nranges; i++) {
+		if (m->range_group[i] != i)
+			continue;
+		printf("%s", i ? "; " : "edge factors per group: ");
+		for (size_t j = i; j < m->nranges; j++)
+			if (m->range_group[j] == i)
+				printf("%s%s", j == i ? "{" : ", ",
+				       m->range_names[j]);
+		printf("} x%.4g", m->range_edge ? m->range_edge[i] : 1.0);
+	}
+	if (m->range_group && m->nranges)
+		putchar('\n');
 	/* The memory regime (regress/memory.h). */
 	if (m->mem_beta > 0 && r->mem_given)
 		printf("memory regime: answers x (1 + %.2g (slowdown - 1)), "

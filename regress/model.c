@@ -66,6 +66,7 @@ void mpp_model_free(mpp_model *m)
 	free(m->range_names);
 	free(m->range_lo);
 	free(m->range_edge);
+	free(m->range_group);
 	free(m->range_hi);
 	free(m->pcoef);
 	free(m->xcoef);
@@ -162,27 +163,54 @@ static const mpp_kv *find_value(const mpp_term *t, const mpp_kv *f, size_t n)
 	return NULL;
 }
 
+/* Job p's value of range i, or NULL when p does not show it (tmp holds a
+ * value computed here). */
+static const double *range_value(const mpp_model *m, const mpp_params *p,
+				 size_t i, double *tmp)
+{
+	const double *v = mpp_params_get(p, m->range_names[i]);
+
+	/* Ranks per node: the job's placement (placement.h). */
+	if (!v && !strcmp(m->range_names[i], MPP_RANKS_PER_NODE) &&
+	    (*tmp = mpp_placement_nodes(m, p)) >= 1) {
+		*tmp = ceil(*mpp_params_get(p, "nprocs") / *tmp);
+		v = tmp;
+	}
+	return v;
+}
+
+/* 1 when p is above range i and the range has an edge factor. */
+static int above_edge(const mpp_model *m, const mpp_params *p, size_t i)
+{
+	double tmp;
+	const double *v = range_value(m, p, i, &tmp);
+
+	return v && *v > m->range_hi[i] && m->range_edge &&
+	       m->range_edge[i] > 0 && isfinite(m->range_edge[i]);
+}
+
 /* The ranges p is outside: named in out->extrapolated, and above a range
- * its edge factor multiplies out->edge. A parameter the job does not show
- * is not judged. */
+ * its group's edge factor multiplies out->edge, once per group
+ * (range_group): equal or collinear parameters are one size, and their
+ * one factor applied per member compounded it. A parameter the job does
+ * not show is not judged. */
 static void judge_ranges(const mpp_model *m, const mpp_params *p,
 			 mpp_prediction *out)
 {
 	out->nextrapolated = 0;
 	out->edge = 1;
 	for (size_t i = 0; p && i < m->nranges; i++) {
-		const double *v = mpp_params_get(p, m->range_names[i]);
-		double rpn;
-		/* Ranks per node: the job's placement (placement.h). */
-		if (!v && !strcmp(m->range_names[i], MPP_RANKS_PER_NODE) &&
-		    (rpn = mpp_placement_nodes(m, p)) >= 1) {
-			rpn = ceil(*mpp_params_get(p, "nprocs") / rpn);
-			v = &rpn;
-		}
+		double tmp;
+		const double *v = range_value(m, p, i, &tmp);
 		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
 			continue;
-		if (*v > m->range_hi[i] && m->range_edge &&
-		    m->range_edge[i] > 0 && isfinite(m->range_edge[i]))
+		int first = above_edge(m, p, i);
+		/* An earlier member above its range applied the factor. */
+		for (size_t j = 0; first && m->range_group && j < i; j++)
+			if (m->range_group[j] == m->range_group[i] &&
+			    above_edge(m, p, j))
+				first = 0;
+		if (first)
 			out->edge *= m->range_edge[i];
 		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)
 			out->extrapolated[out->nextrapolated++] =

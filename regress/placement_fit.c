@@ -253,6 +253,13 @@ static int add_range(mpp_model *m, const struct set *s)
 		m->range_edge = e;
 		e[m->nranges] = 1;
 	}
+	if (m->range_group) { /* a group of its own */
+		size_t *g = realloc(m->range_group, n * sizeof(*g));
+		if (!g)
+			return MPP_ENOMEM;
+		m->range_group = g;
+		g[m->nranges] = m->nranges;
+	}
 	if (!(nm[m->nranges] = strdup(MPP_RANKS_PER_NODE)))
 		return MPP_ENOMEM;
 	l[m->nranges] = lo;

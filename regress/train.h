@@ -102,9 +102,12 @@ typedef struct mpp_train_report {
 	 * actual / predicted of those runs (with that share of the factor;
 	 * they widen the extrapolation interval), and the whole training's
 	 * edge ratio before that share (the factor is ratio ^ share when the
-	 * two trainings agree on its direction, else 1); NAN: not checked.
-	 * NULL: none. */
-#define MPP_EDGE_CHECK 7
+	 * two trainings agree on its direction, else 1), and the share the
+	 * check's own training keeps by its own check one level down (the
+	 * share its held runs were answered with: x_mape); NAN: not checked.
+	 * A range whose group's earlier member held out the same runs
+	 * copies that member's check. NULL: none. */
+#define MPP_EDGE_CHECK 8
 /* The stable choice's checks reported (the longest runs, then up to 7
  * parameters). */
 #define MPP_STABLE_CHECKS 8

@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 13 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 14 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -9,7 +9,7 @@
 -- the extrapolation fit, models.xintercept, xpintercept and
 -- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
 -- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events;
--- 12 -> 13: progress).
+-- 12 -> 13: progress; 13 -> 14: param_ranges.edge_group).
 -- It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
@@ -139,7 +139,9 @@ CREATE TABLE law_vars (
 
 -- The training range of each parameter all training runs showed, and
 -- the edge factor of an answer from parameters above it (1: none;
--- regress/train_check.c).
+-- regress/train_check.c), and its group: the pos of the first range of
+-- the parameters equal or collinear with it over the training runs, the
+-- factor applied once per group (NULL: a group of its own).
 CREATE TABLE param_ranges (
 	model_id INTEGER NOT NULL REFERENCES models(id),
 	pos INTEGER NOT NULL,
@@ -147,6 +149,7 @@ CREATE TABLE param_ranges (
 	lo REAL NOT NULL,
 	hi REAL NOT NULL,
 	edge REAL NOT NULL DEFAULT 1,
+	edge_group INTEGER,
 	PRIMARY KEY (model_id, pos)
 ) WITHOUT ROWID;
 
@@ -271,4 +274,4 @@ CREATE TABLE progress (
 );
 CREATE INDEX progress_received ON progress(received_at);
 
-PRAGMA user_version = 13;
+PRAGMA user_version = 14;

@@ -94,8 +94,10 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 14 (issue 40): the edge factor's groups. */
+#define DROP_V13 "ALTER TABLE param_ranges DROP COLUMN edge_group; "
 /* Version 13 (issue 37): the progress of running jobs. */
-#define DROP_V12 "DROP TABLE progress; "
+#define DROP_V12 DROP_V13 "DROP TABLE progress; "
 /* Version 12 (issue 39): the model events. */
 #define DROP_V11 DROP_V12 "DROP TABLE model_events; "
 /* Version 11 (issue 15): the memory regime. */
@@ -299,13 +301,15 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* Version 11 (before the model events), version 5 (before the
+	/* Version 13 (before the edge factor's groups), version 11 (before
+	 * the model events), version 5 (before the
 	 * run-time law and the parameter ranges),
 	 * version 2 (before the parameters path's own fit) and version 1
 	 * (before param_models.zero_serial) stores are migrated on open and
 	 * their models load, without a parameters-path fit, a law or
 	 * ranges. */
 	static const char *const older[][2] = {
+	    {"v13.db", DROP_V13 "PRAGMA user_version = 13"},
 	    {"v11.db", DROP_V11 "PRAGMA user_version = 11"},
 	    {"v5.db", DROP_V6 "PRAGMA user_version = 5"},
 	    {"v2.db", DROP_V6 DROP_V5 DROP_V4
@@ -318,7 +322,7 @@ int main(void)
 	     "ALTER TABLE param_models DROP COLUMN zero_serial; "
 	     "PRAGMA user_version = 1"},
 	};
-	for (int v = 0; v < 4; v++) {
+	for (int v = 0; v < 5; v++) {
 		char copy[64];
 		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
 		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
@@ -337,7 +341,7 @@ int main(void)
 		if (mpp_store_load_active(s, "jacobi", &got, err,
 					  sizeof(err)) ||
 		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
-		    (v > 1 && got->pcoef) || got->has_law || got->nranges ||
+		    (v > 2 && got->pcoef) || got->has_law || got->nranges ||
 		    got->intercept != 0.5)
 			FAIL("expected the model of %s to load, migrated",
 			     older[v][0]);
