@@ -188,7 +188,7 @@ void mpp_progress_start(const char *run_id, mpp_progress_write_fn write)
 		return; /* the forwarder says so at the end, once */
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
-	n = snprintf(pg.path, sizeof pg.path, "%s/mpipredict-progress.%s", tmp,
+	n = snprintf(pg.path, sizeof pg.path, "%s/mpp-progress.%s", tmp,
 		     run_id);
 	if (n < 0 || (size_t)n >= sizeof pg.path)
 		return;

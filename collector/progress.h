@@ -9,7 +9,7 @@
  * (MPIPREDICT_PROGRESS_S, else the client configuration's progress_s,
  * default 60; 0 or no daemon: the thread ends, nothing more), then every
  * P seconds has the runtime write rank 0's counters as a dump (row.h's
- * format, through a temporary name) to ${TMPDIR:-/tmp}/mpipredict-progress.
+ * format, through a temporary name) to ${TMPDIR:-/tmp}/mpp-progress.
  * <run_id> and starts `mpipredict-collect --progress --quiet FILE`
  * detached, which posts it (POST /v1/progress). A tick whose previous
  * sender has not finished (a slow or stopped daemon) is skipped, so

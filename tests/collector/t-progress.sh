@@ -35,7 +35,7 @@ C
 # shellcheck disable=SC2086
 mpipredict-cc mpicc ${MPP_TEST_CFLAGS:-} -O1 -o slow slow.c >build.log 2>&1 ||
 	fail "expected mpipredict-cc to build slow.c: $(tail -n 5 build.log)"
-progress_files() { find "$TMPDIR" -maxdepth 1 -name 'mpipredict-progress.*' | wc -l; }
+progress_files() { find "$TMPDIR" -maxdepth 1 -name 'mpp-progress.*' | wc -l; }
 posts() { sqlite3 "$DB" "SELECT count(*) FROM progress WHERE job_id = '$1'"; }
 
 # The setting: the environment, the file, the default, 0 without a daemon.
