@@ -32,6 +32,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -51,8 +52,8 @@
 #include "server/ingest.h"
 #include "server/log.h"
 #include "server/metrics.h"
-#include "server/ui.h"
 #include "server/progress.h"
+#include "server/ui.h"
 
 /* Where a connection is, for the reaper: waiting for a request's first
  * byte (the start deadline), or inside a request (the request deadline). */
@@ -82,6 +83,20 @@ struct mpp_http {
 	mpp_http_config cfg;
 	struct sockaddr_storage addr;
 	unsigned port;
+
+	/* The listening socket is ours, accepted from by a thread of ours
+	 * and handed to MHD (MHD_add_connection): MHD 0.9.75's poll(2) loop
+	 * accepts one connection per turn, so 1,024 clients arriving at
+	 * once waited hundreds of turns in the backlog, their first
+	 * requests with them. */
+	int lfd;
+	pthread_t acceptor;
+	int acceptor_started;
+	atomic_int accept_stop;
+	pthread_mutex_t open_lock;
+	pthread_cond_t open_cond;
+	unsigned open; /* handed to MHD and not closed yet */
+	int bare;      /* the bench baseline: no deadlines, routes, metrics */
 
 	pthread_mutex_t conns_lock;
 	struct conn *conns;
@@ -125,6 +140,13 @@ struct req {
  * connection held until the deadline) when their records overflow its
  * per-connection memory pool, which about 300 do. */
 #define MAX_QUERY_PARAMS 100
+
+/* Each connection's memory pool (MHD's default: 32 KiB), which holds a
+ * request's headers and MHD's buffers. MHD 0.9.75 zeroes the whole pool
+ * after every request: 32 KiB a request, and with 1,024 connections 32 MiB
+ * of pools, as much as the L3 cache, went through the cache. 16 KiB still
+ * holds headers of about 15 KiB (a larger header block gets 431). */
+#define CONN_POOL (16 * 1024)
 
 static int64_t secs_ns(unsigned s)
 {
@@ -303,6 +325,9 @@ static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
 	case MPP_EP_MODEL:
 		mpp_api_model(h->api, url + strlen("/v1/models/"), &r);
 		break;
+	case MPP_EP_JOB:
+		mpp_api_job(h->api, url + strlen("/v1/jobs/"), &r);
+		break;
 	case MPP_EP_UI:
 		mpp_ui_answer(
 		    h->api->ui, url,
@@ -325,9 +350,6 @@ static enum MHD_Result dispatch(mpp_http *h, struct MHD_Connection *c,
 
 /* On the ingest thread: the answer is in q->reply. */
 static void runs_done(void *ctx)
-	case MPP_EP_JOB:
-		mpp_api_job(h->api, url + strlen("/v1/jobs/"), &r);
-		break;
 {
 	struct req *q = ctx;
 	atomic_store(&q->ready, 1);
@@ -709,6 +731,23 @@ static void on_connection(void *cls, struct MHD_Connection *c,
 	free(k);
 }
 
+/* Every connection's start and close, daemon and bare alike: the count
+ * the acceptor keeps under --max-connections. */
+static void on_notify(void *cls, struct MHD_Connection *c,
+		      void **socket_context,
+		      enum MHD_ConnectionNotificationCode code)
+{
+	mpp_http *h = cls;
+	if (!h->bare)
+		on_connection(cls, c, socket_context, code);
+	if (code != MHD_CONNECTION_NOTIFY_CLOSED)
+		return;
+	pthread_mutex_lock(&h->open_lock);
+	if (h->open > 0 && h->open-- == h->cfg.max_connections)
+		pthread_cond_signal(&h->open_cond);
+	pthread_mutex_unlock(&h->open_lock);
+}
+
 static void *reaper(void *arg)
 {
 	mpp_http *h = arg;
@@ -810,22 +849,9 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 		mpp_log(MPP_LOG_WARN, "http: %s", msg);
 }
 
-/* Why addr cannot be bound, in words that name the fix, or NULL: MHD
- * only says "Failed to bind to port 0" (the port in network order, read
- * wrongly), which names neither the address nor what to do. A bind of
- * our own, as MHD does it (SO_REUSEADDR), learns the errno. */
-static const char *bind_fault(const struct sockaddr_storage *addr)
+/* Why a bind or listen failed, in words that name the fix, or NULL. */
+static const char *bind_fault(int e)
 {
-	int fd = socket(addr->ss_family, SOCK_STREAM, 0), one = 1, e = 0;
-	if (fd < 0)
-		return NULL;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	socklen_t len = addr->ss_family == AF_INET6
-			    ? sizeof(struct sockaddr_in6)
-			    : sizeof(struct sockaddr_in);
-	if (bind(fd, (const struct sockaddr *)addr, len) != 0)
-		e = errno;
-	close(fd);
 	return e == EADDRINUSE      ? "address in use (another mpipredictd? "
 				      "choose another with --listen)"
 	       : e == EACCES        ? "permission denied (a port below 1024 "
@@ -836,30 +862,134 @@ static const char *bind_fault(const struct sockaddr_storage *addr)
 				    : NULL;
 }
 
-/* Starts MHD with the options both the daemon and the bare baseline use;
- * the daemon adds its callbacks (extra, NULL for none). */
-static struct MHD_Daemon *start(const mpp_http_config *cfg,
-				const struct sockaddr_storage *addr,
-				MHD_AccessHandlerCallback handler, void *cls,
-				const struct MHD_OptionItem *extra, char *err,
-				size_t errlen)
+/* The listening socket (SO_REUSEADDR, IPv6 only for an IPv6 address, as
+ * MHD made it); sets h->port. -1 with err saying why. */
+static int open_listener(mpp_http *h, char *err, size_t errlen)
 {
+	const struct sockaddr_storage *addr = &h->addr;
+	int v6 = addr->ss_family == AF_INET6, one = 1;
+	int fd = socket(addr->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot listen on %s: %s", h->cfg.listen,
+			 strerror(errno));
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (v6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+	socklen_t len =
+	    v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	/* The backlog holds the clients that wait at --max-connections
+	 * (the kernel caps it at net.core.somaxconn). */
+	unsigned backlog =
+	    h->cfg.max_connections > 1024 ? h->cfg.max_connections : 1024;
+	if (bind(fd, (const struct sockaddr *)addr, len) != 0 ||
+	    listen(fd, backlog > 65535 ? 65535 : (int)backlog) != 0) {
+		int e = errno;
+		const char *fault = bind_fault(e);
+		if (fault != NULL)
+			snprintf(err, errlen, "listen %s: %s", h->cfg.listen,
+				 fault);
+		else
+			snprintf(err, errlen, "cannot listen on %s: %s",
+				 h->cfg.listen, strerror(e));
+		close(fd);
+		return -1;
+	}
+	struct sockaddr_storage got;
+	socklen_t glen = sizeof got;
+	if (getsockname(fd, (struct sockaddr *)&got, &glen) == 0)
+		h->port = ntohs(v6 ? ((struct sockaddr_in6 *)&got)->sin6_port
+				   : ((struct sockaddr_in *)&got)->sin_port);
+	return fd;
+}
+
+/* Accepts as fast as clients come, as long as fewer than
+ * --max-connections are open; at the limit the clients wait in the
+ * backlog, as they did with MHD's own listening socket. */
+static void *acceptor(void *arg)
+{
+	mpp_http *h = arg;
+	int short_of_fds = 0;
+	while (!atomic_load(&h->accept_stop)) {
+		pthread_mutex_lock(&h->open_lock);
+		while (h->open >= h->cfg.max_connections &&
+		       !atomic_load(&h->accept_stop))
+			pthread_cond_wait(&h->open_cond, &h->open_lock);
+		pthread_mutex_unlock(&h->open_lock);
+		struct sockaddr_storage sa;
+		socklen_t len = sizeof sa;
+		int fd = accept4(h->lfd, (struct sockaddr *)&sa, &len,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			int e = errno;
+			if (atomic_load(&h->accept_stop))
+				break;
+			if (e == EMFILE || e == ENFILE || e == ENOBUFS ||
+			    e == ENOMEM) {
+				/* The client waits in the backlog until a
+				 * descriptor frees; one line per shortage. */
+				if (!short_of_fds++)
+					mpp_log(MPP_LOG_WARN,
+						"accept: %s: new clients wait "
+						"(raise ulimit -n, or lower "
+						"--max-connections)",
+						strerror(e));
+				struct timespec ts = {0, 20 * 1000000L};
+				nanosleep(&ts, NULL);
+			}
+			continue;
+		}
+		short_of_fds = 0;
+		pthread_mutex_lock(&h->open_lock);
+		h->open++;
+		pthread_mutex_unlock(&h->open_lock);
+		/* MHD takes it in its own thread at the next turn of its loop.
+		 * MHD_NO: MHD closed it at once (the per-address cap) and will
+		 * not say so again. (A connection MHD then fails to set up for
+		 * want of memory is not told either: one slot lost.) */
+		if (MHD_add_connection(h->d, fd, (struct sockaddr *)&sa, len) !=
+		    MHD_YES) {
+			pthread_mutex_lock(&h->open_lock);
+			h->open--;
+			pthread_mutex_unlock(&h->open_lock);
+		}
+	}
+	return NULL;
+}
+
+/* Starts MHD with the options both the daemon and the bare baseline use,
+ * and the acceptor; the daemon adds its callbacks (extra, NULL for
+ * none). */
+static int start(mpp_http *h, MHD_AccessHandlerCallback handler, void *cls,
+		 const struct MHD_OptionItem *extra, char *err, size_t errlen)
+{
+	const mpp_http_config *cfg = &h->cfg;
+	h->lfd = open_listener(h, err, errlen);
+	if (h->lfd < 0)
+		return MPP_EIO;
 	/* poll(2), not epoll: libmicrohttpd 0.9.75's epoll loop (edge
 	 * triggered) loses a keep-alive connection's next request when many
 	 * connections send back to back (256 x 40 requests, one thread: about
 	 * 256 left unread in their sockets until the idle timeout, the bare
-	 * handler too); poll(2) answers them all, at 45,600 req/s with 1,024
-	 * connections against 66,900 with 16 (bare handler, one thread). */
+	 * handler too); poll(2) answers them all. Its poll(2) loop accepts
+	 * one connection a turn, hence no listening socket for MHD: the
+	 * acceptor hands it the connections. */
 	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_TURBO |
-			 MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
-	if (addr->ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
+			 MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_NO_LISTEN_SOCKET;
+	/* The acceptor keeps --max-connections. MHD's own limit is looser:
+	 * it frees a slot a turn after it reports the close, and a
+	 * connection it refused would be closed, not left in the backlog. */
+	unsigned limit = cfg->max_connections < UINT_MAX / 2
+			     ? 2 * cfg->max_connections
+			     : UINT_MAX;
 	struct MHD_OptionItem opts[9] = {
 	    {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)mhd_log, NULL},
-	    {MHD_OPTION_SOCK_ADDR, 0, (void *)addr},
-	    {MHD_OPTION_CONNECTION_LIMIT, cfg->max_connections, NULL},
+	    {MHD_OPTION_CONNECTION_LIMIT, limit, NULL},
 	    {MHD_OPTION_CONNECTION_TIMEOUT, cfg->idle_timeout_s, NULL},
-	    {MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL},
+	    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_notify, h},
+	    {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_POOL, NULL},
 	};
 	size_t n = 5;
 	if (cfg->max_per_ip > 0)
@@ -875,45 +1005,65 @@ static struct MHD_Daemon *start(const mpp_http_config *cfg,
 	char why[256] = "";
 	start_errlen = sizeof why;
 	atomic_store(&start_err, why);
-	struct MHD_Daemon *d =
-	    MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
-			     MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, handler, cls,
+				MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 	atomic_store(&start_err, NULL);
-	const char *fault = d == NULL ? bind_fault(addr) : NULL;
-	if (fault != NULL)
-		snprintf(err, errlen, "listen %s: %s", cfg->listen, fault);
-	else if (d == NULL)
-		snprintf(err, errlen, "cannot listen on %s%s%s", cfg->listen,
-			 why[0] ? ": " : "", why);
-	return d;
+	if (h->d == NULL) {
+		snprintf(err, errlen, "cannot start libmicrohttpd on %s%s%s",
+			 cfg->listen, why[0] ? ": " : "", why);
+		return MPP_EIO;
+	}
+	h->acceptor_started =
+	    pthread_create(&h->acceptor, NULL, acceptor, h) == 0;
+	if (!h->acceptor_started) {
+		snprintf(err, errlen, "cannot start a thread");
+		return MPP_ENOMEM;
+	}
+	pthread_setname_np(h->acceptor, "mpp-accept");
+	return 0;
 }
 
-int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
-		   mpp_http **out, char *err, size_t errlen)
+/* What the daemon and the bare baseline share, before start(). */
+static mpp_http *http_new(const mpp_http_config *cfg, char *err, size_t errlen,
+			  int *rc)
 {
 	mpp_http *h = calloc(1, sizeof *h);
+	*rc = MPP_ENOMEM;
 	if (h == NULL)
-		return MPP_ENOMEM;
+		return NULL;
 	h->cfg = *cfg;
-	if (h->cfg.start_timeout_s == 0 ||
-	    h->cfg.start_timeout_s > h->cfg.request_timeout_s)
-		h->cfg.start_timeout_s = h->cfg.request_timeout_s;
-	h->api = api;
-	int rc = parse_listen(cfg->listen, &h->addr, err, errlen);
-	if (rc) {
+	h->lfd = -1;
+	*rc = parse_listen(cfg->listen, &h->addr, err, errlen);
+	if (*rc) {
 		free(h);
-		return rc;
+		return NULL;
 	}
 	pthread_mutex_init(&h->conns_lock, NULL);
 	pthread_mutex_init(&h->stop_lock, NULL);
 	pthread_mutex_init(&h->bucket_lock, NULL);
-	h->bucket = h->cfg.write_rate; /* a full minute's burst at start */
-	h->bucket_at = now_ns() / 1e9;
+	pthread_mutex_init(&h->open_lock, NULL);
+	pthread_cond_init(&h->open_cond, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&h->stop_cond, &ca);
 	pthread_condattr_destroy(&ca);
+	return h;
+}
+
+int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
+		   mpp_http **out, char *err, size_t errlen)
+{
+	int rc;
+	mpp_http *h = http_new(cfg, err, errlen, &rc);
+	if (h == NULL)
+		return rc;
+	if (h->cfg.start_timeout_s == 0 ||
+	    h->cfg.start_timeout_s > h->cfg.request_timeout_s)
+		h->cfg.start_timeout_s = h->cfg.request_timeout_s;
+	h->api = api;
+	h->bucket = h->cfg.write_rate; /* a full minute's burst at start */
+	h->bucket_at = now_ns() / 1e9;
 	h->ingest = mpp_ingest_start(api);
 	if (h->ingest == NULL) {
 		snprintf(err, errlen, "cannot start a thread");
@@ -922,18 +1072,14 @@ int mpp_http_start(const mpp_http_config *cfg, const mpp_api *api,
 	}
 	const struct MHD_OptionItem extra[] = {
 	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)on_completed, h},
-	    {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)on_connection, h},
 	    {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)on_uri, h},
 	    {MHD_OPTION_END, 0, NULL},
 	};
-	h->d = start(cfg, &h->addr, on_request, h, extra, err, errlen);
-	if (h->d == NULL) {
+	rc = start(h, on_request, h, extra, err, errlen);
+	if (rc) {
 		mpp_http_stop(h);
-		return MPP_EIO;
+		return rc;
 	}
-	const union MHD_DaemonInfo *di =
-	    MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
-	h->port = di ? di->port : 0;
 	h->reaper_started = pthread_create(&h->reaper, NULL, reaper, h) == 0;
 	if (!h->reaper_started) {
 		snprintf(err, errlen, "cannot start a thread");
@@ -970,22 +1116,42 @@ void mpp_http_stop(mpp_http *h)
 		struct timespec ts = {0, 10 * 1000000L};
 		nanosleep(&ts, NULL);
 	}
+	/* No connection handed to MHD once it stops: a listening socket
+	 * shut down wakes the acceptor from accept(2). */
+	if (h->acceptor_started) {
+		atomic_store(&h->accept_stop, 1);
+		shutdown(h->lfd, SHUT_RDWR);
+		pthread_mutex_lock(&h->open_lock);
+		pthread_cond_broadcast(&h->open_cond);
+		pthread_mutex_unlock(&h->open_lock);
+		pthread_join(h->acceptor, NULL);
+	}
 	if (h->d)
 		MHD_stop_daemon(h->d);
+	if (h->lfd >= 0)
+		close(h->lfd);
 	mpp_ingest_free(h->ingest);
 	pthread_cond_destroy(&h->stop_cond);
+	pthread_cond_destroy(&h->open_cond);
 	pthread_mutex_destroy(&h->stop_lock);
 	pthread_mutex_destroy(&h->conns_lock);
 	pthread_mutex_destroy(&h->bucket_lock);
+	pthread_mutex_destroy(&h->open_lock);
 	free(h);
 }
 
-struct MHD_Daemon *mpp_http_start_bare(const mpp_http_config *cfg,
-				       MHD_AccessHandlerCallback handler,
-				       void *cls, char *err, size_t errlen)
+mpp_http *mpp_http_start_bare(const mpp_http_config *cfg,
+			      MHD_AccessHandlerCallback handler, void *cls,
+			      char *err, size_t errlen)
 {
-	struct sockaddr_storage addr;
-	if (parse_listen(cfg->listen, &addr, err, errlen))
+	int rc;
+	mpp_http *h = http_new(cfg, err, errlen, &rc);
+	if (h == NULL)
 		return NULL;
-	return start(cfg, &addr, handler, cls, NULL, err, errlen);
+	h->bare = 1;
+	if (start(h, handler, cls, NULL, err, errlen)) {
+		mpp_http_stop(h);
+		return NULL;
+	}
+	return h;
 }

@@ -1,7 +1,8 @@
 /*
  * http.h: mpipredictd's HTTP side, on libmicrohttpd.
  *
- * Owns the MHD daemon (an epoll event loop in each of `threads` threads),
+ * Owns the MHD daemon (a poll(2) event loop in each of `threads` threads,
+ * fed by an accepting thread of its own),
  * routes requests to api.h, enforces the limits (body size, checked against
  * Content-Length before reading and counted while streaming; connection
  * count, per address too; idle timeout; a short deadline for a request's
@@ -22,7 +23,7 @@
 typedef struct mpp_http_config {
 	const char *listen;         /* "HOST:PORT", "[V6]:PORT"; port 0: any */
 	unsigned threads;           /* event-loop threads, >= 1 */
-	unsigned max_connections;   /* beyond: accepted and closed at once */
+	unsigned max_connections;   /* beyond: left in the listen backlog */
 	unsigned idle_timeout_s;    /* no byte for this long: closed */
 	unsigned request_timeout_s; /* a request not received whole by then */
 	unsigned start_timeout_s;   /* a new connection, or one between
@@ -49,11 +50,12 @@ unsigned mpp_http_port(const mpp_http *h);
 /* Stops accepting, closes every connection, waits for the threads. */
 void mpp_http_stop(mpp_http *h);
 
-/* The bare MHD daemon with the same threading and limits but the given
- * handler and no routing, metrics or deadlines: the baseline that
- * `make bench-server` compares mpipredictd against. */
-struct MHD_Daemon *mpp_http_start_bare(const mpp_http_config *cfg,
-				       MHD_AccessHandlerCallback handler,
-				       void *cls, char *err, size_t errlen);
+/* The bare MHD daemon with the same threading, acceptor and limits but
+ * the given handler and no routing, metrics or deadlines: the baseline
+ * that `make bench-server` compares mpipredictd against. NULL with err
+ * saying why; mpp_http_port() and mpp_http_stop() as above. */
+mpp_http *mpp_http_start_bare(const mpp_http_config *cfg,
+			      MHD_AccessHandlerCallback handler, void *cls,
+			      char *err, size_t errlen);
 
 #endif

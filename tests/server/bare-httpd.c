@@ -60,15 +60,12 @@ int main(int argc, char **argv)
 	MHD_add_response_header(fixed, MHD_HTTP_HEADER_CONTENT_TYPE,
 				"application/json");
 	char err[256];
-	struct MHD_Daemon *d =
-	    mpp_http_start_bare(&cfg, handler, NULL, err, sizeof err);
-	if (d == NULL) {
+	mpp_http *h = mpp_http_start_bare(&cfg, handler, NULL, err, sizeof err);
+	if (h == NULL) {
 		fprintf(stderr, "bare-httpd: %s\n", err);
 		return 2;
 	}
-	const union MHD_DaemonInfo *di =
-	    MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-	printf("port %u\n", di ? di->port : 0);
+	printf("port %u\n", mpp_http_port(h));
 	fflush(stdout);
 	for (;;)
 		pause();
