@@ -90,9 +90,9 @@ static long interval(void)
 	char buf[32], *end;
 	size_t n = 0;
 	ssize_t r;
-	int fd[2], st;
+	int fd[2], st = -1;
 	long v;
-	pid_t pid;
+	pid_t pid, got;
 
 	if (pipe2(fd, O_CLOEXEC) != 0)
 		return 0;
@@ -108,10 +108,12 @@ static long interval(void)
 		if (r > 0)
 			n += (size_t)r;
 	close(fd[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+	while ((got = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
 		;
 	buf[n] = '\0';
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+	/* A program that reaps every child (a SIGCHLD handler's waitpid(-1))
+	 * may have taken its status: then the printed line decides. */
+	if (got == pid && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		return 0;
 	v = strtol(buf, &end, 10);
 	return end != buf && (*end == '\n' || !*end) && v > 0 ? v : 0;
