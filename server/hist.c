@@ -112,10 +112,22 @@ static int learn(void *ctx, const mpp_job_rec *r)
 	return rc == MPP_ENOMEM ? rc : MPP_OK;
 }
 
+/* --history-guard off: the learners always answer (process-wide, set
+ * before the history opens). */
+static int guard_off;
+
+void mpp_histsvc_guard(int on)
+{
+	guard_off = !on;
+}
+
 /* A new, empty predictor of h's method and loss; NULL: out of memory. */
 static mpp_hist *hist_new(const mpp_histsvc *h, int method)
 {
 	mpp_hist *p = mpp_hist_new(method);
+
+	if (p && guard_off)
+		(void)mpp_hist_set_guard(p, 0); /* cannot fail: empty */
 
 	if (p && h->has_loss && method == MPP_HIST_ONLINE &&
 	    mpp_hist_set_loss(p, &h->loss)) {

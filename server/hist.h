@@ -56,6 +56,10 @@ int mpp_histsvc_open_auto(const char *db_path, const mpp_histsvc_auto *a,
 			  size_t max_keys, mpp_histsvc **out, char *err,
 			  size_t errlen);
 
+/* The learners' guard (history.h, mpp_hist_guard) on (the default) or
+ * off, for every history opened after the call. */
+void mpp_histsvc_guard(int on);
+
 /* The history's choice and its evidence as Prometheus text (the method;
  * with auto the corrector and every candidate's scores; the learners'
  * guard), through print; nothing when no history runs. Process-wide (one

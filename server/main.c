@@ -114,6 +114,9 @@ static const char usage[] =
     "                         the jobs table)\n"
     "  --history-every N      with --history auto: choose again after N new\n"
     "                         finished jobs (default 1000)\n"
+    "  --history-guard on|off learned and online answer with Tsafrir's rule\n"
+    "                         while their error over their last 64 jobs is\n"
+    "                         above Tsafrir's (default on)\n"
     "  --history-loss SPEC    with --history online: its loss, OVER/UNDER/\n"
     "                         THRESHOLD[/WEIGHT] as in mpipredict-replay\n"
     "                         (default the SC'15 study's square:100/abs:1/60)\n"
@@ -140,6 +143,7 @@ struct options {
 	int log_level;
 	int history; /* history.h method, -1 off, HISTORY_AUTO */
 	unsigned long history_procs, history_every;
+	int history_guard_off;
 	unsigned long history_max_keys;
 	mpp_nag_loss history_loss; /* --history-loss */
 	int has_history_loss;
@@ -176,6 +180,7 @@ enum {
 	O_HISTORY_LOSS,
 	O_HISTORY_PROCS,
 	O_HISTORY_EVERY,
+	O_HISTORY_GUARD,
 	O_UI_USERS,
 	O_UI_REFRESH,
 	O_RETRAIN_ROWS,
@@ -216,6 +221,7 @@ static const struct option longopts[] = {
     {"history-loss", required_argument, NULL, O_HISTORY_LOSS},
     {"history-procs", required_argument, NULL, O_HISTORY_PROCS},
     {"history-every", required_argument, NULL, O_HISTORY_EVERY},
+    {"history-guard", required_argument, NULL, O_HISTORY_GUARD},
     {"ui-users", required_argument, NULL, O_UI_USERS},
     {"ui-refresh", required_argument, NULL, O_UI_REFRESH},
     {"retrain-rows", required_argument, NULL, O_RETRAIN_ROWS},
@@ -310,6 +316,14 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 		return number(v, 1, 1000000000, &o->history_procs, why, whylen);
 	case O_HISTORY_EVERY:
 		return number(v, 1, 1000000000, &o->history_every, why, whylen);
+	case O_HISTORY_GUARD:
+		if (strcmp(v, "on") && strcmp(v, "off")) {
+			snprintf(why, whylen, "expected on or off, got '%s'",
+				 v);
+			return -1;
+		}
+		o->history_guard_off = strcmp(v, "off") == 0;
+		return 0;
 	case O_HISTORY_KEYS:
 		return number(v, 1, 100000000, &o->history_max_keys, why,
 			      whylen);
@@ -706,6 +720,7 @@ int main(int argc, char **argv)
 	mpp_keeper_set_retention(keeper, (double)o.keep_days * 86400.0,
 				 (long long)o.keep_rows);
 	/* After the keeper: it created or migrated the store. */
+	mpp_histsvc_guard(!o.history_guard_off);
 	mpp_histsvc_auto hauto = {.procs = (int)o.history_procs,
 				  .margin = -1,
 				  .every = o.history_every};

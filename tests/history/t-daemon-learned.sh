@@ -51,8 +51,9 @@ stop_daemon
 # The online learner (the SC'15 study's, nag.c) learns the same 300 jobs,
 # one gradient step each, when the daemon starts: its answer is its own
 # (not ours', which it gives until it has learnt from 200 jobs), inside
-# [1 s, the limit], and the same after a restart.
-start_daemon --history online
+# [1 s, the limit], and the same after a restart. The guard is off here
+# (--history-guard off): these check the learner's own answers.
+start_daemon --history online --history-guard off
 st=$(req POST /v1/predict "$ask")
 expect_status 200 "$st" "online, 300 finished jobs"
 online=$(jq_body .runtime_s)
@@ -60,7 +61,7 @@ online=$(jq_body .runtime_s)
 awk -v p="$online" -v o="$ours" 'BEGIN { exit !(p >= 1 && p <= 6600 && p != o) }' ||
 	fail "online: expected an answer of its own in [1, 6600] s (ours: $ours s), got $online"
 stop_daemon
-start_daemon --history online
+start_daemon --history online --history-guard off
 st=$(req POST /v1/predict "$ask")
 again=$(jq_body .runtime_s)
 [ "$st" = 200 ] && awk -v p="$again" -v l="$online" 'BEGIN { d = p - l; exit !(d * d < (0.02 * l) ^ 2) }' ||
@@ -71,11 +72,26 @@ stop_daemon
 # settled and answers high; abs on both sides (a median) answers lower
 # and nearer 0.3 x 6600 = 1980 s. A bad loss, or the option without
 # --history online, is refused at start with its reason.
-start_daemon --history online --history-loss abs:1/abs:1/0
+start_daemon --history online --history-guard off --history-loss abs:1/abs:1/0
 st=$(req POST /v1/predict "$ask")
 med=$(jq_body .runtime_s)
 [ "$st" = 200 ] && awk -v p="$med" -v l="$online" 'BEGIN { d = p - 1980; e = l - 1980; exit !(p < l && d * d < e * e) }' ||
 	fail "online, --history-loss abs:1/abs:1/0: expected below the study's loss' $online s and nearer 1980 s, got $st $(cat body)"
+stop_daemon
+# The guard (on by default): the study's loss, not settled on these jobs,
+# errs more than Tsafrir's mean of the last two over the last 64 jobs, so
+# the daemon answers with Tsafrir's rule, and says so in /metrics.
+start_daemon --history tsafrir
+req POST /v1/predict "$ask" >/dev/null
+tsafrir=$(jq_body .runtime_s)
+stop_daemon
+start_daemon --history online
+st=$(req POST /v1/predict "$ask")
+[ "$st:$(jq_body .runtime_s)" = "200:$tsafrir" ] ||
+	fail "online, guarded: expected Tsafrir's $tsafrir s (the learner's own: $online s), got $st $(cat body)"
+req GET /metrics >/dev/null
+grep -q '^mpipredictd_history_guarded 1$' body && grep -q '^mpipredictd_history_guard_switches_total [1-9]' body ||
+	fail "online, guarded: expected mpipredictd_history_guarded 1 and a switch counted, got $(grep guard body)"
 stop_daemon
 mpipredictd --db "$DB" --history online --history-loss square:100/cube:1/0 > out 2>&1
 rc=$?

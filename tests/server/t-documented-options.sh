@@ -12,6 +12,7 @@ declare -A sample=(
 	[--request-timeout]=5 [--audit-interval]=20 [--audit-batch]=64
 	[--audit-queue]=1000 [--reload-interval]=30 [--log-level]=info
 	[--history]=online [--history-loss]=abs:1/abs:1/60 [--history-max-keys]=1000
+	[--history-procs]=64 [--history-every]=100 [--history-guard]=on
 	[--start-timeout]=2 [--max-connections-per-ip]=32
 	[--audit-keep-rows]=1000 [--audit-keep-days]=30
 	[--ui-users]=no [--ui-refresh]=500 [--config]=none
