@@ -55,6 +55,12 @@ BENCHES += bench-forward
 bench-forward: collector instrument $(BUILD)/bin/mpipredictd
 	@MPP_BUILD=$(abspath $(BUILD)) tests/collector/bench-forward.sh
 
+# What sending a running job's progress costs it (issue 37).
+BENCHES += bench-progress
+.PHONY: bench-progress
+bench-progress: collector instrument $(BUILD)/bin/mpipredictd
+	@MPP_BUILD=$(abspath $(BUILD)) tests/collector/bench-progress.sh
+
 # tests/collector builds through mpipredict-cc and trains on the rows
 # (t-exit-status, t-lean-build).
 TEST_USES_collector := instrument cli

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A running job's progress reaches the daemon (issue 37): a program built
 # with mpipredict-cc, run at 2 ranks with a daemon configured,
-# SLURM_JOB_ID set and MPIPREDICT_PROGRESS_S=1, lasting about 3 s: rank
+# SLURM_JOB_ID set and MPIPREDICT_PROGRESS_S=1, running until the test
+# has seen a post (at most 60 s; about 2 s here, so no timing is assumed): rank
 # 0's helper thread has mpipredict-collect --progress post its counters
 # (POST /v1/progress), the daemon stores them and answers GET
 # /v1/jobs/{id}; the job's output and status are those of a run without
@@ -13,18 +14,24 @@
 cat >slow.c <<'C'
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
-	double x = 1, y = 0;
-	int i, rank;
+	double x = 1, y = 0, stop = 0, all;
+	int i, rank, max = argc > 1 ? 10 * atoi(argv[1]) : 30;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	for (i = 0; i < 30; i++) {
+	/* Tenths of a second until ./stop exists or argv[1] seconds. */
+	for (i = 0; i < max && !stop; i++) {
 		usleep(100000);
 		MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+		x = rank == 0 && access("stop", F_OK) == 0;
+		MPI_Allreduce(&x, &all, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+		stop = all;
+		x = 1;
 	}
 	if (rank == 0)
 		printf("sum %g\n", y);
@@ -59,22 +66,26 @@ mpirun -np 2 ./slow >off.txt 2>&1 || fail "expected the program to run: $(cat of
 SLURM_JOB_ID=4242 MPIPREDICT_PROGRESS_S=1 MPIPREDICT_URL=$URL \
 	MPIPREDICT_TOKEN_FILE=$PWD/token MPIPREDICT_TIME_LIMIT_S=600 \
 	mpirun -np 2 -x SLURM_JOB_ID -x MPIPREDICT_PROGRESS_S -x MPIPREDICT_URL \
-	-x MPIPREDICT_TOKEN_FILE -x MPIPREDICT_TIME_LIMIT_S ./slow >on.txt 2>&1
-rc=$?
-[ "$rc" = 0 ] || fail "expected exit 0 with progress on, got $rc: $(cat on.txt)"
-cmp -s on.txt off.txt || fail "expected the output of a run without progress, got: $(head -c 300 on.txt)"
-for _ in $(seq 100); do
+	-x MPIPREDICT_TOKEN_FILE -x MPIPREDICT_TIME_LIMIT_S ./slow 60 >on.txt 2>&1 &
+job=$!
+for _ in $(seq 600); do
 	[ "$(posts 4242)" = 1 ] && break
 	sleep 0.1
 done
-[ "$(posts 4242)" = 1 ] || fail "expected the daemon to have stored job 4242's progress"
-got=$(sqlite3 "$DB" "SELECT app, nprocs, time_limit_s, elapsed_s > 0.5, elapsed_s < 10 FROM progress WHERE job_id = '4242'")
+touch stop
+wait "$job"
+rc=$?
+rm stop
+[ "$(posts 4242)" = 1 ] || fail "expected the daemon to have stored job 4242's progress while it ran"
+[ "$rc" = 0 ] || fail "expected exit 0 with progress on, got $rc: $(cat on.txt)"
+cmp -s on.txt off.txt || fail "expected the output of a run without progress, got: $(head -c 300 on.txt)"
+got=$(sqlite3 "$DB" "SELECT app, nprocs, time_limit_s, elapsed_s > 0.5, elapsed_s < 60 FROM progress WHERE job_id = '4242'")
 [ "$got" = "slow|2|600.0|1|1" ] ||
-	fail "expected app slow, 2 ranks, the limit 600 and 0.5 s < elapsed < 10 s, got $got"
+	fail "expected app slow, 2 ranks, the limit 600 and 0.5 s < elapsed < 60 s, got $got"
 calls=$(sqlite3 "$DB" "SELECT features FROM progress WHERE job_id = '4242'" |
 	jq '."mpi:MPI_Allreduce:calls.mean"')
-awk -v c="$calls" 'BEGIN { exit !(c >= 1 && c < 30) }' ||
-	fail "expected the Allreduce calls made by a tick (1 to 29), got $calls"
+awk -v c="$calls" 'BEGIN { exit !(c >= 1) }' ||
+	fail "expected the Allreduce calls made by a tick (at least 1), got $calls"
 st=$(req GET /v1/jobs/4242)
 expect_status 200 "$st" "GET /v1/jobs/4242"
 [ "$(jq -r '[.app, .time_limit_s] | @csv' body)" = '"slow",600' ] ||
