@@ -343,8 +343,14 @@ static int on_submit(sim *s, size_t k, double now)
 	 * gated, as published, 87.12 not). Its EASY++ always passes. */
 	if (!s->o->sjbf) {
 		int busy = 0;
-		for (size_t i = 0; i < s->nr; i++)
-			busy += s->jobs[s->running[i]].procs;
+		/* As the profile counts them: a job predicted to end now
+		 * frees its processors now, even before its termination
+		 * event (handled after the submissions of this instant). */
+		for (size_t i = 0; i < s->nr; i++) {
+			size_t r = s->running[i];
+			if (s->out[r].start_s + s->pred[r] > now)
+				busy += s->jobs[r].procs;
+		}
 		if (s->o->procs - busy < j->procs)
 			return MPP_OK;
 	}
