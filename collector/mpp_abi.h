@@ -27,12 +27,15 @@
  * A rewritten unit references __mpp_register and __mpp_tag weakly and
  * nothing else of the runtime, so that a program linked by a command that
  * does not add -lmpipredict ($(LD) = mpicc) still links. When its
- * constructor finds the runtime missing, it runs the program again, same
- * pid and arguments, with the runtime in LD_PRELOAD (the path the rewriter
- * knew: $MPIPREDICT_LIBDIR, else <tool dir>/../lib) and restores
- * LD_PRELOAD in the new image (env MPIPREDICT_REEXEC=<pid> marks it, so
- * it happens once); if that fails, one line on stderr and the run is not
- * counted. MPIPREDICT_DISABLE=1 skips it.
+ * constructor finds the runtime missing, it loads it with dlopen (the path
+ * the rewriter knew: $MPIPREDICT_LIBDIR, else <tool dir>/../lib), calls
+ * its __mpp_interpose (which binds the program's MPI_* references to the
+ * runtime's wrappers, as a preload would have) and registers through
+ * dlsym; the tag function found so goes into the weak pointer __mpp_tagf
+ * that the units' __mpp_tag_<id> call when __mpp_tag is null. No second
+ * exec: debuggers, valgrind and profilers see one process. If that fails,
+ * one line on stderr and the run is not counted. MPIPREDICT_DISABLE=1
+ * skips it.
  *
  * What the runtime does with them: __mpp_register resolves each site's MPI
  * function from its name ("...:MPI_Send") into the site's `fn`. On entry to
@@ -117,10 +120,13 @@ struct __mpp_unit {
  * and link without it. */
 void __mpp_tag(struct __mpp_site *site);
 
-/* Provided by libmpipredict. The tag stack is initial-exec TLS: the runtime
- * is linked with the program (never only dlopen'ed), and a tag push must
- * not go through __tls_get_addr. */
+/* Provided by libmpipredict. The tag stack is initial-exec TLS, so that a
+ * tag push does not go through __tls_get_addr; a runtime opened by dlopen
+ * (above) takes it from glibc's static TLS reserve. */
 void __mpp_register(struct __mpp_unit *unit);
+/* After a dlopen of the runtime: rebinds the loaded objects' MPI_*
+ * references to its wrappers (collector/interpose.c); 0 on success. */
+int __mpp_interpose(void);
 extern _Thread_local struct __mpp_tags __mpp_tags
     __attribute__((__tls_model__("initial-exec")));
 

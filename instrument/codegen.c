@@ -124,8 +124,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		return -1;
 	}
 	/* The runtime is referenced weakly (mpp_abi.h): a link without
-	 * -lmpipredict still works, and the constructor then runs the
-	 * program again with the runtime preloaded. libc is reached through
+	 * -lmpipredict still works, and the constructor then loads the
+	 * runtime (__mpp_load below). libc is reached through
 	 * names of our own bound to its symbols (asm labels), so that no
 	 * declaration can clash with the user's. */
 	fprintf(out,
@@ -139,56 +139,56 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
 		"static struct __mpp_site __mpp_s_%s[%zu];",
 		lk, lk, id, nc ? nc : 1, id, ns ? ns : 1);
+	/* The loader is one weak function for all units of a program (and
+	 * the header copies' tables, which know no unit id): with the runtime
+	 * linked it registers; without (a link by $(LD)), the first call
+	 * opens the runtime with dlopen and binds the program's MPI calls to
+	 * it (__mpp_interpose), no second exec, so valgrind, gdb and perf
+	 * see the program itself. dlopen and dlsym are weak: a libc without
+	 * them (glibc < 2.34 needs -ldl) gets the message instead of a link
+	 * error. 0x102 is RTLD_NOW | RTLD_GLOBAL (glibc). */
 	fprintf(
 	    out,
 	    " extern char *__mpp_getenv(const char *) __asm__(\"getenv\");"
-	    " extern int __mpp_setenv(const char *, const char *, int) "
-	    "__asm__(\"setenv\");"
-	    " extern int __mpp_unsetenv(const char *) __asm__(\"unsetenv\");"
-	    " extern int __mpp_getpid(void) __asm__(\"getpid\");"
-	    " extern int __mpp_execv(const char *, char *const *) "
-	    "__asm__(\"execv\");"
+	    " extern void *__mpp_dlopen(const char *, int) __asm__(\"dlopen\") "
+	    "__attribute__((__weak__));"
+	    " extern void (*__mpp_dlsym(void *, const char *))(void) "
+	    "__asm__(\"dlsym\") __attribute__((__weak__));"
 	    " extern long __mpp_write(int, const void *, unsigned long) "
 	    "__asm__(\"write\");"
-	    " extern int __mpp_snprintf(char *, unsigned long, const char *, "
-	    "...) __asm__(\"snprintf\");"
 	    " __attribute__((__weak__)) int __mpp_warned;"
-	    " static int __mpp_streq_%s(const char *__mpp_a, const char "
-	    "*__mpp_b) { while (*__mpp_a && *__mpp_a == *__mpp_b) __mpp_a++, "
-	    "__mpp_b++; return *__mpp_a == *__mpp_b; }"
-	    " static void __mpp_preload_%s(char **__mpp_argv, int __mpp_have) "
-	    "{ char __mpp_pid[24], __mpp_b[8192]; const char *__mpp_m = "
-	    "__mpp_getenv(\"MPIPREDICT_REEXEC\"), *__mpp_s = "
-	    "__mpp_getenv(\"MPIPREDICT_SAVED_PRELOAD\"), *__mpp_p = "
-	    "__mpp_getenv(\"LD_PRELOAD\"), *__mpp_d = "
-	    "__mpp_getenv(\"MPIPREDICT_DISABLE\"); int __mpp_n, __mpp_mine; "
+	    " __attribute__((__weak__)) void (*__mpp_tagf)(struct __mpp_site "
+	    "*);"
+	    " __attribute__((__weak__)) void (*__mpp_regf)(struct __mpp_unit "
+	    "*);"
+	    " %s void __mpp_load(struct __mpp_unit *) "
+	    "__attribute__((__weak__));"
+	    " %s void __mpp_load(struct __mpp_unit *__mpp_u) { "
 	    "static const char __mpp_lib[] = %s; "
 	    "static const char __mpp_msg[] = \"mpipredict: this program was "
 	    "instrumented but is not linked with libmpipredict (a link not "
-	    "made by mpipredict-cc, e.g. $(LD)), and preloading it failed: "
+	    "made by mpipredict-cc, e.g. $(LD)), and loading it failed: "
 	    "link with mpipredict-mpicc or add -lmpipredict; this run "
 	    "is not counted\\n\"; "
-	    "__mpp_snprintf(__mpp_pid, sizeof __mpp_pid, \"%%d\", "
-	    "__mpp_getpid()); "
-	    "__mpp_mine = __mpp_m && __mpp_streq_%s(__mpp_m, __mpp_pid); "
-	    "if (__mpp_mine && __mpp_s) { if (*__mpp_s) "
-	    "__mpp_setenv(\"LD_PRELOAD\", __mpp_s, 1); else "
-	    "__mpp_unsetenv(\"LD_PRELOAD\"); "
-	    "__mpp_unsetenv(\"MPIPREDICT_SAVED_PRELOAD\"); } "
-	    "if (__mpp_have || (__mpp_d && __mpp_streq_%s(__mpp_d, \"1\"))) "
-	    "return; "
-	    "__mpp_n = __mpp_snprintf(__mpp_b, sizeof __mpp_b, \"%%s%%s%%s\", "
-	    "__mpp_lib, __mpp_p && *__mpp_p ? \" \" : \"\", __mpp_p ? __mpp_p "
-	    ": \"\"); "
-	    "if (!__mpp_mine && __mpp_argv && __mpp_n > 0 && (unsigned "
-	    "long)__mpp_n < sizeof __mpp_b && "
-	    "__mpp_setenv(\"MPIPREDICT_REEXEC\", __mpp_pid, 1) == 0 && "
-	    "__mpp_setenv(\"MPIPREDICT_SAVED_PRELOAD\", __mpp_p ? __mpp_p : "
-	    "\"\", 1) == 0 && __mpp_setenv(\"LD_PRELOAD\", __mpp_b, 1) == 0) "
-	    "__mpp_execv(\"/proc/self/exe\", __mpp_argv); "
-	    "if (!__mpp_warned++) __mpp_write(2, __mpp_msg, sizeof __mpp_msg - "
-	    "1); }",
-	    id, id, qlib, id, id);
+	    "const char *__mpp_d; void *__mpp_h; "
+	    "if (__mpp_register) { __mpp_register(__mpp_u); return; } "
+	    "__mpp_d = __mpp_getenv(\"MPIPREDICT_DISABLE\"); "
+	    "if (__mpp_d && __mpp_d[0] == '1' && !__mpp_d[1]) return; "
+	    "if (!__mpp_regf && !__mpp_warned) { "
+	    "__mpp_h = __mpp_dlopen && __mpp_dlsym ? __mpp_dlopen(__mpp_lib, "
+	    "0x102) : 0; "
+	    "if (__mpp_h) { int (*__mpp_i)(void) = (int (*)(void))"
+	    "__mpp_dlsym(__mpp_h, \"__mpp_interpose\"); "
+	    "void (*__mpp_t)(struct __mpp_site *) = (void (*)(struct "
+	    "__mpp_site *))__mpp_dlsym(__mpp_h, \"__mpp_tag\"); "
+	    "void (*__mpp_r)(struct __mpp_unit *) = (void (*)(struct "
+	    "__mpp_unit *))__mpp_dlsym(__mpp_h, \"__mpp_register\"); "
+	    "if (__mpp_i && __mpp_t && __mpp_r && __mpp_i() == 0) { "
+	    "__mpp_tagf = __mpp_t; __mpp_regf = __mpp_r; } } "
+	    "if (!__mpp_regf) { __mpp_warned = 1; __mpp_write(2, __mpp_msg, "
+	    "sizeof __mpp_msg - 1); } } "
+	    "if (__mpp_regf) __mpp_regf(__mpp_u); }",
+	    lk, lk, qlib);
 	free(qlib);
 	/* Call sites push their tag through a function: two pushes in one
 	 * expression (`MPI_A(..) + MPI_B(..)`, a macro using its argument
@@ -199,7 +199,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		fprintf(
 		    out,
 		    " static __inline__ void __mpp_tag_%s(struct __mpp_site "
-		    "*__mpp_p) { if (__mpp_tag) __mpp_tag(__mpp_p); }",
+		    "*__mpp_p) { if (__mpp_tag) __mpp_tag(__mpp_p); else if "
+		    "(__mpp_tagf) __mpp_tagf(__mpp_p); }",
 		    id);
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
@@ -245,12 +246,9 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"%s, %zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, "
 		"__mpp_sn_%s, 0}; "
 		"__attribute__((__constructor__)) static void "
-		"__mpp_init_%s(int __mpp_argc, char **__mpp_argv) { "
-		"(void)__mpp_argc; __mpp_preload_%s(__mpp_argv, "
-		"__mpp_register != 0); if (__mpp_register) "
-		"__mpp_register(&__mpp_u_%s); }\n",
+		"__mpp_init_%s(void) { __mpp_load(&__mpp_u_%s); }\n",
 		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
-		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id);
+		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id);
 	free(qname);
 	free(qnf);
 	free(qapp);
@@ -351,7 +349,8 @@ int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
 			"__attribute__((__weak__)); "
 			"static __inline__ void __mpp_htag_%s(struct "
 			"__mpp_site *__mpp_p) { if (__mpp_tag) "
-			"__mpp_tag(__mpp_p); } "
+			"__mpp_tag(__mpp_p); else if (__mpp_tagf) "
+			"__mpp_tagf(__mpp_p); } "
 			"static const char *const __mpp_hcn_%s[] = {",
 			key, nc ? nc : 1, key, ns ? ns : 1, key, key);
 		if (put_names(out, plan, plan->name_file, 0) < 0)
@@ -366,9 +365,8 @@ int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
 			"%zu, __mpp_hc_%s, __mpp_hcn_%s, %zu, __mpp_hs_%s, "
 			"__mpp_hsn_%s, 0}; "
 			"__attribute__((__constructor__)) static void "
-			"__mpp_hinit_%s(void) { if (__mpp_register) "
-			"__mpp_register((struct __mpp_unit *)(void "
-			"*)&__mpp_hu_%s); }\n#endif\n",
+			"__mpp_hinit_%s(void) { __mpp_load((struct "
+			"__mpp_unit *)(void *)&__mpp_hu_%s); }\n#endif\n",
 			key, MPP_ABI_VERSION, (unsigned long long)h, qnf, nc,
 			key, key, ns, key, key, key, key);
 	}
