@@ -1,7 +1,7 @@
 # fuzz/: libFuzzer harnesses (clang-14, Debian's libfuzzer-14-dev) for the
 # request decoder, the runs CSV reader, the batch-script reader, the
-# whole prediction path and mpipredict-simulate's trace reader, with seed
-# corpora in fuzz/corpus/NAME/.
+# whole prediction path, mpipredict-simulate's trace reader and
+# mpipredict-replay's SWF reader, with seed corpora in fuzz/corpus/NAME/.
 #
 # `make fuzz FUZZ_TIME=S` builds everything again with clang-14 under
 # -fsanitize=fuzzer-no-link,address,undefined in build-fuzz/ (FUZZ=1) and
@@ -10,7 +10,8 @@
 # ($(BUILD)/tests/fuzz/replay-NAME), and `make check` replays the corpora
 # (tests/fuzz/). Appends to TEST_BINS and FORMAT_SRC.
 
-FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict fuzz-trace
+FUZZERS := fuzz-request fuzz-runs fuzz-script fuzz-predict fuzz-trace \
+	fuzz-swf
 FUZZ_TIME ?= 60
 # simulate/ti.o (fuzz-trace) is an object, linked into every harness.
 FUZZ_LIBS = $(OBJ)/simulate/ti.o $(SERVER_DEPLIBS)

@@ -5,7 +5,7 @@
 # SANITIZE=1, nothing the sanitizers report). `make fuzz` does the fuzzing.
 set -u
 fail=0
-for name in fuzz-request fuzz-runs fuzz-script fuzz-predict fuzz-trace; do
+for name in fuzz-request fuzz-runs fuzz-script fuzz-predict fuzz-trace fuzz-swf; do
 	n=$(ls "$MPP_SRC/fuzz/corpus/$name" | wc -l)
 	[ "$n" -gt 0 ] || { echo "$name: expected seeds in fuzz/corpus/$name"; fail=1; continue; }
 	out=$("$MPP_BUILD/tests/fuzz/replay-$name" "$MPP_SRC/fuzz/corpus/$name" 2>&1)
