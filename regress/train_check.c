@@ -470,10 +470,10 @@ static int edge_groups(const struct data *d, mpp_model *m)
 		}
 		gsl_vector_scale(&x.vector, 1 / nrm);
 	}
-	if (gsl_linalg_SV_decomp(a, v, sv, work)) {
-		rc = MPP_EINVAL;
+	/* Should GSL fail (it does not on finite input), each stays alone:
+	 * the factor per parameter, as before groups. */
+	if (gsl_linalg_SV_decomp(a, v, sv, work))
 		goto out;
-	}
 	for (size_t p = 0; p < nc; p++)
 		for (size_t k = p + 1; k < nc; k++) {
 			double pk = 0;
