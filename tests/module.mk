@@ -24,6 +24,8 @@ apps: $(APP_BINS)
 
 # make bench-accuracy (tests/bench/accuracy.sh): mpipredict against
 # baselines and the noise floor; loglog is its parameters-only baseline (GSL).
+# SRC=DIR: the development set instead (checkouts by folder name, recipes in
+# tests/bench/devset/).
 $(BUILD)/tests/bench/loglog: tests/bench/loglog.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(OPT) $(WARN) -D_GNU_SOURCE $(shell $(PKG_CONFIG) --cflags gsl) \
@@ -32,7 +34,7 @@ FORMAT_SRC += tests/bench/loglog.c
 
 .PHONY: bench-accuracy
 bench-accuracy: deps all $(BUILD)/tests/bench/loglog
-	@BUILD=$(BUILD) tests/bench/accuracy.sh
+	@BUILD=$(BUILD) SRC=$(SRC) tests/bench/accuracy.sh
 BENCHES += bench-accuracy
 
 # The end-to-end tests (tests/e2e/) drive every part with the applications.

@@ -66,6 +66,7 @@ REPORTED = {}  # (app, work folder) -> training's reported errors
 ENTRIES = {}   # (app or "all apps", split, method, scope) -> [(setting, p)]
 BOOT = 2000    # bootstrap resamples for a goal's interval
 SESSION_TERMS = {}  # (app, split, session) -> (fit, kept features)
+NOISE_ALL = {}  # app -> noise floor over all its settings
 
 
 def params_of(args, nprocs):
@@ -87,8 +88,11 @@ def params_of(args, nprocs):
                 i += 1
         else:
             pos += 1
+            name, eq, val = t.partition("=")
             if _num(t):
                 out["#%d" % pos] = float(t)
+            elif eq and name.isidentifier() and _num(val):
+                out[name] = float(val)  # nx=100, as regress/params.h
         i += 1
     return out
 
@@ -398,7 +402,19 @@ def main():
     ap.add_argument("--betas", default="",
                     help="memory regime betas to pin, one training each "
                     "(needs --profile-db)")
+    ap.add_argument("--held", action="append", default=[],
+                    metavar="APP=PARAM:K",
+                    help="a development-set code: its K largest values of "
+                    "PARAM are held out (past the range); in range is 5 "
+                    "random 70/30 splits of the rest")
     opt = ap.parse_args()
+    held = {}
+    for h in opt.held:
+        app, _, rest = h.partition("=")
+        param, _, k = rest.rpartition(":")
+        if not app or not param or not k.isdigit():
+            ap.error("--held %s: expected APP=PARAM:K" % h)
+        held[app] = (param, int(k))
 
     rc, helptext = run([opt.bin + "/mpipredict-train", "--help"],
                        os.devnull)
@@ -421,21 +437,40 @@ def main():
             s.rows.append(i)
             s.times.append(float(r[rt]))
         sets = sorted(settings.values(), key=lambda s: (s.nprocs, s.args))
-        sizes = {s: params_of(s.args, s.nprocs).get("-n") for s in sets}
-        largest = max(v for v in sizes.values() if v is not None)
-        shuffled = sets[:]
-        random.Random(SEED).shuffle(shuffled)
-        ntest = round(0.3 * len(sets))
-        splits = {
-            "random": (shuffled[ntest:], shuffled[:ntest]),
-            "extrapolation": ([s for s in sets if sizes[s] != largest],
-                              [s for s in sets if sizes[s] == largest]),
-        }
+        param, nheld = held.get(app, ("-n", 1))
+        sizes = {s: params_of(s.args, s.nprocs).get(param) for s in sets}
+        if all(v is None for v in sizes.values()):
+            print("accuracy: %s: no run shows %s, skipped" % (app, param))
+            continue
+        top = sorted({v for v in sizes.values() if v is not None})[-nheld:]
+        past = [s for s in sets if sizes[s] in top]
+        inside = [s for s in sets if sizes[s] not in top]
+        # The example apps: one random split of every setting. A
+        # development-set code: 5 random splits of its trained range,
+        # pooled (a few settings per code: one split is one test setting).
+        pool = inside if app in held else sets
+        NOISE_ALL[app] = noise(sets)[0]
+        randoms = []
+        for k in range(5 if app in held else 1):
+            shuffled = pool[:]
+            random.Random(SEED + k).shuffle(shuffled)
+            ntest = max(1, round(0.3 * len(pool)))
+            randoms.append((shuffled[ntest:], shuffled[:ntest]))
+        splits = {"random": randoms, "extrapolation": [(inside, past)]}
         preds = {}
-        for split, (train, test) in splits.items():
-            work = os.path.join(opt.out, "work", app, split)
-            res = evaluate(app, header, rows, train, test, work, opt,
-                           seed_ok)
+        for split, parts in splits.items():
+            res, test = {}, []
+            for k, (train, tst) in enumerate(parts):
+                work = os.path.join(opt.out, "work", app, split +
+                                    ("" if len(parts) == 1 else "-%d" % k))
+                rk = evaluate(app, header, rows, train, tst, work, opt,
+                              seed_ok)
+                test += tst
+                for m, lst in rk.items():
+                    if isinstance(res.get(m), str):
+                        continue
+                    res[m] = lst if isinstance(lst, str) else \
+                        res.get(m, []) + lst
             for scope in ("all", "1 rank"):
                 sel = [s for s in test if scope == "all" or s.nprocs == 1]
                 if not sel:
@@ -515,6 +550,44 @@ def main():
     stability(results)
     if opt.betas:
         pinned(results, opt.betas.split())
+    if held:
+        devset_table(results, held)
+
+
+def devset_table(results, held):
+    """Issue 40's table for the development set: per code, the noise
+    floor (mean |run - median| / median over all its settings) and MAPE
+    with its ratio to it, from features and from parameters, in range
+    (5 random 70/30 splits of the trained range, pooled) and past it."""
+    get = {(r[0], r[1], r[2]): r for r in results if r[3] == "all"}
+    print("\nDevelopment set (issue 40): MAPE %% (ratio to the noise floor); "
+          "in range: 5 random 70/30 splits of the trained range; past: "
+          "the %s largest sizes, trained on the rest; answered: from "
+          "parameters, in range / past" % "/".join(
+              str(k) for _, k in held.values()))
+    print("| code | size | noise floor | features, in range | features, "
+          "past the range | parameters, in range | parameters, past the "
+          "range | answered |")
+    print("|---|---|---|---|---|---|---|---|")
+    for app in sorted(held, key=str.lower):
+        nf = NOISE_ALL.get(app)
+        if nf is None:
+            print("| %s | did not run | | | | | | |" % app)
+            continue
+        cells, ans = [], []
+        for m in ("default/features", "default/params"):
+            for split in ("random", "extrapolation"):
+                r = get.get((app, split, m))
+                if not r or r[6] is None:
+                    cells.append("n/a" + (" (%s)" % r[10] if r and
+                                          len(r) > 10 else ""))
+                    continue
+                cells.append("%.1f (%.2fx)" % (r[6], r[6] / nf)
+                             if nf > 0 else "%.1f" % r[6])
+                if m == "default/params":
+                    ans.append(fmt(r[9]))
+        print("| %s | %s | %.1f %% | %s | %s |" % (
+            app, held[app][0], nf, " | ".join(cells), " / ".join(ans)))
 
 
 def setting_errors(ent):

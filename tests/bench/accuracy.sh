@@ -23,6 +23,16 @@
 #   MPP_BENCH_BETAS    e.g. "0 0.25 0.5 1 1.5": also train with each beta
 #                      pinned (mpipredict-train --memory-beta) and print the
 #                      parameters path's error at each beside the chosen one
+#   SRC=DIR            the development set instead of the example apps
+#                      (issue 40): DIR holds checkouts of third-party MPI
+#                      codes by folder name (hpcg, miniFE, PENNANT, XSBench);
+#                      each with a recipe tests/bench/devset/<name>.sh is
+#                      built out of tree with mpipredict-mpicc/-mpicxx and
+#                      run at 1 rank: its sizes in the trained range, and
+#                      1-2 past it held out (tests/bench/devset/README.md).
+#                      MAPE in range is over 5 random 70/30 splits of the
+#                      trained range; past the range, trained on all of it.
+#                      Output in $BUILD/bench/devset unless MPP_BENCH_OUT.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
@@ -33,6 +43,8 @@ mode=${MPP_BENCH_DESIGN:-full}
 repeats=${MPP_BENCH_REPEATS:-3}
 apps=${MPP_BENCH_APPS:-prime jacobi3d is cg}
 out=${MPP_BENCH_OUT:-$MPP_BUILD/bench/accuracy}
+devset=${SRC:-}
+[ -z "$devset" ] || out=${MPP_BENCH_OUT:-$MPP_BUILD/bench/devset}
 loglog=$MPP_BUILD/tests/bench/loglog
 
 miss=()
@@ -74,7 +86,67 @@ quick)
 	;;
 esac
 
-if [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
+# The development set (SRC=DIR): build each code found, then run every
+# setting of every code REPEATS times, interleaved as below.
+held=()
+if [ -n "$devset" ]; then
+	[ -d "$devset" ] || { echo "bench-accuracy: SRC=$devset: no such folder" >&2; exit 1; }
+	devset=$(cd "$devset" && pwd)
+	apps=
+	for r in tests/bench/devset/*.sh; do
+		code=$(basename "$r" .sh)
+		[ -d "$devset/$code" ] || { echo "devset: no $devset/$code, skipped"; continue; }
+		apps="$apps $code"
+		DEVSET_SIZE=$(. "$r" && echo "$DEVSET_SIZE")
+		nheld=$(. "$r" && devset_design | grep -c '^held')
+		held+=(--held "$code=$DEVSET_SIZE:$nheld")
+	done
+	[ -n "$apps" ] || { echo "bench-accuracy: SRC=$devset holds none of: $(ls tests/bench/devset/*.sh | xargs -n1 basename | sed 's/\.sh$//' | tr '\n' ' ')" >&2; exit 1; }
+fi
+if [ -n "$devset" ] && [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
+	rm -rf "$out"
+	mkdir -p "$out/build" "$out/runs"
+	settings=()
+	for code in $apps; do
+		echo "build: $code from $devset/$code (log: $out/build/$code.log)"
+		# In a subshell: a recipe cds and sets variables.
+		(. "tests/bench/devset/$code.sh" && mkdir -p "$out/build/$code" &&
+			devset_build "$devset/$code" "$out/build/$code" &&
+			printf '%s\t%s\n' "$DEVSET_EXE" "$DEVSET_RUNDIR" >"$out/build/$code.where") \
+			>"$out/build/$code.log" 2>&1 && [ -x "$(cut -f1 "$out/build/$code.where")" ] ||
+			{ tail -20 "$out/build/$code.log"; echo "bench-accuracy: building $code failed (see $out/build/$code.log)" >&2; exit 1; }
+		while IFS=$'\t' read -r role params args; do
+			settings+=("$code"$'\t'"$role"$'\t'"$params"$'\t'"$args")
+		done < <(. "tests/bench/devset/$code.sh" && devset_design)
+	done
+	total=$((${#settings[@]} * repeats))
+	echo "design (development set): ${#settings[@]} settings x $repeats repeats = $total runs at 1 rank, interleaved"
+	echo "load before the runs: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/load.txt"
+	k=0
+	start=$(date +%s)
+	printf 'round\tapp\trole\tparams\targs\texit\n' >"$out/runlog.tsv"
+	for r in $(seq "$repeats"); do
+		while IFS=$'\t' read -r code role params args; do
+			IFS=$'\t' read -r exe rundir <"$out/build/$code.where"
+			# shellcheck disable=SC2086
+			(cd "$rundir" && OMP_NUM_THREADS=1 MPIPREDICT_APP=$code \
+				MPIPREDICT_PARAMS=$params MPIPREDICT_RUNS=$out/runs/ \
+				timeout -k 5 300 mpirun -np 1 "$exe" $args \
+				</dev/null >/dev/null 2>>"$out/runs.err")
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$code" "$role" "$params" "$args" "$?" >>"$out/runlog.tsv"
+			k=$((k + 1))
+			if [ $((k % 10)) = 0 ] || [ $k = "$total" ]; then
+				el=$(($(date +%s) - start))
+				echo "  $k/$total runs, ${el}s, about $((el * (total - k) / k))s left"
+			fi
+		done < <(printf '%s\n' "${settings[@]}" |
+			shuf --random-source=<(yes "round $r"))
+	done
+	echo "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg), $(($(date +%s) - start)) s of runs" |
+		tee -a "$out/load.txt"
+	failed=$(awk -F'\t' 'NR > 1 && $6 != 0' "$out/runlog.tsv" | wc -l)
+	[ "$failed" = 0 ] || echo "bench-accuracy: $failed runs failed (see $out/runlog.tsv, $out/runs.err)"
+elif [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 	rm -rf "$out"
 	mkdir -p "$out/bin" "$out/runs"
 	settings=()
@@ -133,7 +205,8 @@ if [ "${MPP_BENCH_MEMORY:-1}" != 0 ]; then
 	profile=(--profile-db "$out/profile.db" --betas "${MPP_BENCH_BETAS:-}")
 fi
 /usr/bin/python3 tests/bench/accuracy.py --runs "$out/runs" --out "$out" \
-	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" "${profile[@]}" || exit 1
+	--bin "$MPP_BUILD/bin" --loglog "$loglog" --apps "$apps" "${profile[@]}" \
+	"${held[@]}" || exit 1
 cat "$out/load.txt" 2>/dev/null
 echo
 echo "results: $out/results.csv, $out/predictions.csv, plots: $(ls "$out"/*.svg 2>/dev/null | tr '\n' ' ')"

@@ -1,0 +1,26 @@
+# PENNANT (C++): unstructured-mesh Lagrangian hydrodynamics. Sourced by
+# ../accuracy.sh. Its Makefile sets Intel's flags; the GCC ones it lists in
+# its comments are passed instead (see README.md).
+DEVSET_SIZE=nzx
+devset_build() {
+	local n
+	cp -r "$1" "$2/pennant" && cd "$2/pennant" &&
+		make -j2 CXX=mpipredict-mpicxx CXXFLAGS_OPT=-O3 \
+			CXXFLAGS_OPENMP=-fopenmp || return 1
+	# The size is in the deck: test/sedov with its mesh changed.
+	mkdir -p "$2/decks" || return 1
+	for n in $(devset_design | sed 's/.*nzx=\([0-9]*\).*/\1/'); do
+		sed "s/^meshparams .*/meshparams $n $n 1.125 1.125/" \
+			test/sedov/sedov.pnt >"$2/decks/sedov-$n.pnt" || return 1
+	done
+	DEVSET_EXE=$2/pennant/build/pennant DEVSET_RUNDIR=$2/decks
+}
+# An N x N mesh, declared as nzx=N (a deck shows the parameters nothing).
+devset_design() {
+	local n role
+	for n in 120 160 200 240 300 360; do
+		role=train
+		[ "$n" -gt 240 ] && role=held
+		printf '%s\tnzx=%s\tsedov-%s.pnt\n' "$role" "$n" "$n"
+	done
+}

@@ -1,0 +1,18 @@
+# XSBench (openmp-threading/ with MPI=yes, C): Monte Carlo cross-section
+# lookups. Sourced by ../accuracy.sh.
+DEVSET_SIZE=-l
+devset_build() {
+	cp -r "$1/openmp-threading" "$2/xs" && cd "$2/xs" &&
+		make MPI=yes CC=mpipredict-mpicc || return 1
+	DEVSET_EXE=$2/xs/XSBench DEVSET_RUNDIR=$2/xs
+}
+# Event-based (-l is the total number of lookups); small problem, 1000
+# grid points per nuclide.
+devset_design() {
+	local l role
+	for l in 40000 70000 100000 130000 200000 260000; do
+		role=train
+		[ "$l" -gt 130000 ] && role=held
+		printf '%s\t\t-m event -s small -g 1000 -l %s\n' "$role" "$l"
+	done
+}

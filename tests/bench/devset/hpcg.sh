@@ -1,0 +1,18 @@
+# hpcg (C++): the 27-point Poisson benchmark. Sourced by ../accuracy.sh.
+DEVSET_SIZE=--nz
+devset_build() {
+	cp -r "$1" "$2/src" &&
+		mkdir -p "$2/build" && cd "$2/build" &&
+		"$2/src/configure" Linux_MPI &&
+		make -j2 CXX=mpipredict-mpicxx || return 1
+	DEVSET_EXE=$2/build/bin/xhpcg DEVSET_RUNDIR=$2/build/bin
+}
+# nx = ny = 16 (a multiple of 8); nz grows. --rt=0: one CG set.
+devset_design() {
+	local nz role
+	for nz in 16 24 32 40 56 72; do
+		role=train
+		[ "$nz" -gt 40 ] && role=held
+		printf '%s\t\t--nx=16 --ny=16 --nz=%s --rt=0\n' "$role" "$nz"
+	done
+}

@@ -1,0 +1,16 @@
+# miniFE (ref/, C++ with C parts): implicit finite elements, CG. Sourced by
+# ../accuracy.sh.
+DEVSET_SIZE=nz
+devset_build() {
+	cp -r "$1/ref" "$2/ref" && cd "$2/ref/src" &&
+		make -j2 CXX=mpipredict-mpicxx CC=mpipredict-mpicc || return 1
+	DEVSET_EXE=$2/ref/src/miniFE.x DEVSET_RUNDIR=$2/ref/src
+}
+devset_design() {
+	local nz role
+	for nz in 10 15 20 25 35 45; do
+		role=train
+		[ "$nz" -gt 25 ] && role=held
+		printf '%s\t\tnx=20 ny=20 nz=%s\n' "$role" "$nz"
+	done
+}

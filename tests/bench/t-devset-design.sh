@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The development set's recipes (tests/bench/devset/*.sh) keep the contract
+# accuracy.sh relies on: a size parameter that every setting shows as
+# regress/params.h names it (read by accuracy.py's reader, the one the
+# tables use), 3-4 sizes in the trained range and 1-2 past it, all larger;
+# and SRC=DIR refuses a folder that is missing or holds none of the codes
+# with one line, exit 1. No third-party code is needed: nothing is built.
+fail=0
+bad() {
+	echo "$*"
+	fail=1
+}
+n=0
+for r in "$MPP_SRC"/tests/bench/devset/*.sh; do
+	code=$(basename "$r" .sh)
+	n=$((n + 1))
+	out=$(bash -c '. "$1" && type devset_build >/dev/null &&
+		printf "%s\n" "$DEVSET_SIZE" && devset_design' _ "$r") ||
+		{ bad "$code: the recipe does not source or lacks devset_build/devset_design"; continue; }
+	printf '%s\n' "$out" | MPP_SRC=$MPP_SRC python3 -c '
+import os, sys
+sys.path.insert(0, os.environ["MPP_SRC"] + "/tests/bench")
+import accuracy
+code = sys.argv[1]
+lines = sys.stdin.read().splitlines()
+size, design = lines[0], lines[1:]
+train, held = [], []
+for d in design:
+    f = d.split("\t")
+    if len(f) != 3 or f[0] not in ("train", "held"):
+        sys.exit("%s: not ROLE<TAB>PARAMS<TAB>ARGS: %r" % (code, d))
+    # What the row will show: the arguments, then the declared parameters.
+    p = accuracy.params_of((f[2] + " " + f[1]).strip(), 1)
+    if size not in p:
+        sys.exit("%s: %r does not show %s" % (code, d, size))
+    (train if f[0] == "train" else held).append(p[size])
+if not 3 <= len(train) <= 4 or not 1 <= len(held) <= 2:
+    sys.exit("%s: %d sizes in range, %d past it" % (code, len(train), len(held)))
+if min(held) <= max(train):
+    sys.exit("%s: held-out sizes %s not past the trained %s" % (code, held, train))
+' "$code" || bad "$code: design refused (line above)"
+done
+[ "$n" -ge 4 ] || bad "expected at least 4 recipes, found $n"
+
+# SRC=DIR mistakes: one line naming the folder, exit 1.
+build=$(realpath --relative-to="$MPP_SRC" "$MPP_BUILD")
+mkdir empty
+for src in "$PWD/nonexistent" "$PWD/empty"; do
+	BUILD=$build SRC=$src MPP_BENCH_OUT=$PWD/out \
+		"$MPP_SRC/tests/bench/accuracy.sh" >stdout 2>stderr
+	rc=$?
+	if [ -x "$MPP_BUILD/tests/bench/loglog" ]; then
+		[ "$rc" = 1 ] || bad "SRC=$src: exit $rc, expected 1"
+		[ "$(wc -l <stderr)" = 1 ] && grep -q "SRC=$src" stderr ||
+			bad "SRC=$src: expected one line naming it, got: $(cat stderr)"
+	fi
+done
+[ ! -e out ] || bad "a refused SRC left an output folder"
+exit $fail
