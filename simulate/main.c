@@ -456,6 +456,20 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 	return 0;
 }
 
+/* The work directory goes, unless --keep, or SimGrid failed (exit 3):
+ * its message names a log there (replay.log, smpi.log), which must
+ * still exist when the user reads it. */
+static void clean_or_keep(const struct opts *o, const char *dir, int rc)
+{
+	if (o->keep)
+		return;
+	if (rc == 3) {
+		fprintf(stderr, "%s: kept %s for its logs\n", prog, dir);
+		return;
+	}
+	rmtree(dir);
+}
+
 static int cmd_replay(int argc, char **argv)
 {
 	struct opts o;
@@ -480,8 +494,7 @@ static int cmd_replay(int argc, char **argv)
 		return 2;
 	}
 	rc = replay_and_report(&o, &p, &t, dir, NULL, NULL, 0);
-	if (!o.keep)
-		rmtree(dir);
+	clean_or_keep(&o, dir, rc);
 	mpp_trace_free(&t);
 	return rc;
 }
@@ -774,6 +787,31 @@ static int cmd_predict(int argc, char **argv)
 	}
 	size_t rl = strlen(rep);
 	snprintf(rep + rl, sizeof rep - rl, "noise: %s\n", noise);
+	/* How far beyond the traced rank counts the answer reaches. */
+	int tr_hi = 0, tr_lo = 0;
+	for (size_t j = 0; j < nt; j++) {
+		tr_hi = train[j].nranks > tr_hi ? train[j].nranks : tr_hi;
+		tr_lo = !j || train[j].nranks < tr_lo ? train[j].nranks : tr_lo;
+	}
+	double beyond = o.ranks > tr_hi ? (double)o.ranks / tr_hi : 0;
+	rl = strlen(rep);
+	if (beyond > 0)
+		snprintf(rep + rl, sizeof rep - rl,
+			 "extrapolated: x%.3g beyond the largest traced rank "
+			 "count (%d ranks traced, %d predicted)\n",
+			 beyond, tr_hi, o.ranks);
+	else if (o.ranks < tr_lo)
+		snprintf(rep + rl, sizeof rep - rl,
+			 "extrapolated: below the smallest traced rank count "
+			 "(%d ranks traced, %d predicted)\n",
+			 tr_lo, o.ranks);
+	/* A law capped: the answer stands (exit 0), the user is told. */
+	for (const char *l = rep; *l;) {
+		size_t w = strcspn(l, "\n");
+		if (!strncmp(l, "warning: ", 9))
+			fprintf(stderr, "%s: %.*s\n", prog, (int)w, l);
+		l += w + (l[w] == '\n');
+	}
 	/* The residual: what replaying the nearest training runs missed,
 	 * per MPI action, times the target's actions per rank. */
 	double rper = 0, resid = 0;
@@ -812,6 +850,10 @@ static int cmd_predict(int argc, char **argv)
 	    from, "work_factor", o.nruns ? json_real(wfactor) : json_null(),
 	    "residual_s", resid, "residual_per_action_s",
 	    rused ? json_real(rper) : json_null());
+	json_object_set_new(extra, "extrapolated_ranks",
+			    beyond > 0 ? json_real(beyond) : json_null());
+	json_object_set_new(extra, "capped",
+			    json_boolean(strstr(rep, "warning: ") != NULL));
 	if (reused)
 		snprintf(text, sizeof text,
 			 "skeleton reused from %s (no SMPI run)\n"
@@ -828,8 +870,7 @@ static int cmd_predict(int argc, char **argv)
 		printf("prediction wall time %.3f s (SMPI run + replay)\n",
 		       now() - t0);
 clean:
-	if (!o.keep)
-		rmtree(dir);
+	clean_or_keep(&o, dir, rc);
 out:
 	for (size_t i = 0; i < nt; i++)
 		mpp_trace_free(&train[i]);

@@ -38,6 +38,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -453,6 +454,10 @@ struct kind {
 	double target; /* work (s, all ranks) per occurrence on one rank */
 	double even;   /* flops per occurrence when SMPI measured none */
 	int have;
+	int partial;   /* its law from the inputs that have it, not all */
+	int capped;    /* its rank-count exponent was capped */
+	double np_exp; /* that exponent as fitted */
+	int np_lo, np_hi;
 };
 
 static struct kind *kind_get(struct kind **ks, size_t *nk, const char *k)
@@ -497,6 +502,7 @@ struct law {
 	size_t nv;
 	int use_min;
 	double *vals; /* scratch, ntrain */
+	int need_all; /* 1: no law unless every input has the value */
 };
 
 /* Work (seconds summed over the ranks) per occurrence on one rank of one
@@ -532,24 +538,159 @@ static double whole_run(size_t j, const void *ctx)
 	return f * 1e-9;
 }
 
+/* What one fit did, for the report (law_at_target). */
+struct law_note {
+	size_t rows;      /* inputs that had the value */
+	int np_lo, np_hi; /* their rank counts */
+	int np_var;       /* nprocs was a variable of this fit */
+	double np_exp;    /* its exponent as fitted */
+	int capped;       /* 1: the exponent was capped (MPP_NP_EXP_*) */
+};
+
+/* Beyond the traced rank counts a segment's work summed over the ranks
+ * grows at most as the rank count (each rank does no more than it did:
+ * exponent 1) and shrinks at most as nothing (exponent 0: work
+ * conserved). Two rank counts on a shared machine give any exponent: a
+ * set-up segment that took 10 us at 1 rank and 1.4-29 ms at 2 fitted
+ * about 10 and predicted 4.1e20 s at 1024 ranks (issue 38); a rank
+ * slowed by a neighbour in one 2-rank run gives 2 or 3. */
+#define MPP_NP_EXP_MAX 1.0
+/* The bound on the global factor (mpp_trace_scale). */
+#define MPP_GLOBAL_MAX 10.0
+#define MPP_NP_EXP_MIN 0.0
+
+/* Column k of X (rows 0..m) centred, for a rank test. */
+static int independent(const gsl_matrix *X, size_t m, const size_t *cols,
+		       size_t nc)
+{
+	if (nc == 0)
+		return 1;
+	if (m < nc + 1)
+		return 0;
+	gsl_matrix *A = gsl_matrix_alloc(m, nc);
+	gsl_matrix *V = gsl_matrix_alloc(nc, nc);
+	gsl_vector *S = gsl_vector_alloc(nc), *w = gsl_vector_alloc(nc);
+	int ok = 0;
+	if (A && V && S && w) {
+		for (size_t c = 0; c < nc; c++) {
+			double mean = 0;
+			for (size_t r = 0; r < m; r++)
+				mean +=
+				    gsl_matrix_get(X, r, cols[c]) / (double)m;
+			for (size_t r = 0; r < m; r++)
+				gsl_matrix_set(A, r, c,
+					       gsl_matrix_get(X, r, cols[c]) -
+						   mean);
+		}
+		if (gsl_linalg_SV_decomp(A, V, S, w) == 0) {
+			double hi = gsl_vector_get(S, 0);
+			double lo = gsl_vector_get(S, nc - 1);
+			ok = hi > 1e-9 && lo > 1e-6 * hi;
+		}
+	}
+	gsl_matrix_free(A);
+	gsl_matrix_free(V);
+	gsl_vector_free(S);
+	gsl_vector_free(w);
+	return ok;
+}
+
+/* Of the law's variables (X's columns 1..nv, logs over m rows), those
+ * that vary and are not linearly dependent on the ones chosen before them
+ * (equal sizes -x = -y = -z, a rank grid -i -j -k whose product is
+ * nprocs), at most m - 1: their columns in sel[], how many returned. */
+static size_t choose(const gsl_matrix *X, size_t m, size_t nv, size_t *sel)
+{
+	size_t ns = 0;
+	for (size_t v = 0; v < nv && ns + 1 < m; v++) {
+		sel[ns] = v + 1;
+		if (independent(X, m, sel, ns + 1))
+			ns++;
+	}
+	return ns;
+}
+
+/* Weighted least squares of y on X's columns sel (and the intercept),
+ * y less fix * column fixcol first when fixcol > 0; the log of the law
+ * at the target row t into *lv. 0, or -1. */
+static int fit_at(const gsl_matrix *X, const gsl_vector *y,
+		  const gsl_vector *wt, size_t m, const size_t *sel, size_t ns,
+		  const double *t, size_t fixcol, double fix, double *lv,
+		  double *npc, size_t npcol)
+{
+	gsl_matrix *A = gsl_matrix_alloc(m, ns + 1);
+	gsl_vector *b = gsl_vector_alloc(m), *w = gsl_vector_alloc(m);
+	gsl_vector *c = gsl_vector_alloc(ns + 1);
+	gsl_matrix *cov = gsl_matrix_alloc(ns + 1, ns + 1);
+	gsl_multifit_linear_workspace *ws =
+	    gsl_multifit_linear_alloc(m, ns + 1);
+	double chi;
+	int rc = -1;
+	if (!A || !b || !w || !c || !cov || !ws)
+		goto out;
+	for (size_t r = 0; r < m; r++) {
+		gsl_matrix_set(A, r, 0, 1.0);
+		for (size_t k = 0; k < ns; k++)
+			gsl_matrix_set(A, r, k + 1,
+				       gsl_matrix_get(X, r, sel[k]));
+		gsl_vector_set(
+		    b, r,
+		    gsl_vector_get(y, r) -
+			(fixcol ? fix * gsl_matrix_get(X, r, fixcol) : 0));
+		gsl_vector_set(w, r, gsl_vector_get(wt, r));
+	}
+	if (gsl_multifit_wlinear(A, w, b, c, cov, &chi, ws) != 0)
+		goto out;
+	*lv = gsl_vector_get(c, 0) + (fixcol ? fix * t[fixcol] : 0);
+	for (size_t k = 0; k < ns; k++) {
+		*lv += gsl_vector_get(c, k + 1) * t[sel[k]];
+		if (npc && sel[k] == npcol)
+			*npc = gsl_vector_get(c, k + 1);
+	}
+	rc = 0;
+out:
+	gsl_matrix_free(A);
+	gsl_vector_free(b);
+	gsl_vector_free(w);
+	gsl_vector_free(c);
+	gsl_matrix_free(cov);
+	gsl_multifit_linear_free(ws);
+	return rc;
+}
+
 /* The law value(params) = exp(c0 + sum c_v log param_v), fitted by
  * weighted least squares on the logs (one row per input: the median, or
- * the minimum, of its repeats), evaluated at the target into *out.
- * 1: done; 0: an input lacks the value or the fit failed; -1: no memory. */
+ * the minimum, of its repeats), evaluated at the target into *out. The
+ * inputs that have the value take part (a segment seen at some rank
+ * counts only is modelled from those), with the variables that vary
+ * among them and are independent of each other; beyond their rank
+ * counts the exponent of nprocs is kept within [MPP_NP_EXP_MIN,
+ * MPP_NP_EXP_MAX] (refitted with it fixed there). note (may be NULL)
+ * says what was done. 1: done; 0: no input has the value (or one lacks
+ * it and need_all), or the fit failed; -1: no memory. */
 static int law_at_target(const struct law *l,
 			 double (*value)(size_t, const void *), const void *ctx,
-			 double *out)
+			 double *out, struct law_note *note)
 {
-	size_t nv = l->nv, m = 0;
+	size_t nv = l->nv, m = 0, sel[9], ns, npcol = 0;
 	int rc = 0;
+	double t[9];
 	gsl_matrix *X = gsl_matrix_alloc(l->ngrp, nv + 1);
 	gsl_vector *y = gsl_vector_alloc(l->ngrp);
 	gsl_vector *wt = gsl_vector_alloc(l->ngrp);
-	gsl_vector *c = gsl_vector_alloc(nv + 1);
-	gsl_matrix *cov = gsl_matrix_alloc(nv + 1, nv + 1);
-	if (!X || !y || !wt || !c || !cov) {
+	struct law_note nb;
+	if (!note)
+		note = &nb;
+	memset(note, 0, sizeof *note);
+	if (!X || !y || !wt) {
 		rc = -1;
 		goto out;
+	}
+	t[0] = 0;
+	for (size_t v = 0; v < nv; v++) {
+		t[v + 1] = log(*mpp_params_get(l->target, l->vars[v]));
+		if (!strcmp(l->vars[v], "nprocs"))
+			npcol = v + 1;
 	}
 	for (size_t G = 0; G < l->ngrp; G++) {
 		size_t nval = 0, first = l->ntrain;
@@ -569,11 +710,17 @@ static int law_at_target(const struct law *l,
 		for (size_t v = 0; v < nv; v++) {
 			double lx =
 			    log(*mpp_params_get(&l->tp[first], l->vars[v]));
-			double d =
-			    log(*mpp_params_get(l->target, l->vars[v])) - lx;
+			double d = t[v + 1] - lx;
 			gsl_matrix_set(X, m, v + 1, lx);
 			d2 += d * d;
 		}
+		const double *np = mpp_params_get(&l->tp[first], "nprocs");
+		int npi = np ? (int)*np : 1;
+		if (!note->rows || npi < note->np_lo)
+			note->np_lo = npi;
+		if (!note->rows || npi > note->np_hi)
+			note->np_hi = npi;
+		note->rows++;
 		/* Inputs nearer the target (in the law's log space) weigh
 		 * more: a small input can sit in another cache regime (cg's
 		 * set-up at -n 24 ran 13x faster than at 32 for 2.4x the
@@ -586,27 +733,37 @@ static int law_at_target(const struct law *l,
 					     l->vals, 1, nval)));
 		m++;
 	}
-	if (m == l->ngrp) {
-		double chi;
-		gsl_multifit_linear_workspace *w =
-		    gsl_multifit_linear_alloc(m, nv + 1);
-		if (w && gsl_multifit_wlinear(X, wt, y, c, cov, &chi, w) == 0) {
-			double lv = gsl_vector_get(c, 0);
-			for (size_t v = 0; v < nv; v++)
-				lv +=
-				    gsl_vector_get(c, v + 1) *
-				    log(*mpp_params_get(l->target, l->vars[v]));
-			*out = exp(lv);
-			rc = 1;
-		}
-		gsl_multifit_linear_free(w);
+	if (m == 0 || (l->need_all && m < l->ngrp))
+		goto out;
+	ns = choose(X, m, nv, sel);
+	double lv, c = 0;
+	for (size_t k = 0; k < ns; k++)
+		note->np_var |= sel[k] == npcol && npcol;
+	if (fit_at(X, y, wt, m, sel, ns, t, 0, 0, &lv, &c, npcol) < 0)
+		goto out;
+	note->np_exp = c;
+	const double *tnp = mpp_params_get(l->target, "nprocs");
+	int beyond =
+	    tnp && ((int)*tnp > note->np_hi || (int)*tnp < note->np_lo);
+	if (note->np_var && beyond &&
+	    (c > MPP_NP_EXP_MAX || c < MPP_NP_EXP_MIN)) {
+		double fix =
+		    c > MPP_NP_EXP_MAX ? MPP_NP_EXP_MAX : MPP_NP_EXP_MIN;
+		size_t k = 0, q = 0;
+		for (; k < ns; k++)
+			if (sel[k] != npcol)
+				sel[q++] = sel[k];
+		if (fit_at(X, y, wt, m, sel, q, t, npcol, fix, &lv, NULL, 0) <
+		    0)
+			goto out;
+		note->capped = 1;
 	}
+	*out = exp(lv);
+	rc = isfinite(*out) && *out > 0;
 out:
 	gsl_matrix_free(X);
 	gsl_vector_free(y);
 	gsl_vector_free(wt);
-	gsl_vector_free(c);
-	gsl_matrix_free(cov);
 	return rc;
 }
 
@@ -618,6 +775,8 @@ struct law_in {
 	size_t *grp, ngrp, ntrain;
 	double *vals;
 	const char *vars[8];
+	const char *merged[8]; /* variables collinear with vars: left out */
+	size_t nmerged;
 	struct law lw;
 };
 
@@ -668,7 +827,7 @@ static int law_in_init(struct law_in *in, const struct mpp_trace *train,
 	 * are given for the target: the law's variables (at most inputs - 1
 	 * of them, so that the fit has a degree of freedom or is exact). */
 	const mpp_params *tp = in->tp;
-	for (size_t i = 0; i < tp[0].n && nv < 8 && nv + 1 < in->ngrp; i++) {
+	for (size_t i = 0; i < tp[0].n && nv < 8; i++) {
 		const char *nm = tp[0].names[i];
 		const double *tv = mpp_params_get(&in->target, nm);
 		int varies = 0, ok = tv && *tv > 0;
@@ -680,8 +839,40 @@ static int law_in_init(struct law_in *in, const struct mpp_trace *train,
 		if (ok && varies)
 			in->vars[nv++] = nm;
 	}
-	in->lw = (struct law){ntrain,   in->ngrp, in->grp, in->tp,  &in->target,
-			      in->vars, nv,       use_min, in->vals};
+	/* Variables equal or collinear in log space over the inputs (-x =
+	 * -y = -z; a rank grid -i -j -k whose product is nprocs) are one
+	 * variable: the first of them (nprocs first) is kept, the others
+	 * are named in the report. Taken as separate variables, their
+	 * exponents were whatever the fit made of a singular system. */
+	if (nv) {
+		gsl_matrix *X = gsl_matrix_alloc(in->ngrp, nv + 1);
+		size_t sel[9], ns, k = 0;
+		if (!X)
+			goto oom;
+		for (size_t G = 0; G < in->ngrp; G++) {
+			size_t j = 0;
+			while (in->grp[j] != G)
+				j++;
+			for (size_t v = 0; v < nv; v++)
+				gsl_matrix_set(
+				    X, G, v + 1,
+				    log(*mpp_params_get(&tp[j], in->vars[v])));
+		}
+		ns = choose(X, in->ngrp, nv, sel);
+		gsl_matrix_free(X);
+		const char *keep[8];
+		for (size_t v = 0; v < nv; v++) {
+			if (k < ns && sel[k] == v + 1)
+				keep[k++] = in->vars[v];
+			else
+				in->merged[in->nmerged++] = in->vars[v];
+		}
+		memcpy(in->vars, keep, ns * sizeof *keep);
+		nv = ns;
+	}
+	in->lw =
+	    (struct law){ntrain,   in->ngrp, in->grp, in->tp,   &in->target,
+			 in->vars, nv,       use_min, in->vals, 0};
 	return 0;
 oom:
 	law_in_free(in);
@@ -722,13 +913,26 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	 * `matched_b`). The others (`other_b` as SMPI measured them) share
 	 * what is left of the whole run's law. */
 	double matched_t = 0, matched_b = 0, law_t = 0, other_b = 0;
+	size_t ncapped = 0, npartial = 0, worst = 0;
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
 		struct per_kind pk = {tk, ntk, train, x->k};
-		int h = law_at_target(&lw, per_occurrence, &pk, &x->target);
+		struct law_note nt;
+		int h =
+		    law_at_target(&lw, per_occurrence, &pk, &x->target, &nt);
 		if (h < 0)
 			goto oom;
 		x->have = h;
+		x->partial = h && nt.rows < lw.ngrp;
+		x->capped = h && nt.capped;
+		x->np_exp = nt.np_exp;
+		x->np_lo = nt.np_lo;
+		x->np_hi = nt.np_hi;
+		npartial += x->partial;
+		if (x->capped &&
+		    (!ncapped++ ||
+		     fabs(x->np_exp - 0.5) > fabs(sk[worst].np_exp - 0.5)))
+			worst = s;
 		/* The law is work per occurrence on one rank. */
 		double occ1 = x->occ / skel->nranks;
 		if (x->have)
@@ -749,17 +953,28 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	 * (a final checksum's) and scaled the sweeps by it. When the kinds
 	 * with laws leave nothing (their laws disagree with the whole run's),
 	 * the others take the matched kinds' ratio. */
-	double whole_t = 0, glob = 0;
+	double whole_t = 0, glob = 0, shrink = 1;
 	int whole = 0; /* 1: no kind has a law; 2: some have */
-	if (other_b > 0) {
-		struct per_kind pk = {tk, ntk, train, NULL};
-		int h = law_at_target(&lw, whole_run, &pk, &whole_t);
-		if (h < 0)
-			goto oom;
-		if (h && whole_t > law_t) {
-			glob = (whole_t - law_t) / other_b;
-			whole = matched_b > 0 ? 2 : 1;
-		}
+	struct per_kind wpk = {tk, ntk, train, NULL};
+	struct law_note wn;
+	int wh = law_at_target(&lw, whole_run, &wpk, &whole_t, &wn);
+	if (wh < 0)
+		goto oom;
+	/* The segments' laws are fitted one by one; together they must not
+	 * say more than the whole run's law (fitted on the totals, which
+	 * one disturbed segment moves less): beyond 1.25x it, they are
+	 * scaled down to it. */
+	if (wh && law_t > 1.25 * whole_t) {
+		shrink = whole_t / law_t;
+		matched_t *= shrink;
+		law_t = whole_t;
+		for (size_t s = 0; s < nsk; s++)
+			if (sk[s].have)
+				sk[s].target *= shrink;
+	}
+	if (other_b > 0 && wh && whole_t > law_t) {
+		glob = (whole_t - law_t) / other_b;
+		whole = matched_b > 0 ? 2 : 1;
 	}
 	if (!whole && matched_b <= 0) {
 		snprintf(err, errlen,
@@ -769,6 +984,18 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 	}
 	if (!whole)
 		glob = matched_t / matched_b;
+	/* The global factor turns SMPI's benchmark of the target's
+	 * computation into the traces' time on the machine: the same code on
+	 * the same machine, so near 1 (0.3-3 seen). Beyond MPP_GLOBAL_MAX
+	 * either way the laws, not the machine, are speaking (300-1000 in
+	 * issue 38, from a segment law past the whole run's): capped. Not
+	 * when it is what the whole run's law leaves: that law conserves
+	 * the work whatever SMPI's benchmark measured. */
+	double glob_raw = glob;
+	if (!whole && glob > MPP_GLOBAL_MAX)
+		glob = MPP_GLOBAL_MAX;
+	if (!whole && glob > 0 && glob < 1 / MPP_GLOBAL_MAX)
+		glob = 1 / MPP_GLOBAL_MAX;
 	if (report) {
 		rep += (size_t)snprintf(report + rep, replen - rep,
 					"law variables:%s",
@@ -778,6 +1005,14 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		for (size_t v = 0; v < nv && rep < replen; v++)
 			rep += (size_t)snprintf(report + rep, replen - rep,
 						" %s", vars[v]);
+		for (size_t v = 0; v < in.nmerged && rep < replen; v++)
+			rep += (size_t)snprintf(
+			    report + rep, replen - rep, "%s%s",
+			    v ? " " : " (merged: ", in.merged[v]);
+		if (in.nmerged && rep < replen)
+			rep += (size_t)snprintf(
+			    report + rep, replen - rep,
+			    " equal or collinear with those in every trace)");
 	}
 	if (report && rep < replen)
 		rep += (size_t)snprintf(
@@ -788,8 +1023,46 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		    : whole == 2 ? " (for the kinds without a law: what the "
 				   "whole run's law leaves)"
 				 : "");
+	int lo = train[0].nranks, hi = train[0].nranks;
+	for (size_t j = 1; j < ntrain; j++) {
+		lo = train[j].nranks < lo ? train[j].nranks : lo;
+		hi = train[j].nranks > hi ? train[j].nranks : hi;
+	}
+	if (report && rep < replen && npartial)
+		rep += (size_t)snprintf(
+		    report + rep, replen - rep,
+		    "%zu segment kind(s) not in every training trace: each "
+		    "modelled from the traces that have it (marked)\n",
+		    npartial);
+	if (report && rep < replen && ncapped)
+		rep += (size_t)snprintf(
+		    report + rep, replen - rep,
+		    "warning: %zu segment kind(s): rank-count exponent of the "
+		    "work outside [%g, %g] from the traces at %d-%d ranks, "
+		    "capped beyond them (farthest %.3g: %s)\n",
+		    ncapped, MPP_NP_EXP_MIN, MPP_NP_EXP_MAX, lo, hi,
+		    sk[worst].np_exp, sk[worst].k);
+	if (report && rep < replen && wh && wn.capped)
+		rep += (size_t)snprintf(
+		    report + rep, replen - rep,
+		    "warning: the whole run's law: rank-count exponent %.3g "
+		    "capped beyond the traced %d-%d ranks\n",
+		    wn.np_exp, lo, hi);
+	if (report && rep < replen && shrink < 1)
+		rep += (size_t)snprintf(
+		    report + rep, replen - rep,
+		    "warning: the segments' laws add up to %.4g s, more than "
+		    "1.25x the whole run's law (%.4g s): scaled down to it\n",
+		    whole_t / shrink, whole_t);
+	if (report && rep < replen && glob != glob_raw)
+		rep += (size_t)snprintf(
+		    report + rep, replen - rep,
+		    "warning: global factor %.4g outside [1/%g, %g]: capped "
+		    "at %.4g\n",
+		    glob_raw, MPP_GLOBAL_MAX, MPP_GLOBAL_MAX, glob);
 	for (size_t s = 0; s < nsk; s++) {
 		struct kind *x = &sk[s];
+		char why[96] = "";
 		double f = glob;
 		if (x->have && x->flops > 0)
 			f = x->target * (x->occ / skel->nranks) /
@@ -799,12 +1072,24 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		if (x->have && x->flops <= 0 && x->occ > 0)
 			x->even =
 			    x->target * (x->occ / skel->nranks) / x->occ * 1e9;
+		if (x->partial && x->np_lo == x->np_hi)
+			snprintf(why, sizeof why,
+				 " (from the traces at %d ranks only)",
+				 x->np_lo);
+		else if (x->partial)
+			snprintf(why, sizeof why,
+				 " (from the traces that have it, %d-%d ranks)",
+				 x->np_lo, x->np_hi);
+		if (x->capped)
+			snprintf(why + strlen(why), sizeof why - strlen(why),
+				 " (rank-count exponent %.3g capped)",
+				 x->np_exp);
 		if (report && rep < replen && x->flops * 1e-9 > 1e-4)
 			rep += (size_t)snprintf(
 			    report + rep, replen - rep,
-			    "  %-24s x%-6.0f smpi %.4f s -> %.4f s%s\n", x->k,
+			    "  %-24s x%-6.0f smpi %.4f s -> %.4f s%s%s\n", x->k,
 			    x->occ, x->flops * 1e-9, x->flops * 1e-9 * f,
-			    x->have ? "" : " (global factor)");
+			    x->have ? "" : " (global factor)", why);
 		x->target = f;
 	}
 	char k[256];
@@ -889,7 +1174,8 @@ int mpp_trace_work_cost(struct mpp_trace *skel, const struct mpp_trace *train,
 	/* The target's counted work: the counters' power law in the
 	 * parameters (counts do not depend on the machine, so it is the
 	 * extrapolation that errs least). */
-	h = law_at_target(&in.lw, counted_work, work, &wt);
+	in.lw.need_all = 1;
+	h = law_at_target(&in.lw, counted_work, work, &wt, NULL);
 	if (h < 0) {
 		law_in_free(&in);
 		snprintf(err, errlen, "out of memory");
