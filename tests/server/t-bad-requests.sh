@@ -149,7 +149,7 @@ out=$("$HELPERS/httpc" flood "$PORT" 1000 /v1/predict '{"app":"heat","ntasks":4,
 	fail "1000 connections posting predictions: expected all answered 200, got '$out'"
 healthy "after 1000 predictions at once"
 
-# At --max-connections, a new client waits (MHD stops accepting) until a
+# At --max-connections, a new client waits (the daemon stops accepting) until a
 # slot frees: here the idle holders are cut by the request deadline.
 stop_daemon
 start_daemon --max-connections 20 --threads 1 --request-timeout 3
