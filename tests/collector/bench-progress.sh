@@ -2,7 +2,7 @@
 # make bench-progress: what sending a running job's progress costs it
 # (issue 37's goal: <= 0.1 % of the run time). A compute-bound program
 # built with mpipredict-cc (an MPI singleton, 1 rank: the helper thread
-# competes with the job's own core) runs about SECS seconds (default 3),
+# competes with the job's own core) runs about SECS seconds (default 5),
 # progress off (no SLURM_JOB_ID) and on at MPIPREDICT_PROGRESS_S=1 (60
 # times the site default's rate) with a daemon up, in a shuffled order
 # each round; RUNS rounds (default 11). Prints the wall time's min,
@@ -14,7 +14,7 @@ set -u
 export PATH=$MPP_BUILD/bin:$PATH
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 runs=${RUNS:-11}
-secs=${SECS:-3}
+secs=${SECS:-5}
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mpp-bench.XXXXXX")
 pid=
 cleanup() {
@@ -63,10 +63,14 @@ python3 - "$runs" "$secs" "$url" <<'PY'
 import os, random, statistics, subprocess, sys, time
 
 runs, secs, url = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
-# Steps for about secs seconds, from one timed run of 20.
-t = time.time()
-subprocess.run(["./work", "20"], check=True, stdout=subprocess.DEVNULL)
-steps = max(20, int(20 * secs / (time.time() - t)))
+# Steps for about secs seconds of work: a step's time from runs of 20
+# and 60 steps (their difference leaves MPI_Init and the exit out).
+def timed(n):
+    t = time.time()
+    subprocess.run(["./work", str(n)], check=True, stdout=subprocess.DEVNULL)
+    return time.time() - t
+step = max((timed(60) - timed(20)) / 40, 1e-4)
+steps = max(20, int(secs / step))
 cases = ["off", "on"]
 got = {c: [] for c in cases}
 for r in range(runs + 1):
@@ -84,7 +88,7 @@ for r in range(runs + 1):
         if r > 0:  # the first round warms the caches up
             got[c].append(time.time() - t)
 off, on = statistics.median(got["off"]), statistics.median(got["on"])
-posts = int(off)  # one a second, the first after 1 s
+posts = max(int(off) - 1, 1)  # one a second from MPI_Init's end
 print("bench-progress: wall time of a %.1f s compute-bound run, 1 rank, "
       "%d runs per case, progress every 1 s" % (off, runs))
 print("%-4s %8s %8s %8s" % ("case", "min", "median", "max"))
