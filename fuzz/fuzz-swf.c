@@ -4,9 +4,10 @@
  * names, and for the replay of what it accepts (history/easy.h). Any
  * bytes: no crash, leak or undefined behaviour (the reader once converted
  * 1.63333e+105 to an int); read with each processor source and each
- * oversize rule on a 64-processor machine: a refused trace's error names
- * the file; an accepted one has finite, ordered submit times, run times
- * in [1 s, request], 1 to 64 processors, consistent counts, and replays
+ * oversize rule on a 64-processor machine (the second time a MaxProcs
+ * header may replace it): a refused trace's error names the file; an
+ * accepted one has finite, ordered submit times, run times in [1 s,
+ * request], 1 to the machine's processors, consistent counts, and replays
  * (its first 64 jobs, EASY with requested times and EASY++ with Tsafrir's
  * predictions) with every job starting at or after its submission.
  */
@@ -29,9 +30,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void replay(const mpp_swf_job *jobs, size_t n, int sjbf)
+static void replay(const mpp_swf_job *jobs, size_t n, int machine, int sjbf)
 {
-	mpp_easy_opts o = {.procs = MACHINE, .bound_s = 10, .sjbf = sjbf};
+	mpp_easy_opts o = {.procs = machine, .bound_s = 10, .sjbf = sjbf};
 	mpp_easy_job_out out[REPLAYED];
 	mpp_easy_stats st;
 	char err[256] = "";
@@ -62,7 +63,8 @@ static void read_with(const uint8_t *data, size_t size, int procs_from,
 	FILE *f = fmemopen((void *)(size ? data : nul), size ? size : 1, "r");
 	mpp_swf_opts o = {.procs_from = procs_from,
 			  .machine = MACHINE,
-			  .refuse_oversize = refuse};
+			  .refuse_oversize = refuse,
+			  .machine_from_header = refuse};
 	mpp_swf_job *jobs;
 	mpp_swf_counts c;
 	size_t n;
@@ -91,11 +93,14 @@ static void read_with(const uint8_t *data, size_t size, int procs_from,
 		FUZZ_CHECK(j->run_s >= 1 && j->run_s <= j->req_s &&
 			       j->req_s <= 1e12,
 			   "1 s <= run time <= request <= 1e12 s");
-		FUZZ_CHECK(j->procs >= 1 && j->procs <= MACHINE,
-			   "1 to 64 processors");
+		FUZZ_CHECK(j->procs >= 1 && j->procs <= c.machine,
+			   "1 to the machine's processors");
 	}
-	replay(jobs, n, 0);
-	replay(jobs, n, 1);
+	FUZZ_CHECK(c.machine >= 1 && c.machine <= 1000000000 &&
+		       (c.machine_header || c.machine == MACHINE),
+		   "the machine's size, 64 or the header's");
+	replay(jobs, n, c.machine, 0);
+	replay(jobs, n, c.machine, 1);
 	free(jobs);
 }
 

@@ -49,7 +49,9 @@ static const char usage[] =
     "                            CURVE abs|square|exp; WEIGHT 1, 5logrm,\n"
     "                            5logmr, 11log1rm or 1logmr (default\n"
     "                            square:100/abs:1/60/1, the SC'15 study's)\n"
-    "  --procs N                 machine size (default 100)\n"
+    "  --procs N                 machine size (default: the trace's\n"
+    "                            '; MaxProcs: N' header, as the SC'15\n"
+    "                            study's simulator, else 100)\n"
     "  --procs-from requested|allocated\n"
     "                            a job's processors: SWF field 8 (the\n"
     "                            request, default, as the SC'15 study),\n"
@@ -114,6 +116,11 @@ static int write_schedule(const char *path, const mpp_swf_job *jobs,
 static void report_cleaning(const char *name, const mpp_swf_opts *so,
 			    const mpp_swf_counts *sc)
 {
+	if (sc->machine_header)
+		fprintf(stderr,
+			"mpipredict-replay: %s: a machine of %d processors, "
+			"the trace's MaxProcs (--procs N for another)\n",
+			name, sc->machine);
 	if (sc->procs_differ)
 		fprintf(stderr,
 			"mpipredict-replay: %s: %zu jobs were allocated "
@@ -131,7 +138,7 @@ static void report_cleaning(const char *name, const mpp_swf_opts *so,
 			"mpipredict-replay: %s: %zu jobs wider than the "
 			"machine's %d processors replayed on the whole machine "
 			"(--oversize refuse to refuse the trace)\n",
-			name, sc->clamped, so->machine);
+			name, sc->clamped, sc->machine);
 	if (sc->no_request)
 		fprintf(stderr,
 			"mpipredict-replay: %s: %zu jobs without a requested "
@@ -213,6 +220,7 @@ int main(int argc, char **argv)
 	size_t n;
 	mpp_swf_opts so = {0};
 	mpp_swf_counts sc;
+	int procs_given = 0;
 	char err[512];
 	FILE *f;
 	int c, rc, as_json = 0, is_auto = 0;
@@ -276,6 +284,7 @@ int main(int argc, char **argv)
 						   "positive count",
 						   optarg);
 			o.procs = (int)v;
+			procs_given = 1;
 			break;
 		case 'b':
 			if (!count_arg(optarg, &v))
@@ -347,6 +356,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	so.machine = o.procs;
+	so.machine_from_header = !procs_given;
 	rc = mpp_swf_read(f, argv[optind], &so, &jobs, &n, &sc, err,
 			  sizeof(err));
 	if (f != stdin)
@@ -355,6 +365,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpipredict-replay: %s\n", err);
 		return 2;
 	}
+	o.procs = sc.machine;
 	report_cleaning(argv[optind], &so, &sc);
 	if (maxjobs && (size_t)maxjobs < n)
 		n = (size_t)maxjobs;

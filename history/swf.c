@@ -121,6 +121,39 @@ static int check_fields(const double *v, const char *name, size_t lineno,
 	return MPP_OK;
 }
 
+/* A "; MaxProcs: N" header line sets *machine to N; -1 (unknown) leaves
+ * it. Other comment lines are ignored. */
+static int header_procs(const char *p, const char *name, size_t lineno,
+			int *machine, int *from_header, char *err,
+			size_t errlen)
+{
+	char *end;
+	long v;
+
+	p++;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, "MaxProcs:", 9))
+		return MPP_OK;
+	p += 9;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+		end++;
+	if (v == -1 && end > p && !*end)
+		return MPP_OK;
+	if (end == p || *end || errno || v < 1 || v > 1000000000) {
+		snprintf(err, errlen,
+			 "%s:%zu: MaxProcs: not a processor count (fix the "
+			 "header, or give the machine size: --procs N)",
+			 name, lineno);
+		return MPP_EINVAL;
+	}
+	*machine = (int)v;
+	*from_header = 1;
+	return MPP_OK;
+}
+
 int mpp_swf_read(FILE *f, const char *name, const mpp_swf_opts *o,
 		 mpp_swf_job **jobs, size_t *n, mpp_swf_counts *counts,
 		 char *err, size_t errlen)
@@ -137,12 +170,20 @@ int mpp_swf_read(FILE *f, const char *name, const mpp_swf_opts *o,
 	*jobs = NULL;
 	*n = 0;
 	memset(counts, 0, sizeof(*counts));
+	counts->machine = o->machine;
 	while (getline(&line, &linecap, f) > 0) {
 		double v[NFIELDS];
 		char *p = line;
 		lineno++;
 		while (*p == ' ' || *p == '\t')
 			p++;
+		if (*p == ';' && o->machine_from_header && !count &&
+		    !counts->skipped) {
+			rc = header_procs(p, name, lineno, &counts->machine,
+					  &counts->machine_header, err, errlen);
+			if (rc)
+				break;
+		}
 		if (*p == ';' || *p == '\n' || *p == '\r' || *p == '\0')
 			continue;
 		rc = parse_line(p, name, lineno, v, err, errlen);
@@ -173,7 +214,7 @@ int mpp_swf_read(FILE *f, const char *name, const mpp_swf_opts *o,
 			rc = MPP_EINVAL;
 			break;
 		}
-		if (o->machine > 0 && procs > o->machine) {
+		if (counts->machine > 0 && procs > counts->machine) {
 			if (o->refuse_oversize) {
 				snprintf(
 				    err, errlen,
@@ -182,11 +223,11 @@ int mpp_swf_read(FILE *f, const char *name, const mpp_swf_opts *o,
 				    "(--oversize clamp replays it on the "
 				    "whole machine)",
 				    name, lineno, procs == reqp ? 8 : 5, v[0],
-				    procs, o->machine);
+				    procs, counts->machine);
 				rc = MPP_EINVAL;
 				break;
 			}
-			procs = o->machine;
+			procs = counts->machine;
 			counts->clamped++;
 		}
 		if (alloc > 0 && reqp > 0 && alloc != reqp)

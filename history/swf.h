@@ -30,11 +30,15 @@ enum mpp_swf_procs {
 };
 
 typedef struct mpp_swf_opts {
-	int procs_from;      /* enum mpp_swf_procs */
-	int machine;         /* processors of the machine; 0: no limit */
-	int refuse_oversize; /* 1: a job wider than the machine is
-				MPP_EINVAL; 0: its width is clamped to the
-				machine, as the study's simulator does */
+	int procs_from;          /* enum mpp_swf_procs */
+	int machine;             /* processors of the machine; 0: no limit */
+	int refuse_oversize;     /* 1: a job wider than the machine is
+				    MPP_EINVAL; 0: its width is clamped to the
+				    machine, as the study's simulator does */
+	int machine_from_header; /* 1: a "; MaxProcs: N" header line
+				    (before the first job; N > 0) replaces
+				    machine, as the study's simulator takes
+				    its size from it when none is given */
 } mpp_swf_opts;
 
 /* What the cleaning did, in jobs. */
@@ -48,6 +52,8 @@ typedef struct mpp_swf_counts {
 	size_t clamped;      /* wider than the machine, clamped to it */
 	size_t run_cut;      /* run time above the request, cut to it (the
 				job was killed at its limit) */
+	int machine;         /* the machine size applied */
+	int machine_header;  /* 1: machine came from the MaxProcs header */
 } mpp_swf_counts;
 
 /* Read every job line of f (named `name` in messages) into a malloc'ed
@@ -58,7 +64,9 @@ typedef struct mpp_swf_counts {
  * whole number, a used field below 0 other than -1 (unknown), a value too
  * large to be real (times above 1e12 s, counts above 1e9, identifiers
  * above 1e15), a submit time before the previous job's, or (with
- * refuse_oversize) a job wider than the machine. MPP_ENOMEM, MPP_EIO. */
+ * refuse_oversize) a job wider than the machine, or (with
+ * machine_from_header) a MaxProcs header that is not a count. MPP_ENOMEM,
+ * MPP_EIO. */
 int mpp_swf_read(FILE *f, const char *name, const mpp_swf_opts *o,
 		 mpp_swf_job **jobs, size_t *n, mpp_swf_counts *counts,
 		 char *err, size_t errlen);

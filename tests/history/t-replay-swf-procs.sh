@@ -9,7 +9,10 @@
 # - job 3 asks for 8 processors: clamped to the machine's 4 and counted by
 #   default (the study's simulator), refused with --oversize refuse (exit
 #   2, the file, line and field named);
-# - job 4 ran past its request: its run time is cut to the request.
+# - job 4 ran past its request: its run time is cut to the request;
+# - without --procs, the machine is the trace's "; MaxProcs: N" header, as
+#   in the study's simulator (a header that is not a count: exit 2 naming
+#   the line).
 set -u
 fail=0
 cat > t.swf <<'SWF'
@@ -58,4 +61,18 @@ out=$(mpipredict-replay --procs-from both t.swf 2>&1); rc=$?
 [ $rc -eq 1 ] || { echo "--procs-from both: expected usage error 1, got $rc '$out'"; fail=1; }
 out=$(mpipredict-replay --oversize drop t.swf 2>&1); rc=$?
 [ $rc -eq 1 ] || { echo "--oversize drop: expected usage error 1, got $rc '$out'"; fail=1; }
+# The machine from the header: job 3 clamped to its 4 processors.
+{ echo '; MaxProcs: 4'; grep -v '^;' t.swf; } > h.swf
+out=$(mpipredict-replay --schedule h.txt h.swf 2>err); rc=$?
+[ $rc -eq 0 ] && [ "$(printf '%s' "$out" | field clamped)" = 1 ] &&
+	[ "$(awk '$1 == 3 { print $5 }' h.txt)" = 4 ] &&
+	grep -q "h.swf: a machine of 4 processors, the trace's MaxProcs" err ||
+	{ echo "header: expected a 4-processor machine and job 3 clamped to it, got $rc '$out' '$(cat err)'"; fail=1; }
+out=$(mpipredict-replay --procs 8 --schedule h8.txt h.swf 2>err)
+[ "$(printf '%s' "$out" | field clamped)" = 0 ] && [ "$(awk '$1 == 3 { print $5 }' h8.txt)" = 8 ] ||
+	{ echo "header: expected --procs 8 to win over the header, got '$out'"; fail=1; }
+{ echo '; MaxProcs: many'; grep -v '^;' t.swf; } > bad.swf
+out=$(mpipredict-replay bad.swf 2>err); rc=$?
+[ $rc -eq 2 ] && [ -z "$out" ] && grep -q '^mpipredict-replay: bad.swf:1: MaxProcs: not a processor count' err ||
+	{ echo "bad header: expected exit 2 naming bad.swf:1: MaxProcs, got $rc '$out' '$(cat err)'"; fail=1; }
 exit $fail
