@@ -461,6 +461,9 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 		if (s.hist && o->hist_method == MPP_HIST_ONLINE && o->loss &&
 		    mpp_hist_set_loss(s.hist, o->loss))
 			rc = MPP_EINVAL;
+		if (s.hist && o->no_guard)
+			(void)mpp_hist_set_guard(s.hist,
+						 0); /* empty: no fail */
 		if (!s.hist || ((o->hist_method == MPP_HIST_LEARNED ||
 				 o->hist_method == MPP_HIST_ONLINE) &&
 				!s.hpred))

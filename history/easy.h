@@ -38,6 +38,7 @@ typedef struct mpp_easy_opts {
 	int hist_method; /* history.h method when pred is MPP_EASY_HISTORY */
 	int corrector;   /* enum mpp_easy_corrector */
 	double under;    /* MPP_HIST_LEARNED: mpp_hist_set_under (0: 1) */
+	int no_guard;    /* 1: the learners' guard off (mpp_hist_set_guard) */
 	const struct mpp_nag_loss *loss; /* MPP_HIST_ONLINE: mpp_hist_set_loss
 					    (NULL: the study's) */
 	double bound_s;                  /* bounded slowdown's bound (10 s) */

@@ -49,6 +49,9 @@ static const char usage[] =
     "                            CURVE abs|square|exp; WEIGHT 1, 5logrm,\n"
     "                            5logmr, 11log1rm or 1logmr (default\n"
     "                            square:100/abs:1/60/1, the SC'15 study's)\n"
+    "  --guard on|off            learned, online: answer with Tsafrir's rule\n"
+    "                            while the learner's error over its last\n"
+    "                            64 jobs is above Tsafrir's (default on)\n"
     "  --procs N                 machine size (default: the trace's\n"
     "                            '; MaxProcs: N' header, as the SC'15\n"
     "                            study's simulator, else 100)\n"
@@ -200,6 +203,7 @@ int main(int argc, char **argv)
 	    {"procs", required_argument, NULL, 'n'},
 	    {"under", required_argument, NULL, 'u'},
 	    {"loss", required_argument, NULL, 'l'},
+	    {"guard", required_argument, NULL, 'g'},
 	    {"bound", required_argument, NULL, 'b'},
 	    {"jobs", required_argument, NULL, 'j'},
 	    {"schedule", required_argument, NULL, 'o'},
@@ -273,6 +277,13 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		}
+		case 'g':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				return usage_error("--guard: '%s' is not on or "
+						   "off",
+						   optarg);
+			o.no_guard = strcmp(optarg, "off") == 0;
+			break;
 		case 'l':
 			if (mpp_nag_loss_parse(optarg, &loss, err, sizeof(err)))
 				return usage_error("--loss: %s", err);
