@@ -730,10 +730,16 @@ static int cmd_predict(int argc, char **argv)
 		}
 	}
 	double plain = skel.wall;
-	if (mpp_trace_match_sites(&skel, train, nt))
+	int by = mpp_trace_match_sites(&skel, train, nt);
+	if (by > 0)
 		snprintf(rep, sizeof rep,
 			 "segments matched by the source locations of the "
 			 "calls around them\n");
+	else if (by < 0)
+		snprintf(rep, sizeof rep,
+			 "segments matched by the names of the calls around "
+			 "them (the call sites of the traces and of the SMPI "
+			 "build do not match: built alike?)\n");
 	else
 		snprintf(rep, sizeof rep,
 			 "segments matched by the names of the calls around "

@@ -393,13 +393,39 @@ void mpp_trace_sites(struct mpp_trace *t, const char *prog)
 /* 1: segment kinds are named by call sites (mpp_trace_match_sites). */
 static int by_site;
 
+struct kind;
+static int kinds(const struct mpp_trace *t, struct kind **ks, size_t *nk);
+static size_t kinds_shared(const struct kind *a, size_t na,
+			   const struct kind *b, size_t nb);
+
 int mpp_trace_match_sites(const struct mpp_trace *skel,
 			  const struct mpp_trace *train, size_t ntrain)
 {
 	by_site = skel->sited;
 	for (size_t j = 0; j < ntrain; j++)
 		by_site &= train[j].sited;
-	return by_site;
+	if (!by_site)
+		return 0;
+	/* Two builds whose compilers place a call on other lines share no
+	 * kind by site; by names they still share most. Sites are kept
+	 * when at least half the skeleton's kinds are in some training
+	 * trace. */
+	struct kind *sk = NULL, *tk = NULL;
+	size_t nsk = 0, ntk = 0, shared = 0;
+	if (kinds(skel, &sk, &nsk) == 0)
+		for (size_t j = 0; j < ntrain; j++) {
+			free(tk);
+			tk = NULL;
+			ntk = 0;
+			if (kinds(&train[j], &tk, &ntk) < 0)
+				break;
+			size_t n = kinds_shared(sk, nsk, tk, ntk);
+			shared = n > shared ? n : shared;
+		}
+	by_site = 2 * shared >= nsk;
+	free(sk);
+	free(tk);
+	return by_site ? 1 : -1;
 }
 
 void mpp_trace_free(struct mpp_trace *t)
@@ -489,6 +515,20 @@ static int kinds(const struct mpp_trace *t, struct kind **ks, size_t *nk)
 			x->occ += 1;
 		}
 	return 0;
+}
+
+/* How many kinds of a are in b. */
+static size_t kinds_shared(const struct kind *a, size_t na,
+			   const struct kind *b, size_t nb)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < na; i++)
+		for (size_t q = 0; q < nb; q++)
+			if (!strcmp(a[i].k, b[q].k)) {
+				n++;
+				break;
+			}
+	return n;
 }
 
 /* The inputs of a per-segment law and how it is fitted (mpp_trace_scale):

@@ -50,7 +50,9 @@ void mpp_trace_sites(struct mpp_trace *t, const char *prog);
 /* Segments are matched by the source locations of the calls around them
  * when every trace has them (a build with -g), else by the calls' names.
  * Decides for the scaling and the noise that follow; returns 1 for
- * sites. */
+ * sites, 0 for names (a trace without sites), -1 for names because the
+ * sites do not match (less than half the skeleton's kinds are in any
+ * training trace: builds whose compilers place calls on other lines). */
 int mpp_trace_match_sites(const struct mpp_trace *skel,
 			  const struct mpp_trace *train, size_t ntrain);
 
