@@ -521,7 +521,7 @@ static double tsafrir_of(const mpp_hist *h, const keys *k, double req)
 
 int mpp_hist_set_guard(mpp_hist *h, int on)
 {
-	if (h->gn)
+	if (h->gn || h->n) /* already observing */
 		return MPP_EINVAL;
 	h->guard_off = !on;
 	return MPP_OK;
@@ -543,6 +543,8 @@ static void guard_learn(mpp_hist *h, double learner_s, double tsafrir_s,
 	size_t n;
 	int now;
 
+	if (h->guard_off)
+		return;
 	h->gerr_l[h->gpos] = fabs(learner_s - runtime_s);
 	h->gerr_t[h->gpos] = fabs(tsafrir_s - runtime_s);
 	h->gpos = (h->gpos + 1) % GUARD_K;

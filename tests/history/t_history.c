@@ -475,6 +475,10 @@ static void online(void)
 		   mpp_hist_set_loss(hr, &rev) == MPP_OK &&
 		   mpp_hist_set_loss(hs, &sym) == MPP_OK,
 	       "set_loss before use");
+	/* The learners' own answers: their guard off (guard() tests it). */
+	mpp_hist_set_guard(h, 0);
+	mpp_hist_set_guard(hr, 0);
+	mpp_hist_set_guard(hs, 0);
 	for (int i = 0; i < 600; i++) {
 		double run;
 		mpp_hist_job j = synth_job(i, user, sizeof(user), &run);
@@ -568,6 +572,53 @@ static void aliases(void)
 		mpp_hist_free(h[k]);
 }
 
+/* The learners' guard: one user whose jobs all run 1000 s, which
+ * Tsafrir's mean of the last two predicts exactly; the online learner,
+ * once it answers from its own model, does not, so it is guarded and
+ * answers Tsafrir's 1000 s (its own answer still in learner_s); with
+ * the guard off it answers its own. */
+static void guard(void)
+{
+	mpp_hist *g = mpp_hist_new(MPP_HIST_ONLINE),
+		 *off = mpp_hist_new(MPP_HIST_ONLINE);
+	mpp_hist_pred p, q;
+	unsigned long switches = 0;
+
+	EXPECT(g && off, "expected online histories");
+	if (!g || !off)
+		return;
+	EXPECT(mpp_hist_set_guard(off, 0) == MPP_OK, "guard off before use");
+	for (int i = 0; i < 400; i++) {
+		mpp_hist_job j = {.user = "ann",
+				  .app = "",
+				  .req_s = 100000,
+				  .procs = 4,
+				  .submit_s = 1e9 + 3600.0 * i,
+				  .end_s = 1e9 + 3600.0 * i + 1000};
+		mpp_hist_predict(g, &j, &p);
+		mpp_hist_predict(off, &j, &q);
+		mpp_hist_observe_at(g, &j, 1000, &p);
+		mpp_hist_observe_at(off, &j, 1000, &q);
+	}
+	EXPECT(mpp_hist_guard(g, &switches) == 1 && switches >= 1,
+	       "expected the online learner guarded (got %d, %lu switches)",
+	       mpp_hist_guard(g, NULL), switches);
+	EXPECT(p.guarded && p.runtime_s == 1000 && p.tsafrir_s == 1000 &&
+		   p.learner_s != 1000,
+	       "guarded: expected Tsafrir's 1000 s, the learner's own apart, "
+	       "got %g (guarded %d, learner %g)",
+	       p.runtime_s, p.guarded, p.learner_s);
+	EXPECT(!q.guarded && q.runtime_s == q.learner_s &&
+		   mpp_hist_guard(off, NULL) == 0,
+	       "guard off: expected the learner's own answer, got %g "
+	       "(guarded %d)",
+	       q.runtime_s, q.guarded);
+	EXPECT(mpp_hist_set_guard(g, 0) == MPP_EINVAL,
+	       "expected the guard fixed once observing");
+	mpp_hist_free(g);
+	mpp_hist_free(off);
+}
+
 int main(void)
 {
 	tsafrir();
@@ -580,6 +631,7 @@ int main(void)
 	nag_fit();
 	nag_specs();
 	online();
+	guard();
 	aliases();
 	if (failures)
 		printf("%d failures\n", failures);
