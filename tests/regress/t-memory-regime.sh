@@ -185,8 +185,12 @@ deck deckb.db 2 '.beta == 1 and .given and .peak_memory_law.expo.NX > 2' --memor
 # the setup's, 2.1-4.5x the solve's footprint, so the curve is read at the
 # wrong place. Compute-bound, the regime stays out (the answers are the
 # flat store's); memory-bound, it is kept and still answers closer than no
-# regime at all, from features (6.8 against 32.4 % when written) and from
-# parameters at N = 72 (7.9 and 7.4 % low against 28.5 and 26.7 %).
+# regime at all, from features (21.8 against 32.4 %) and from parameters
+# at N = 72 (22.7 and 22.3 % low against 28.5 and 26.7 %). When written
+# it was 6.8 % from features, asserted below half of none's: the --nx
+# edge factor (1.092) was applied once each for --nx, --ny and --nz
+# (x1.30), which made up for the curve read at the wrong place; applied
+# once per group of equal sizes (issue 40) it is closer, not half.
 gen 1 "32 40 48 56 64" 19 "" 0.7 >train.csv
 gen 1 "72" 20 "" 0.7 >held.csv
 newdb setup.db "$profile"
@@ -204,8 +208,8 @@ feat_mape() { # $1: db; the held rows from features: "answered MAPE"
 }
 with=$(feat_mape setup.db) without=$(feat_mape setupflat.db)
 echo "setup phase, from features (answered, MAPE %): with the curve $with, without $without"
-awk -v a="${with#* }" -v b="${without#* }" 'BEGIN { exit !(a < b / 2) }' ||
-	{ echo "expected the regime under a setup phase's peak to answer with less than half the error of none"; fail=1; }
+awk -v a="${with#* }" -v b="${without#* }" 'BEGIN { exit !(a < b) }' ||
+	{ echo "expected the regime under a setup phase's peak to answer closer than none"; fail=1; }
 for np in 1 2; do
 	want=$(truth $np 1)
 	p=$(mpipredict-predict --csv --db setup.db --app hpcg --args "--nx=72 --ny=72 --nz=72 --it=50" --ntasks $np 2>/dev/null | tail -n 1 | cut -d, -f2)
