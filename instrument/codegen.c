@@ -116,6 +116,18 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		free(qapp);
 		return -1;
 	}
+	/* Inline functions with external linkage may not name the unit's
+	 * static tables (plan.h, ext_inline): external names then, hidden
+	 * (not exported from a shared library) and weak (one source compiled
+	 * twice into a program links; its two units then share the tables,
+	 * as header copies do). */
+	const char *lnk = plan->ext_inline ? "__attribute__((__weak__, "
+					     "__visibility__(\"hidden\")))"
+					   : "static";
+	const char *tagk = plan->ext_inline
+			       ? "__attribute__((__weak__, "
+				 "__visibility__(\"hidden\"))) void"
+			       : "static __inline__ void";
 	char *qlib = runtime_path();
 	if (!qlib) {
 		free(qname);
@@ -136,9 +148,9 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__attribute__((__weak__)); "
 		"%s void __mpp_register(struct __mpp_unit *) "
 		"__attribute__((__weak__)); "
-		"__extension__ static unsigned long long __mpp_c_%s[%zu]; "
-		"static struct __mpp_site __mpp_s_%s[%zu];",
-		lk, lk, id, nc ? nc : 1, id, ns ? ns : 1);
+		"__extension__ %s unsigned long long __mpp_c_%s[%zu]; "
+		"%s struct __mpp_site __mpp_s_%s[%zu];",
+		lk, lk, lnk, id, nc ? nc : 1, lnk, id, ns ? ns : 1);
 	/* The loader is one weak function for all units of a program (and
 	 * the header copies' tables, which know no unit id): with the runtime
 	 * linked it registers; without (a link by $(LD)), the first call
@@ -195,13 +207,16 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 	 * twice) written as plain stores would be unsequenced, undefined,
 	 * and flagged by -Wsequence-point; function calls are only
 	 * indeterminately sequenced. */
+	if (ns && plan->ext_inline) /* declared first: -Wmissing-prototypes */
+		fprintf(out, " %s __mpp_tag_%s(struct __mpp_site *);", tagk,
+			id);
 	if (ns)
 		fprintf(
 		    out,
-		    " static __inline__ void __mpp_tag_%s(struct __mpp_site "
+		    " %s __mpp_tag_%s(struct __mpp_site "
 		    "*__mpp_p) { if (__mpp_tag) __mpp_tag(__mpp_p); else if "
 		    "(__mpp_tagf) __mpp_tagf(__mpp_p); }",
-		    id);
+		    tagk, id);
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
@@ -342,17 +357,23 @@ int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
 		      "const char *const *__mpp_site_names; "
 		      "struct __mpp_hunit *__mpp_next; };\n#endif\n",
 		      out);
+		/* Tables and tag function have external (weak, hidden) names:
+		 * a header's `inline` functions without `static` may not
+		 * name anything of internal linkage (C11 6.7.4p3). */
 		fprintf(out,
 			"__extension__ unsigned long long __mpp_hc_%s[%zu] "
 			"__attribute__((__weak__)); "
 			"struct __mpp_site __mpp_hs_%s[%zu] "
 			"__attribute__((__weak__)); "
-			"static __inline__ void __mpp_htag_%s(struct "
+			"__attribute__((__weak__, __visibility__(\"hidden\")))"
+			" void __mpp_htag_%s(struct __mpp_site *); "
+			"__attribute__((__weak__, __visibility__(\"hidden\")))"
+			" void __mpp_htag_%s(struct "
 			"__mpp_site *__mpp_p) { if (__mpp_tag) "
 			"__mpp_tag(__mpp_p); else if (__mpp_tagf) "
 			"__mpp_tagf(__mpp_p); } "
 			"static const char *const __mpp_hcn_%s[] = {",
-			key, nc ? nc : 1, key, ns ? ns : 1, key, key);
+			key, nc ? nc : 1, key, ns ? ns : 1, key, key, key);
 		if (put_names(out, plan, plan->name_file, 0) < 0)
 			goto oom;
 		fprintf(out, "0}; static const char *const __mpp_hsn_%s[] = {",

@@ -42,6 +42,11 @@ struct mpp_plan {
 	/* The unit is C++ (visit.c decides from the file name): the prologue
 	 * declares the runtime's symbols extern "C". */
 	int cxx;
+	/* A C unit defining a function `inline` without `static`: such a
+	 * function may not use an identifier of internal linkage (C11
+	 * 6.7.4p3, a GCC warning), so codegen gives the counter and site
+	 * arrays and the tag function external, hidden, weak names. */
+	int ext_inline;
 	/* A lean build (lean.h): only the counters it names are planted;
 	 * NULL counts everything. Not owned. */
 	const struct mpp_lean *lean;

@@ -18,6 +18,31 @@
 #include "instrument/tu.h"
 #include "instrument/visit.h"
 
+static enum CXChildVisitResult ext_inline_visit(CXCursor c, CXCursor parent,
+						void *data)
+{
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_FunctionDecl &&
+	    clang_Location_isFromMainFile(clang_getCursorLocation(c)) &&
+	    clang_isCursorDefinition(c) && clang_Cursor_isFunctionInlined(c) &&
+	    clang_Cursor_getStorageClass(c) != CX_SC_Static) {
+		*(int *)data = 1;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/* 1 when the unit's file defines an inline function with external
+ * linkage (plan.h, ext_inline; headers have copies of their own, whose
+ * tables are weak already). Only asked of C units: C++ has no such rule. */
+static int ext_inline_defined(const struct mpp_tu *tu)
+{
+	int found = 0;
+	clang_visitChildren(clang_getTranslationUnitCursor(tu->tu),
+			    ext_inline_visit, &found);
+	return found;
+}
+
 /* True if directory `dir` holds an entry named `name`. */
 static int holds(const char *dir, const char *name)
 {
@@ -126,6 +151,7 @@ int mpp_rewrite_file(const char *path, const char *display,
 	    mpp_edits_apply(&plan.edits, src.text, src.len, &body, &bodylen) <
 		0)
 		goto oom;
+	plan.ext_inline = !plan.cxx && ext_inline_defined(&tu);
 	if (hdir) {
 		/* The project headers it includes, and the directives
 		 * pointing at their copies; the build id keeps covering the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The example MPI applications (tests/apps/), built with
 # `mpipredict-cc mpicc`, print exactly what the plain mpicc builds print at
-# 1, 2 and 4 ranks under OpenMPI, write a run row, and every call of the
+# 1, 2 and 4 ranks under OpenMPI, nothing on stderr, write a run row, and every call of the
 # MPI functions they use from their own code is attributed to a call site
 # (no untagged calls of those functions).
 . "$MPP_SRC/tests/instrument/lib.sh"
@@ -24,6 +24,8 @@ for a in prime jacobi3d is cg; do
 		got=$(MPIPREDICT_RUNS=$PWD/runs.$a.$np mpirun -np $np "./$a" ${args[$a]} 2>err.txt) ||
 			fail "$a at $np ranks exits $?: $(tail -3 err.txt)"
 		[ -n "$want" ] && [ "$want" = "$got" ] || fail "$a at $np ranks: expected '$want', got '$got'"
+		# A normal run says nothing of its own (issue 34).
+		[ -s err.txt ] && fail "$a at $np ranks: expected nothing on stderr, got: $(head -3 err.txt)"
 		csv=runs.$a.$np/$a.csv
 		[ -f "$csv" ] || fail "$a at $np ranks: expected a run row in $csv"
 		# Every function with a call site in the file: no untagged calls.

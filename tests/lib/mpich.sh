@@ -68,7 +68,7 @@ mpp_mpich_setup() {
 		[ "${MPP_TEST_CFLAGS:-}" = "$(cat "$dir/lib/cflags" 2>/dev/null)" ] || need=1
 		if [ $need = 1 ]; then
 			rm -f "$dir/lib/libmpipredict.so" "$dir/lib/libmpipredict.a"
-			for f in pmpi runtime row runfile trace topo mpitime forward interpose; do
+			for f in pmpi runtime row runfile trace topo mpitime forward progress interpose; do
 				"$dir/bin/mpicc" -c -std=c11 -O2 -g -fPIC -D_GNU_SOURCE \
 					-DMPP_VERSION="\"$(sed -n 's/^MPP_VERSION := //p' "$MPP_SRC/Makefile")\"" \
 					${MPP_TEST_CFLAGS:-} -I"$MPP_SRC" \
@@ -76,8 +76,8 @@ mpp_mpich_setup() {
 					{ echo "mpich.sh: compiling collector/$f.c against MPICH failed"; exit 1; }
 			done
 			"$dir/bin/mpicc" -shared -Wl,-soname,libmpipredict.so ${MPP_TEST_CFLAGS:-} \
-				-o "$dir/lib/libmpipredict.so.new" "$dir"/obj/{pmpi,runtime,row,runfile,trace,topo,mpitime,forward,interpose}.o -lhwloc -lpthread &&
-				ar rcs "$dir/lib/libmpipredict.a.new" "$dir"/obj/{pmpi,runtime,row,runfile,trace,topo,mpitime,forward,interpose}.o &&
+				-o "$dir/lib/libmpipredict.so.new" "$dir"/obj/{pmpi,runtime,row,runfile,trace,topo,mpitime,forward,progress,interpose}.o -lhwloc -lpthread &&
+				ar rcs "$dir/lib/libmpipredict.a.new" "$dir"/obj/{pmpi,runtime,row,runfile,trace,topo,mpitime,forward,progress,interpose}.o &&
 				mv "$dir/lib/libmpipredict.a.new" "$dir/lib/libmpipredict.a" &&
 				mv "$dir/lib/libmpipredict.so.new" "$dir/lib/libmpipredict.so" ||
 				{ echo "mpich.sh: linking the MPICH libmpipredict failed"; exit 1; }
