@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,15 @@ struct mpp_histsvc {
 	int is_auto;
 	mpp_histsvc_auto cfg;
 	unsigned long since_choice;
+	/* The choice runs in a thread of its own (seconds of replays), on
+	 * its own read-only connection to db_path; what it changes (a
+	 * rebuild with the new method) it changes under refresh_lock, which
+	 * the keeper's refresh holds throughout. */
+	pthread_mutex_t refresh_lock;
+	char *db_path;
+	pthread_t chooser;
+	int chooser_started;
+	atomic_int choosing;
 };
 
 /* The latest choice and its evidence, for /metrics and the staff page:
@@ -253,9 +263,10 @@ static int machine_of(const table *t)
 
 /* Reads the table and chooses, the current choice as the champion:
  * *method is the choice's method (unchanged when there are too few jobs:
- * summary.why says so). */
-static int choose_from(mpp_histsvc *h, mpp_store *s, int *method, char *err,
-		       size_t errlen)
+ * summary.why says so). apply (the chooser thread): a new method is
+ * installed, under refresh_lock, before the choice is shown. */
+static int choose_from(mpp_histsvc *h, mpp_store *s, int apply, int *method,
+		       char *err, size_t errlen)
 {
 	table t = {0};
 	mpp_choose_result res;
@@ -292,17 +303,21 @@ static int choose_from(mpp_histsvc *h, mpp_store *s, int *method, char *err,
 	free(t.jobs);
 	free(t.start);
 	free(t.end);
+	if (apply)
+		pthread_mutex_lock(&h->refresh_lock);
 	if (rc == MPP_OK) {
 		/* The new predictor first, then the choice is shown: what
 		 * /metrics names is what answers. */
 		int m, corrector;
 		mpp_choose_candidate(res.chosen, &m, &corrector);
-		if (h->hist && m != h->method) {
+		if (apply && m != h->method) {
 			h->method = m;
 			rc = rebuild(h, s, "auto chose another method", err,
 				     errlen);
-			if (rc)
+			if (rc) {
+				pthread_mutex_unlock(&h->refresh_lock);
 				return rc;
+			}
 		}
 	}
 	pthread_mutex_lock(&summary_lock);
@@ -331,6 +346,8 @@ static int choose_from(mpp_histsvc *h, mpp_store *s, int *method, char *err,
 			"processors)",
 			mpp_choose_name(champion), t.n, o.procs);
 	}
+	if (apply)
+		pthread_mutex_unlock(&h->refresh_lock);
 	return rc;
 }
 
@@ -348,7 +365,7 @@ int mpp_histsvc_open_auto(const char *db_path, const mpp_histsvc_auto *a,
 	rc = mpp_store_open(db_path, MPP_STORE_READONLY, &s, err, errlen);
 	if (rc == MPP_OK) {
 		mpp_histsvc tmp = {.cfg = *a};
-		rc = choose_from(&tmp, s, &method, err, errlen);
+		rc = choose_from(&tmp, s, 0, &method, err, errlen);
 	}
 	mpp_store_close(s);
 	if (rc)
@@ -380,14 +397,19 @@ int mpp_histsvc_open(const char *db_path, int method, const mpp_nag_loss *loss,
 		h->loss = *loss;
 		h->has_loss = 1;
 	}
-	if (h)
+	if (h) {
 		h->method = method;
-	if (!h || !(h->hist = hist_new(h, method))) {
+		h->db_path = strdup(db_path);
+	}
+	if (!h || !h->db_path || !(h->hist = hist_new(h, method))) {
+		if (h)
+			free(h->db_path);
 		free(h);
 		snprintf(err, errlen, "out of memory");
 		return MPP_ENOMEM;
 	}
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->refresh_lock, NULL);
 	h->max_keys = max_keys;
 	rc = mpp_store_open(db_path, MPP_STORE_READONLY, &s, err, errlen);
 	target t = {h, h->hist};
@@ -418,9 +440,13 @@ void mpp_histsvc_free(mpp_histsvc *h)
 {
 	if (!h)
 		return;
+	if (h->chooser_started)
+		pthread_join(h->chooser, NULL); /* a choice under way ends */
 	pthread_mutex_lock(&summary_lock);
 	summary.set = 0;
 	pthread_mutex_unlock(&summary_lock);
+	pthread_mutex_destroy(&h->refresh_lock);
+	free(h->db_path);
 	mpp_hist_free(h->hist);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -459,7 +485,41 @@ static int rebuild(mpp_histsvc *h, mpp_store *s, const char *why, char *err,
 	return MPP_OK;
 }
 
+/* The chooser thread: the choice on its own connection; a failure is
+ * logged, the current predictor stays. */
+static void *chooser_main(void *arg)
+{
+	mpp_histsvc *h = arg;
+	mpp_store *s = NULL;
+	char err[256];
+	int method, rc;
+
+	rc = mpp_store_open(h->db_path, MPP_STORE_READONLY, &s, err,
+			    sizeof(err));
+	if (rc == MPP_OK)
+		rc = choose_from(h, s, 1, &method, err, sizeof(err));
+	mpp_store_close(s);
+	if (rc)
+		mpp_log(MPP_LOG_WARN, "history: auto: %s", err);
+	atomic_store(&h->choosing, 0);
+	return NULL;
+}
+
+static int refresh_locked(mpp_histsvc *h, mpp_store *s, char *err,
+			  size_t errlen);
+
 int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
+{
+	int rc;
+
+	pthread_mutex_lock(&h->refresh_lock);
+	rc = refresh_locked(h, s, err, errlen);
+	pthread_mutex_unlock(&h->refresh_lock);
+	return rc;
+}
+
+static int refresh_locked(mpp_histsvc *h, mpp_store *s, char *err,
+			  size_t errlen)
 {
 	int64_t last = h->last_id;
 	target t = {h, NULL};
@@ -494,15 +554,23 @@ int mpp_histsvc_refresh(mpp_histsvc *h, mpp_store *s, char *err, size_t errlen)
 	nkeys = mpp_hist_nkeys(h->hist);
 	pthread_mutex_unlock(&h->lock);
 	publish(h);
-	if (h->is_auto && h->since_choice >= h->cfg.every) {
-		/* Chosen again, in this (the keeper's) thread: a few replays
-		 * of the table, seconds for tens of thousands of jobs, during
-		 * which predictions go on from the current predictor. */
-		int method = h->method;
+	if (h->is_auto && h->since_choice >= h->cfg.every &&
+	    !atomic_load(&h->choosing)) {
+		/* Chosen again in a thread of its own: a few replays of the
+		 * table, seconds for tens of thousands of jobs, during which
+		 * predictions go on from the current predictor and this
+		 * thread goes on with its audit batches and reloads. */
 		h->since_choice = 0;
-		rc = choose_from(h, s, &method, err, errlen);
-		if (rc)
-			return rc;
+		if (h->chooser_started)
+			pthread_join(h->chooser, NULL); /* it has ended */
+		atomic_store(&h->choosing, 1);
+		h->chooser_started =
+		    pthread_create(&h->chooser, NULL, chooser_main, h) == 0;
+		if (!h->chooser_started) {
+			atomic_store(&h->choosing, 0);
+			mpp_log(MPP_LOG_WARN, "history: auto: cannot start a "
+					      "thread; the choice waits");
+		}
 	}
 	if (nkeys <= h->max_keys)
 		return MPP_OK;

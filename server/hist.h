@@ -40,9 +40,10 @@ int mpp_histsvc_open(const char *db_path, int method,
 void mpp_histsvc_free(mpp_histsvc *h);
 
 /* --history auto: the predictor chosen from the jobs table by itself
- * (history/choose.h), at start and again after every `every` jobs learnt
- * (in the keeper's thread, mpp_histsvc_refresh), the current choice as
- * the champion (tsafrir/steps at first). procs: the machine size (0: the
+ * (history/choose.h), at start (in the call) and again after every
+ * `every` jobs learnt (started by mpp_histsvc_refresh in a thread of its
+ * own, joined by mpp_histsvc_free), the current choice as the champion
+ * (tsafrir/steps at first). procs: the machine size (0: the
  * largest sum of ntasks running at one time in the table); margin: a
  * share (negative: choose.h's 5 %); every 0: MPP_HISTSVC_EVERY. With too
  * few jobs to choose (4) the champion stays. */
