@@ -26,6 +26,7 @@
  */
 #include "instrument/visit.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -524,6 +525,13 @@ static int block_insert_point(struct ctx *x, CXCursor body, size_t *pos)
 	return ok;
 }
 
+/* What the notes of bodies inside macros add: edits go only into text
+ * outside macro invocations (an edit inside one would change every
+ * expansion, or the text a macro stringizes). */
+#define HOW_TO_COUNT                                                           \
+	" (to count it, write the loop or if in the file outside the macro's " \
+	"arguments, or move it into a function the macro calls)"
+
 /* Counts executions of `body`, the body of a loop or a branch of an if
  * whose keyword is at kw (expansion offset). `limit`: the body's edits
  * must end at or before it (the start of the next statement). Returns
@@ -539,8 +547,8 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 			macro_name(x, kw, mac, sizeof(mac));
 			add_note(x, kw,
 				 "%s of %s: its braces or first "
-				 "declarations come from macro %s",
-				 kind_word(kind), stmt, mac);
+				 "declarations come from macro %s%s",
+				 kind_word(kind), stmt, mac, HOW_TO_COUNT);
 			return -1;
 		}
 		long k = new_counter(x, kind, kw, stmt);
@@ -552,8 +560,8 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 	}
 	if (clean_start(x, body, &s) < 0 || s <= kw) {
 		macro_name(x, kw, mac, sizeof(mac));
-		add_note(x, kw, "%s of %s inside macro %s", kind_word(kind),
-			 stmt, mac);
+		add_note(x, kw, "%s of %s inside macro %s%s", kind_word(kind),
+			 stmt, mac, HOW_TO_COUNT);
 		return -1;
 	}
 	if (stmt_end(x, body, &e) < 0 || mpp_tu_macro_inside(x->t, e) >= 0) {
@@ -588,6 +596,41 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 	add_inc_edit(x, k, open, depth, buf);
 	add_edit(x, e, MPP_EDIT_CLOSE, depth, "}");
 	return k;
+}
+
+static enum CXChildVisitResult first_child(CXCursor c, CXCursor parent,
+					   void *data)
+{
+	(void)parent;
+	*(CXCursor *)data = c;
+	return CXChildVisit_Break;
+}
+
+/* 1 for a `do` whose keyword at kw comes from a macro (the text there is
+ * not `do`) and whose condition `cond` is the literal 0. */
+static int macro_do_once(const struct ctx *x, size_t kw, CXCursor cond)
+{
+	const char *t = x->src->text + kw;
+	if (kw + 2 <= x->src->len && t[0] == 'd' && t[1] == 'o' &&
+	    (kw + 2 == x->src->len ||
+	     !(isalnum((unsigned char)t[2]) || t[2] == '_')))
+		return 0;
+	while (clang_getCursorKind(cond) == CXCursor_ParenExpr ||
+	       clang_getCursorKind(cond) == CXCursor_UnexposedExpr) {
+		CXCursor only = clang_getNullCursor();
+		clang_visitChildren(cond, first_child, &only);
+		if (clang_Cursor_isNull(only))
+			return 0;
+		cond = only;
+	}
+	if (clang_getCursorKind(cond) != CXCursor_IntegerLiteral)
+		return 0;
+	CXEvalResult r = clang_Cursor_Evaluate(cond);
+	int zero = r && clang_EvalResult_getKind(r) == CXEval_Int &&
+		   clang_EvalResult_getAsLongLong(r) == 0;
+	if (r)
+		clang_EvalResult_dispose(r);
+	return zero;
 }
 
 /* A `case` or `default` label at kw whose statement is `sub`: its
@@ -1672,8 +1715,15 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 				 stmt);
 			inner = levels - 1;
 		} else {
-			long slot = count_body(x, kw, x->stack[body], MPP_LOOP,
-					       stmt, depth, limit);
+			/* `do { ... } while (0)` from a macro (the statement
+			 * idiom of function-like macros) runs its body once
+			 * per pass: nothing to count, nothing to note. */
+			long slot =
+			    k == CXCursor_DoStmt &&
+				    macro_do_once(x, kw, x->stack[at + n - 1])
+				? -1
+				: count_body(x, kw, x->stack[body], MPP_LOOP,
+					     stmt, depth, limit);
 			if (slot >= 0)
 				mark_entered(x, x->stack[body], slot);
 			if (slot >= 0 && k == CXCursor_ForStmt && !bare &&

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Loops and macros (issue 34: hundreds of "not instrumented" notes on real
+# codes): a loop whose keyword comes from a macro defined in the file
+# (ITERATE_CELLS(c, n) { ... }) is counted exactly; the `do { ... }
+# while (0)` of a statement macro (TIMED) is not a loop to count and gets
+# no note; a loop written inside a macro's argument or body gets a note
+# that says how to get it counted, and doing what it says (the loop in a
+# function the macro calls) counts it. gcc and clang, -Wall -Wextra.
+. "$MPP_SRC/tests/instrument/lib.sh"
+cat >m.c <<'C'
+#include <stdio.h>
+static double now(void) { return 1.0; }
+#define TIMED(t, stmt) do { double t0_ = now(); stmt; (t) += now() - t0_; } while (0)
+#define ITERATE_CELLS(c, n) for ((c) = 0; (c) < (n); (c)++)
+#define SUM_TO(s, n) for (int k_ = 0; k_ < (n); k_++) (s) += k_
+static int work(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += i;
+	return s;
+}
+int main(void)
+{
+	double t = 0;
+	int s = 0, c;
+	TIMED(t, for (int i = 0; i < 5; i++) { s += i; });
+	TIMED(t, s += work(7));
+	ITERATE_CELLS(c, 4) {
+		s++;
+	}
+	SUM_TO(s, 6);
+	printf("%d %g\n", s, t);
+	return 0;
+}
+C
+"$INS" -o out m.c 2>notes.txt || fail "mpipredict-instrument exits $?: $(cat notes.txt)"
+grep -q 'loop body of do' notes.txt && fail "expected no note for TIMED's do-while(0), got: $(cat notes.txt)"
+n=$(grep -c 'not instrumented' notes.txt)
+[ "$n" = 2 ] || fail "expected 2 notes (the loop in TIMED's argument, SUM_TO's loop), got: $(cat notes.txt)"
+grep -q '^m.c:17: not instrumented: .*macro TIMED (to count it, .*function the macro calls)' notes.txt ||
+	fail "expected the note for line 17 to say how to count the loop, got: $(cat notes.txt)"
+grep -q '^m.c:22: not instrumented: loop body of for inside macro SUM_TO (to count it' notes.txt ||
+	fail "expected the note for SUM_TO to say how to count it, got: $(cat notes.txt)"
+cat >want.counts <<'T'
+loop:m.c:19:2 4
+loop:m.c:9:2 7
+T
+for cc in gcc clang; do
+	$cc -Wall -Wextra -Werror -c out/m.c -o /dev/null || fail "the rewrite warns or fails with $cc -Wall -Wextra -Werror"
+	with_testrt "$cc" orig m.c || fail "the original does not build with $cc"
+	with_testrt "$cc" inst out/m.c || fail "the rewrite does not link with $cc"
+	./orig >want.out || fail "the original exits $?"
+	rm -f counts.txt
+	./inst >got.out || fail "the rewrite exits $? ($cc)"
+	expect_same "output ($cc)" want.out got.out
+	grep -v "^unattributed 0$" counts.txt | sort >got.counts
+	sort want.counts >want.sorted
+	expect_same "counts ($cc)" want.sorted got.counts
+done
+exit 0
