@@ -135,11 +135,14 @@ struct req {
 	mpp_reply reply;
 };
 
-/* More query parameters than this are answered 414 at the request line:
- * the daemon reads none, and libmicrohttpd 0.9.75 stalls (no answer, the
- * connection held until the deadline) when their records overflow its
- * per-connection memory pool, which about 300 do. */
+/* More query parameters than this, or a request line longer than this,
+ * are answered 414 at the request line: the daemon reads none of them,
+ * and libmicrohttpd 0.9.75 stalls (no answer, the connection held until
+ * the deadline) or closes the connection without an answer when the
+ * parameters' records overflow its per-connection memory pool (CONN_POOL:
+ * about 300 short ones did in 32 KiB; 100 of 10 KiB in all in 16 KiB). */
 #define MAX_QUERY_PARAMS 100
+#define MAX_URI          8192
 
 /* Each connection's memory pool (MHD's default: 32 KiB), which holds a
  * request's headers and MHD's buffers. MHD 0.9.75 zeroes the whole pool
@@ -618,16 +621,22 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 /* Answers 414 on the socket itself: MHD has not parsed the request yet
  * and cannot queue an answer here. Nothing else was written for this
  * request (MHD reads a request only once the previous answer is out). */
-static void answer_raw_414(struct MHD_Connection *c)
+static void answer_raw_414(struct MHD_Connection *c, size_t len)
 {
 	const union MHD_ConnectionInfo *ci =
 	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (ci == NULL)
 		return;
 	char body[96], msg[256];
-	int bn = snprintf(body, sizeof body,
-			  "{\"error\":\"path: more than %d query parameters\"}",
-			  MAX_QUERY_PARAMS);
+	int bn = len > MAX_URI
+		     ? snprintf(body, sizeof body,
+				"{\"error\":\"path: %zu bytes, longer than the "
+				"limit of %d\"}",
+				len, MAX_URI)
+		     : snprintf(body, sizeof body,
+				"{\"error\":\"path: more than %d query "
+				"parameters\"}",
+				MAX_QUERY_PARAMS);
 	int n = snprintf(msg, sizeof msg,
 			 "HTTP/1.1 414 URI Too Long\r\nContent-Type: "
 			 "application/json\r\nContent-Length: %d\r\n"
@@ -661,8 +670,9 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	if (query != NULL)
 		for (nparams = 1; *query; query++)
 			nparams += *query == '&';
-	if (nparams > MAX_QUERY_PARAMS) {
-		answer_raw_414(c);
+	size_t len = strlen(uri);
+	if (nparams > MAX_QUERY_PARAMS || len > MAX_URI) {
+		answer_raw_414(c, len);
 		q->answered = 1;
 		q->status = 414;
 		snprintf(q->method, sizeof q->method, "?");
