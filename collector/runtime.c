@@ -47,7 +47,6 @@
 #define PFX "mpipredict: "
 
 static struct __mpp_unit *units;
-static int f_warned; /* the same-file note was printed */
 
 /* State of this process's run. */
 static struct {
@@ -307,15 +306,8 @@ static void same_file_tag(struct __mpp_unit *const *v, size_t nu, size_t i,
 		snprintf(tag, len, "@%.8s.%zu", bi, twin + 1);
 	else
 		snprintf(tag, len, "@%.8s", bi);
-	if (!f_warned && run.rank == 0) {
-		f_warned = 1;
-		fprintf(stderr,
-			PFX "two instrumented files are both named %s; their "
-			    "features are told apart by build id (%s...); set "
-			    "MPIPREDICT_SRCROOT to the project's top when "
-			    "building for stable names\n",
-			fi, tag);
-	}
+	/* Nothing on stderr: a run's output stays the plain build's (issue
+	 * 34); mpipredict-cc says it once when it links the units. */
 }
 
 /* Where the file part starts in a feature name of a unit with file `file`

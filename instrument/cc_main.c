@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -129,6 +131,81 @@ static int run(char **argv)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The feature file names of the instrumented units among a link's inputs
+ * (objects and archives: the marker codegen.c puts in each unit), one
+ * line on stderr for a name two units share: their features are told
+ * apart by build id at run time (collector/README.md), which says
+ * nothing, so the build says it, once (issue 34). */
+static void say_same_names(char *const *v)
+{
+	static const char mark[] = "\nmpp-unit\t";
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	for (; *v; v++) {
+		const char *a = *v;
+		size_t l = strlen(a);
+		struct stat st;
+		if (strcmp(a, "-o") == 0 && v[1]) {
+			v++; /* the output, not an input */
+			continue;
+		}
+		if (a[0] == '-' || l < 3 ||
+		    (strcmp(a + l - 2, ".o") && strcmp(a + l - 2, ".a")))
+			continue;
+		int fd = open(a, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		char *m = fstat(fd, &st) == 0 && st.st_size > 0
+			      ? mmap(NULL, (size_t)st.st_size, PROT_READ,
+				     MAP_PRIVATE, fd, 0)
+			      : MAP_FAILED;
+		close(fd);
+		if (m == MAP_FAILED)
+			continue;
+		const char *p = m, *end = m + st.st_size;
+		while ((
+		    p = memmem(p, (size_t)(end - p), mark, sizeof(mark) - 1))) {
+			p += sizeof(mark) - 1;
+			const char *e = memchr(p, '\n', (size_t)(end - p));
+			if (!e)
+				break;
+			if (n == cap) {
+				size_t c = cap ? 2 * cap : 16;
+				char **nv = realloc(names, c * sizeof(*nv));
+				if (!nv)
+					break;
+				names = nv;
+				cap = c;
+			}
+			if (!(names[n] = strndup(p, (size_t)(e - p))))
+				break;
+			n++;
+			p = e;
+		}
+		munmap(m, (size_t)st.st_size);
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (strcmp(names[i], names[i + 1]) == 0 &&
+		    (i == 0 || strcmp(names[i - 1], names[i]) != 0))
+			fprintf(stderr,
+				"mpipredict-cc: two instrumented files are "
+				"both named %s; their features are told apart "
+				"by build id; set MPIPREDICT_SRCROOT to the "
+				"project's top when building for stable "
+				"names\n",
+				names[i]);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 /* Replaces every occurrence of `from` by `to` in file `path`, if it exists
@@ -367,6 +444,8 @@ static int compile(const char *compiler, char **args, int nargs, char **tmp_of,
 		free(rp);
 	}
 	int rc = bad ? oom("the compiler command") : run(cmd.v);
+	if (link && !bad && rc == 0)
+		say_same_names(cmd.v);
 	mpp_argv_free(&cmd);
 	return rc;
 }

@@ -261,9 +261,14 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"%s, %zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, "
 		"__mpp_sn_%s, 0}; "
 		"__attribute__((__constructor__)) static void "
-		"__mpp_init_%s(void) { __mpp_load(&__mpp_u_%s); }\n",
+		"__mpp_init_%s(void) { __mpp_load(&__mpp_u_%s); } "
+		/* The unit's feature file name where mpipredict-cc's link
+		 * finds it in the objects (cc_main.c: two units of one
+		 * name are said at build time, not at every run). */
+		"static const char __mpp_w_%s[] __attribute__((__used__)) = "
+		"\"\\nmpp-unit\\t\" %s \"\\n\";\n",
 		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
-		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id);
+		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id, qnf);
 	free(qname);
 	free(qnf);
 	free(qapp);
