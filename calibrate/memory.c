@@ -14,8 +14,8 @@
  * compiler keep every pass). It measures the hardware, so it is built
  * without the sanitizers' checks: under them every access costs a shadow
  * lookup and the curve goes flat (0.25 ns/byte from 1 MiB to 1 GiB). */
-__attribute__((no_sanitize("address", "undefined")))
-static double pass(double *a, const double *b, const double *c, size_t n)
+__attribute__((no_sanitize("address", "undefined"))) static double
+pass(double *a, const double *b, const double *c, size_t n)
 {
 	double t0 = MPI_Wtime();
 	for (size_t i = 0; i < n; i++)
