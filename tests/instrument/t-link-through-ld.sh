@@ -77,6 +77,15 @@ for np in 1 2; do
 	[ "$(col nprocs $csv)" = $np ] || fail "expected nprocs $np"
 done
 
+# Full RELRO (-z now, as hardened builds link): the GOT the runtime
+# rebinds is read-only by then; the run must still be counted, tags too.
+(cd proj && mpicc $CFLAGS_T -Wl,-z,now,-z,relro main.o work.o -o prog-now) || fail "the -z now link fails"
+got=$(cd proj && MPIPREDICT_RUNS=../runs-now ./prog-now 2>err.txt) || fail "-z now: exit $?: $(cat proj/err.txt)"
+[ "$got" = "sum 9 preload [unset]" ] || fail "-z now: expected the usual output, got '$got'"
+[ "$(col call:main.c:12:2:MPI_Allreduce.max runs-now/prog-now.csv)" = 1 ] ||
+	fail "-z now: expected the Allreduce site tagged once, got $(col call:main.c:12:2:MPI_Allreduce.max runs-now/prog-now.csv)"
+[ "$(col loop:work.c:5:2.max runs-now/prog-now.csv)" = 6 ] || fail "-z now: expected loop:work.c:5:2.max 6"
+
 # The user's LD_PRELOAD: what the program sees is what the user set.
 libm=$(ldd plain/prog | awk '/libm\.so/ { print $3 }')
 [ -n "$libm" ] || libm=$(ldd "$(command -v mpicc)" | awk '/libc\.so/ { print $3 }')
