@@ -209,7 +209,7 @@ static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 		return CXChildVisit_Break;
 	}
 	t->macros[t->nmacros++] =
-	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition, 0};
+	    (struct mpp_macro){b, e, k == CXCursor_MacroDefinition, 0, 0};
 	if (k == CXCursor_MacroExpansion) {
 		int f = expansion_flags(cl, c);
 		if (f < 0 || ((f & MACRO_PRAGMA) && add_pragma(cl, b, e) < 0)) {
@@ -218,6 +218,9 @@ static enum CXChildVisitResult collect_macro(CXCursor c, CXCursor parent,
 		}
 		t->macros[t->nmacros - 1].stringizes =
 		    (f & MACRO_STRINGIZES) != 0;
+		t->macros[t->nmacros - 1].system =
+		    clang_Location_isInSystemHeader(
+			clang_getCursorLocation(clang_getCursorReferenced(c)));
 	}
 	return CXChildVisit_Continue;
 }

@@ -20,6 +20,9 @@ struct mpp_macro {
 	/* An expansion of a macro whose definition stringizes a parameter
 	 * (`#x`): text inserted into its arguments would show in a string. */
 	int stringizes;
+	/* An expansion of a macro defined in a system header (`assert`):
+	 * what it holds is not the user's to move, so no note about it. */
+	int system;
 };
 
 struct mpp_tu {

@@ -542,8 +542,13 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 {
 	char buf[160], mac[64];
 	size_t s, e;
+	long mi = mpp_tu_expansion_at(x->t, kw);
+	/* A body inside a system macro (assert's if): nothing to note. */
+	int quiet = mi >= 0 && x->t->macros[mi].system;
 	if (clang_getCursorKind(body) == CXCursor_CompoundStmt) {
 		if (block_insert_point(x, body, &s) < 0 || s <= kw) {
+			if (quiet)
+				return -1;
 			macro_name(x, kw, mac, sizeof(mac));
 			add_note(x, kw,
 				 "%s of %s: its braces or first "
@@ -559,6 +564,8 @@ static long count_body(struct ctx *x, size_t kw, CXCursor body,
 		return k;
 	}
 	if (clean_start(x, body, &s) < 0 || s <= kw) {
+		if (quiet)
+			return -1;
 		macro_name(x, kw, mac, sizeof(mac));
 		add_note(x, kw, "%s of %s inside macro %s%s", kind_word(kind),
 			 stmt, mac, HOW_TO_COUNT);
