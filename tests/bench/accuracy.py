@@ -203,7 +203,8 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
     def trained(db, extra):
         fresh_db(db, opt)
         rc, out = run([opt.bin + "/mpipredict-train", "--db", db, "--app",
-                       app, "--json"] + extra + [tr_csv], log)
+                       app, "--json"] + opt.train_args.get(app, []) + extra
+                      + [tr_csv], log)
         if rc == 0 and not extra:
             # What training reports (nested CV), to set against the
             # held-out errors (issue 15, requirement 5).
@@ -250,7 +251,8 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         sdbk = os.path.join(work, "session%d.db" % k)
         fresh_db(sdbk, opt)
         rc, out = run([opt.bin + "/mpipredict-train", "--db", sdbk,
-                       "--app", app, "--json", s_csv], log)
+                       "--app", app, "--json"] + opt.train_args.get(app, [])
+                      + [s_csv], log)
         if rc == 0:
             # The terms each session kept (issue 15, requirement 3: the
             # choice must not flip between sessions).
@@ -407,7 +409,16 @@ def main():
                     help="a development-set code: its K largest values of "
                     "PARAM are held out (past the range); in range is 5 "
                     "random 70/30 splits of the rest")
+    ap.add_argument("--train-args", action="append", default=[],
+                    metavar="APP=ARGS", help="more mpipredict-train "
+                    "arguments for APP (a development-set recipe's "
+                    "DEVSET_TRAIN)")
     opt = ap.parse_args()
+    targs = {}
+    for t in opt.train_args:
+        app, _, rest = t.partition("=")
+        targs[app] = rest.split()
+    opt.train_args = targs
     held = {}
     for h in opt.held:
         app, _, rest = h.partition("=")

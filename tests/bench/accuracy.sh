@@ -33,6 +33,9 @@
 #                      MAPE in range is over 5 random 70/30 splits of the
 #                      trained range; past the range, trained on all of it.
 #                      Output in $BUILD/bench/devset unless MPP_BENCH_OUT.
+#   MPP_BENCH_REBUILD=0 with SRC: keep the codes already built in
+#                      $OUT/build (building C++ through the rewriter takes
+#                      minutes), run the design afresh
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
@@ -100,14 +103,29 @@ if [ -n "$devset" ]; then
 		DEVSET_SIZE=$(. "$r" && echo "$DEVSET_SIZE")
 		nheld=$(. "$r" && devset_design | grep -c '^held')
 		held+=(--held "$code=$DEVSET_SIZE:$nheld")
+		DEVSET_TRAIN=$(. "$r" && echo "${DEVSET_TRAIN:-}")
+		[ -z "$DEVSET_TRAIN" ] || held+=(--train-args "$code=$DEVSET_TRAIN")
 	done
 	[ -n "$apps" ] || { echo "bench-accuracy: SRC=$devset holds none of: $(ls tests/bench/devset/*.sh | xargs -n1 basename | sed 's/\.sh$//' | tr '\n' ' ')" >&2; exit 1; }
 fi
 if [ -n "$devset" ] && [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
-	rm -rf "$out"
+	if [ "${MPP_BENCH_REBUILD:-1}" = 0 ]; then
+		find "$out" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
+	else
+		rm -rf "$out"
+	fi
 	mkdir -p "$out/build" "$out/runs"
 	settings=()
 	for code in $apps; do
+		# A design line is ROLE<TAB>PARAMS<TAB>ARGS with PARAMS often empty:
+		# split by hand (read with IFS=tab merges empty fields).
+		while IFS= read -r line; do
+			settings+=("$code"$'\t'"$line")
+		done < <(. "tests/bench/devset/$code.sh" && devset_design)
+		if [ "${MPP_BENCH_REBUILD:-1}" = 0 ] && [ -s "$out/build/$code.where" ]; then
+			echo "build: $code kept from $out/build/$code"
+			continue
+		fi
 		echo "build: $code from $devset/$code (log: $out/build/$code.log)"
 		# In a subshell: a recipe cds and sets variables.
 		(. "tests/bench/devset/$code.sh" && mkdir -p "$out/build/$code" &&
@@ -115,9 +133,6 @@ if [ -n "$devset" ] && [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 			printf '%s\t%s\n' "$DEVSET_EXE" "$DEVSET_RUNDIR" >"$out/build/$code.where") \
 			>"$out/build/$code.log" 2>&1 && [ -x "$(cut -f1 "$out/build/$code.where")" ] ||
 			{ tail -20 "$out/build/$code.log"; echo "bench-accuracy: building $code failed (see $out/build/$code.log)" >&2; exit 1; }
-		while IFS=$'\t' read -r role params args; do
-			settings+=("$code"$'\t'"$role"$'\t'"$params"$'\t'"$args")
-		done < <(. "tests/bench/devset/$code.sh" && devset_design)
 	done
 	total=$((${#settings[@]} * repeats))
 	echo "design (development set): ${#settings[@]} settings x $repeats repeats = $total runs at 1 rank, interleaved"
@@ -126,7 +141,10 @@ if [ -n "$devset" ] && [ "${MPP_BENCH_REUSE:-0}" != 1 ]; then
 	start=$(date +%s)
 	printf 'round\tapp\trole\tparams\targs\texit\n' >"$out/runlog.tsv"
 	for r in $(seq "$repeats"); do
-		while IFS=$'\t' read -r code role params args; do
+		while IFS= read -r line; do
+			code=${line%%$'\t'*} line=${line#*$'\t'}
+			role=${line%%$'\t'*} line=${line#*$'\t'}
+			params=${line%%$'\t'*} args=${line#*$'\t'}
 			IFS=$'\t' read -r exe rundir <"$out/build/$code.where"
 			# shellcheck disable=SC2086
 			(cd "$rundir" && OMP_NUM_THREADS=1 MPIPREDICT_APP=$code \
