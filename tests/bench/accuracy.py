@@ -287,8 +287,12 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
 
     # The log-log baseline on the raw parameters (every run of a training
     # setting is a row, as for mpipredict).
-    names = sorted(set().union(*(params_of(s.args, s.nprocs).keys()
-                                 for s in train + test)))
+    # A parameter that never changes carries nothing the intercept does
+    # not, and a constant 0 (hpcg's --rt=0) has no logarithm.
+    names = sorted(n for n in set().union(*(
+        params_of(s.args, s.nprocs).keys() for s in train + test))
+        if len({params_of(s.args, s.nprocs).get(n) for s in train + test})
+        > 1)
     def table(path, sets, with_times):
         with open(path, "w") as f:
             f.write("runtime_s " + " ".join(names) + "\n")
