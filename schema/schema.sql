@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 14 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 15 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -9,7 +9,8 @@
 -- the extrapolation fit, models.xintercept, xpintercept and
 -- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
 -- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events;
--- 12 -> 13: progress; 13 -> 14: param_ranges.edge_group).
+-- 12 -> 13: progress; 13 -> 14: param_ranges.edge_group; 14 -> 15:
+-- extensions).
 -- It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
@@ -274,4 +275,22 @@ CREATE TABLE progress (
 );
 CREATE INDEX progress_received ON progress(received_at);
 
-PRAGMA user_version = 14;
+-- The limit-extension policy's actions (mpipredictd --extend on, issue
+-- 37), one row each: outcome extended, over_cap, reservation or failed;
+-- the job's limit before and after (NULL: not known or not changed), the
+-- need past the limit and the cap, in seconds; detail: what was done or
+-- why not, as the user and the log are told.
+CREATE TABLE extensions (
+	id INTEGER PRIMARY KEY,
+	job_id TEXT NOT NULL,
+	at REAL NOT NULL,
+	outcome TEXT NOT NULL,
+	old_limit_s REAL,
+	new_limit_s REAL,
+	need_s REAL,
+	cap_s REAL,
+	detail TEXT NOT NULL
+);
+CREATE INDEX extensions_job ON extensions(job_id);
+
+PRAGMA user_version = 15;

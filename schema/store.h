@@ -244,6 +244,24 @@ int mpp_store_each_progress(mpp_store *s, double since,
 			    int (*cb)(void *ctx, const mpp_progress_rec *r),
 			    void *ctx, char *err, size_t errlen);
 
+/* One action of the limit-extension policy (table extensions, issue 37;
+ * server/extend.h). outcome: "extended", "over_cap", "reservation" or
+ * "failed"; limits, need and cap in seconds, NAN: not known. */
+typedef struct mpp_extension_rec {
+	const char *job_id, *outcome, *detail;
+	double at, old_limit_s, new_limit_s, need_s, cap_s;
+} mpp_extension_rec;
+
+/* Store one action (its own statement). */
+int mpp_store_put_extension(mpp_store *s, const mpp_extension_rec *r, char *err,
+			    size_t errlen);
+
+/* cb for the newest max actions, newest first; a non-zero cb return
+ * stops and is returned. */
+int mpp_store_each_extension(mpp_store *s, int max,
+			     int (*cb)(void *ctx, const mpp_extension_rec *r),
+			     void *ctx, char *err, size_t errlen);
+
 /* Calls cb for each job with id > after_id whose run time can teach a
  * history (state COMPLETED or TIMEOUT, runtime_s > 0), in order of end_at
  * (after_id == 0) or of id (after_id > 0: the rows added since), then sets

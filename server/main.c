@@ -21,6 +21,7 @@
 #include "server/audit.h"
 #include "server/cache.h"
 #include "server/conf.h"
+#include "server/extend.h"
 #include "server/http.h"
 #include "history/history.h"
 #include "history/nag.h"
@@ -127,6 +128,16 @@ static const char usage[] =
     "                         loopback only)\n"
     "  --ui-refresh MS        rebuild the page's data when the store\n"
     "                         changed, checked every MS (default 1000)\n"
+    "  --extend on|off        extend a running job's Slurm limit when its\n"
+    "                         progress predicts it outlives it by at most\n"
+    "                         the cap, through scontrol (default off)\n"
+    "  --extend-cap-pct PCT   the cap: at most PCT %% of the job's limit\n"
+    "                         (default 20) ...\n"
+    "  --extend-cap-s S       ... and at most S seconds (default 7200)\n"
+    "  --scontrol PATH        the scontrol to run (default: scontrol in\n"
+    "                         PATH)\n"
+    "  --scontrol-timeout S   kill a scontrol call after S seconds\n"
+    "                         (default 10)\n"
     "  --log-level L          error, warn, notice (start, stop, retraining),\n"
     "                         info (a line per request) or debug (default\n"
     "                         notice)\n"
@@ -152,6 +163,11 @@ struct options {
 	unsigned long retrain_rows, retrain_interval;
 	const char *retrain_trainer;
 	double retrain_margin;
+	/* wired in extend.c */
+	int extend;
+	double extend_cap_pct;
+	unsigned long extend_cap_s, scontrol_timeout;
+	const char *scontrol;
 };
 
 enum {
@@ -187,6 +203,11 @@ enum {
 	O_RETRAIN_INTERVAL,
 	O_RETRAIN_TRAINER,
 	O_RETRAIN_MARGIN,
+	O_EXTEND,
+	O_EXTEND_CAP_PCT,
+	O_EXTEND_CAP_S,
+	O_SCONTROL,
+	O_SCONTROL_TIMEOUT,
 	O_CONFIG,
 	O_HELP,
 	O_VERSION,
@@ -228,6 +249,11 @@ static const struct option longopts[] = {
     {"retrain-interval", required_argument, NULL, O_RETRAIN_INTERVAL},
     {"retrain-trainer", required_argument, NULL, O_RETRAIN_TRAINER},
     {"retrain-margin", required_argument, NULL, O_RETRAIN_MARGIN},
+    {"extend", required_argument, NULL, O_EXTEND},
+    {"extend-cap-pct", required_argument, NULL, O_EXTEND_CAP_PCT},
+    {"extend-cap-s", required_argument, NULL, O_EXTEND_CAP_S},
+    {"scontrol", required_argument, NULL, O_SCONTROL},
+    {"scontrol-timeout", required_argument, NULL, O_SCONTROL_TIMEOUT},
     {"config", required_argument, NULL, O_CONFIG},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
@@ -271,6 +297,7 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 	case O_PORT_FILE:
 	case O_TOKEN_FILE:
 	case O_RETRAIN_TRAINER:
+	case O_SCONTROL:
 		if (*v == '\0') {
 			snprintf(why, whylen, "expected a value, got none");
 			return -1;
@@ -279,6 +306,7 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 		  : id == O_LISTEN     ? &o->listen
 		  : id == O_PORT_FILE  ? &o->port_file
 		  : id == O_TOKEN_FILE ? &o->token_file
+		  : id == O_SCONTROL   ? &o->scontrol
 				       : &o->retrain_trainer) = v;
 		return 0;
 	case O_THREADS:
@@ -316,6 +344,33 @@ static int set_option(struct options *o, int id, const char *v, char *why,
 		return number(v, 1, 1000000000, &o->history_procs, why, whylen);
 	case O_HISTORY_EVERY:
 		return number(v, 1, 1000000000, &o->history_every, why, whylen);
+	case O_EXTEND:
+		if (strcmp(v, "on") && strcmp(v, "off")) {
+			snprintf(why, whylen, "expected on or off, got '%s'",
+				 v);
+			return -1;
+		}
+		o->extend = strcmp(v, "on") == 0;
+		return 0;
+	case O_EXTEND_CAP_S:
+		return number(v, 1, 31536000, &o->extend_cap_s, why, whylen);
+	case O_SCONTROL_TIMEOUT:
+		return number(v, 1, 3600, &o->scontrol_timeout, why, whylen);
+	case O_EXTEND_CAP_PCT: {
+		char *end;
+		errno = 0;
+		double m = strtod(v, &end);
+		if (*v == '\0' || *end != '\0' || errno || !(m > 0) ||
+		    m > 1000) {
+			snprintf(why, whylen,
+				 "expected a percentage above 0, at most 1000 "
+				 "(e.g. 20), got '%s'",
+				 v);
+			return -1;
+		}
+		o->extend_cap_pct = m;
+		return 0;
+	}
 	case O_HISTORY_GUARD:
 		if (strcmp(v, "on") && strcmp(v, "off")) {
 			snprintf(why, whylen, "expected on or off, got '%s'",
@@ -477,6 +532,10 @@ static void parse_options(int argc, char **argv, struct options *o)
 	    .retrain_interval = 86400,
 	    .retrain_margin = 2,
 	    .write_rate = 600,
+	    .extend_cap_pct = 20,
+	    .extend_cap_s = 7200,
+	    .scontrol = "scontrol",
+	    .scontrol_timeout = 10,
 	};
 	/* Two passes: the first finds --config (and usage mistakes), then
 	 * the file is read, then the second pass applies the command line's
@@ -799,6 +858,25 @@ int main(int argc, char **argv)
 		status = 2;
 		goto out;
 	}
+	if (o.extend) {
+		mpp_extend_config ec = {
+		    .db_path = o.db,
+		    .scontrol = o.scontrol,
+		    .cap_pct = o.extend_cap_pct,
+		    .cap_s = (double)o.extend_cap_s,
+		    .timeout_s = (double)o.scontrol_timeout,
+		};
+		if (mpp_extend_start(&ec, err, sizeof err) != 0) {
+			fprintf(stderr, "mpipredictd: %s\n", err);
+			status = 2;
+			goto out;
+		}
+		mpp_log(MPP_LOG_NOTICE,
+			"extend: on: a running job predicted to outlive its "
+			"limit by at most %g %% of it and %lu s is extended "
+			"through %s",
+			o.extend_cap_pct, o.extend_cap_s, o.scontrol);
+	}
 	char retraining[128];
 	if (retrain == NULL)
 		snprintf(retraining, sizeof retraining, "retraining off");
@@ -831,6 +909,7 @@ out:
 	if (http)
 		mpp_http_stop(http);
 	mpp_retrain_stop(retrain);
+	mpp_extend_stop();
 	mpp_ui_store_stop(ui.store);
 	if (keeper && mpp_keeper_stop(keeper) != 0) {
 		/* The store thread is stuck in SQLite and still uses the queue

@@ -44,6 +44,7 @@ static counter errors[MPP_ERR_COUNT];
 static counter models_loaded;
 static counter reloads;
 static counter retrains[2]; /* stored, failed */
+static counter extensions[MPP_EXT_COUNT];
 
 const char *mpp_basis_name(int basis)
 {
@@ -79,6 +80,13 @@ void mpp_metrics_retrain(int failed)
 {
 	atomic_fetch_add_explicit(&retrains[failed != 0], 1,
 				  memory_order_relaxed);
+}
+
+void mpp_metrics_extension(int outcome)
+{
+	if (outcome >= 0 && outcome < MPP_EXT_COUNT)
+		atomic_fetch_add_explicit(&extensions[outcome], 1,
+					  memory_order_relaxed);
 }
 
 void mpp_metrics_models(size_t nmodels)
@@ -222,6 +230,20 @@ char *mpp_metrics_render(size_t *len)
 	    "mpipredictd_retrains_total{outcome=\"failed\"} %llu\n",
 	    (unsigned long long)get(&retrains[0]),
 	    (unsigned long long)get(&retrains[1]));
+	add(&t,
+	    "# HELP mpipredictd_extensions_total The limit-extension "
+	    "policy's actions (--extend on): a job's limit extended, not "
+	    "extended because the need was over the cap or a reservation "
+	    "needs its nodes, or scontrol failed.\n"
+	    "# TYPE mpipredictd_extensions_total counter\n"
+	    "mpipredictd_extensions_total{outcome=\"extended\"} %llu\n"
+	    "mpipredictd_extensions_total{outcome=\"over_cap\"} %llu\n"
+	    "mpipredictd_extensions_total{outcome=\"reservation\"} %llu\n"
+	    "mpipredictd_extensions_total{outcome=\"failed\"} %llu\n",
+	    (unsigned long long)get(&extensions[MPP_EXT_EXTENDED]),
+	    (unsigned long long)get(&extensions[MPP_EXT_OVER_CAP]),
+	    (unsigned long long)get(&extensions[MPP_EXT_RESERVATION]),
+	    (unsigned long long)get(&extensions[MPP_EXT_FAILED]));
 	if (t.failed) {
 		free(t.buf);
 		return NULL;

@@ -68,6 +68,15 @@ void mpp_metrics_models(size_t nmodels); /* after each (re)load */
 /* After each training the retraining thread ran (retrain.h): the trainer
  * stored a version (promoted or held), or failed. */
 void mpp_metrics_retrain(int failed);
+/* Each action of the limit-extension policy (extend.h). */
+enum mpp_extension_outcome {
+	MPP_EXT_EXTENDED,
+	MPP_EXT_OVER_CAP,
+	MPP_EXT_RESERVATION,
+	MPP_EXT_FAILED,
+	MPP_EXT_COUNT
+};
+void mpp_metrics_extension(int outcome);
 
 /* The Prometheus text exposition of every metric, malloc'ed (caller frees),
  * length in *len; NULL when out of memory. */

@@ -30,6 +30,7 @@
 #include "regress/params.h"
 #include "schema/store.h"
 #include "server/cache.h"
+#include "server/extend.h"
 #include "server/log.h"
 #include "server/ui_svg.h"
 
@@ -419,6 +420,8 @@ static void put_num(yajl_gen g, const char *k, double x)
 		yajl_gen_null(g);
 }
 
+static void consider_extension(const mpp_api *api, const struct entry *e);
+
 void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 		      mpp_reply *r)
 {
@@ -482,6 +485,8 @@ void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 	pthread_mutex_lock(&tab.lock);
 	load_locked(api);
 	rc = put_locked(e, wall_now());
+	if (rc == 0)
+		consider_extension(api, e);
 	pthread_mutex_unlock(&tab.lock);
 	if (rc < 0) {
 		mpp_api_error(r, 500, "out of memory");
@@ -606,6 +611,18 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 out:
 	mpp_params_free(&p);
 	mpp_snapshot_release(snap);
+}
+
+/* Under tab.lock: the limit-extension policy's look at a post just taken
+ * (a queue: Slurm is asked on the policy's own thread, extend.h). */
+static void consider_extension(const mpp_api *api, const struct entry *e)
+{
+	struct estimate x;
+
+	estimate(api, e, e->received_at, &x);
+	if (x.basis)
+		mpp_extend_consider(e->job_id, e->received_at, e->elapsed_s,
+				    x.upper, e->time_limit_s);
 }
 
 void mpp_api_job(const mpp_api *api, const char *job_id, mpp_reply *r)
@@ -739,6 +756,7 @@ void mpp_progress_page(FILE *f)
 	if (n == 0) {
 		fputs("<p class=\"note\">None.</p>", f);
 		free(v);
+		mpp_extend_page(f, api->db_path);
 		return;
 	}
 	fputs("<table id=\"running\"><tr><th>job</th><th>app</th>"
@@ -773,4 +791,5 @@ void mpp_progress_page(FILE *f)
 	}
 	fputs("</table>", f);
 	free(v);
+	mpp_extend_page(f, api->db_path);
 }

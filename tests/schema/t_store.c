@@ -94,8 +94,10 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 15 (issue 37): the limit-extension policy's actions. */
+#define DROP_V14 "DROP TABLE extensions; "
 /* Version 14 (issue 40): the edge factor's groups. */
-#define DROP_V13 "ALTER TABLE param_ranges DROP COLUMN edge_group; "
+#define DROP_V13 DROP_V14 "ALTER TABLE param_ranges DROP COLUMN edge_group; "
 /* Version 13 (issue 37): the progress of running jobs. */
 #define DROP_V12 DROP_V13 "DROP TABLE progress; "
 /* Version 12 (issue 39): the model events. */

@@ -19,6 +19,8 @@ declare -A sample=(
 	[--retrain-rows]=5 [--retrain-interval]=3600
 	[--retrain-trainer]="$MPP_BUILD/bin/mpipredict-train" [--retrain-margin]=2.5
 	[--write-rate]=60
+	[--extend]=on [--extend-cap-pct]=20 [--extend-cap-s]=7200
+	[--scontrol]=scontrol [--scontrol-timeout]=10
 )
 echo t0ken >token
 documented=$( {
