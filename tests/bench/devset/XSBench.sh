@@ -14,9 +14,9 @@ devset_build() {
 # grid points per nuclide.
 devset_design() {
 	local l role
-	for l in 40000 70000 100000 130000 200000 260000; do
+	for l in 100000 200000 300000 400000 600000 800000; do
 		role=train
-		[ "$l" -gt 130000 ] && role=held
+		[ "$l" -gt 400000 ] && role=held
 		printf '%s\t\t-m event -s small -g 1000 -l %s\n' "$role" "$l"
 	done
 }

@@ -8,9 +8,9 @@ devset_build() {
 }
 devset_design() {
 	local nz role
-	for nz in 10 15 20 25 35 45; do
+	for nz in 20 40 60 80 120 160; do
 		role=train
-		[ "$nz" -gt 25 ] && role=held
+		[ "$nz" -gt 80 ] && role=held
 		printf '%s\t\tnx=20 ny=20 nz=%s\n' "$role" "$nz"
 	done
 }
