@@ -79,7 +79,9 @@ all:
 # that name), csmith + libcsmith-dev (differential
 # tests of the rewriter), xxd (embeds schema.sql), sqlite3, curl, jq
 # (tests read the store, call the daemon, read JSON), gdb (kills a training
-# inside its save), bsdextrautils (`column` in the demo), libfuzzer-14-dev
+# inside its save; instrumented programs run under it), valgrind and
+# linux-perf (instrumented programs run under memcheck, callgrind and perf
+# stat: tests/instrument/t-tool-*.sh), bsdextrautils (`column` in the demo), libfuzzer-14-dev
 # (`make fuzz`: clang-14's libFuzzer runtime), xz-utils (the KTH-SP2 trace
 # of history/ is shipped xz-compressed), libhwloc-dev (the collector's
 # peer levels: which package a rank runs on), chromium (the staff page loaded
@@ -97,7 +99,7 @@ all:
 DEPS := build-essential pkg-config clang-14 clang libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libinih-dev help2man groff-base libopenmpi-dev openmpi-bin csmith libcsmith-dev \
-        libslurm-dev curl jq xxd gdb bsdextrautils libfuzzer-14-dev xz-utils \
+        libslurm-dev curl jq xxd gdb valgrind linux-perf bsdextrautils libfuzzer-14-dev xz-utils \
         chromium python3 iproute2 libsimgrid-dev libhwloc-dev autoconf cmake
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
