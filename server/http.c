@@ -398,6 +398,14 @@ static enum MHD_Result count_lengths(void *cls, enum MHD_ValueKind kind,
 	return MHD_YES;
 }
 
+/* s into buf[size], cut to size - 1 bytes (as snprintf "%s" would). */
+static void copy_cut(char *buf, size_t size, const char *s)
+{
+	size_t n = strnlen(s, size - 1);
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+}
+
 /* Called at a request's headers: decide what can be decided before any
  * body is read. */
 static enum MHD_Result on_headers(mpp_http *h, struct MHD_Connection *c,
@@ -530,8 +538,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 		q->started = 1;
 		if (q->answered) /* answered at the request line */
 			return MHD_NO;
-		snprintf(q->method, sizeof q->method, "%s", method);
-		snprintf(q->path, sizeof q->path, "%s", url);
+		/* Cut copies for the log line and the metrics; not
+		 * snprintf, whose format machinery costs ~600 instructions
+		 * a call on every request. */
+		copy_cut(q->method, sizeof q->method, method);
+		copy_cut(q->path, sizeof q->path, url);
 		return on_headers(h, c, q, url, method);
 	}
 	if (q->answered) {
