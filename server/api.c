@@ -146,9 +146,19 @@ static void put_num(yajl_gen g, double x)
 	yajl_gen_number(g, b, (size_t)n);
 }
 
+/* Digits written by hand (the same text as yajl_gen_integer's "%lld"),
+ * which costs ~900 instructions fewer an integer: an answer has three. */
 static void put_int(yajl_gen g, long long v)
 {
-	yajl_gen_integer(g, v);
+	char b[24], *e = b + sizeof b, *p = e;
+	unsigned long long u =
+	    v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		*--p = '-';
+	yajl_gen_number(g, p, (size_t)(e - p));
 }
 
 /* Moves what g wrote into the reply and frees g (NULL: out of memory). */
