@@ -123,7 +123,8 @@ static void put_str(yajl_gen g, const char *s)
 	free(c);
 }
 
-/* A string known to be strictly UTF-8: a literal. */
+/* A string known to be strictly UTF-8: a literal, or a name the request
+ * gave (request.c refuses what is not UTF-8). */
 static void put_key(yajl_gen g, const char *key)
 {
 	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
@@ -558,8 +559,10 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 		put_key(g, mpp_basis_name(basis));
 		put_key(g, "ignored_features");
 		yajl_gen_array_open(g);
+		/* The request's names, checked as UTF-8 when it was read
+		 * (request.c): not checked again. */
 		for (size_t i = 0; i < nignored; i++)
-			put_str(g, ignored[i]);
+			put_key(g, ignored[i]);
 		yajl_gen_array_close(g);
 		/* Parameters outside the training range (issue 15): the
 		 * parameters path's interval is then the wider extrapolation
