@@ -24,6 +24,7 @@ fake=$build/tests/slurm/fake-predictd
 . "$src/tests/slurm/daemon.sh"
 . "$src/tests/slurm/history.sh"
 . "$src/tests/slurm/loop.sh"
+. "$src/tests/slurm/extend.sh"
 
 [ "$(id -u)" = 0 ] || { echo "check-slurm: needs root (munged, slurmd)"; exit 1; }
 for f in "$build/lib/slurm/job_submit_mpipredict.so" "$fake" \
@@ -428,6 +429,9 @@ history_checks
 
 echo "== the centre's loop: rows to the daemon, retraining, champion and challenger"
 loop_checks
+
+echo "== extending limits: the daemon's policy through scontrol (issue 37)"
+extend_checks
 
 echo "== teardown"
 started=("${cluster_pids[@]}" "${server_pids[@]}")
