@@ -41,6 +41,110 @@ long long mpp_slurm_limit(double upper_s, char *buf, size_t len)
 	return s;
 }
 
+__extension__ typedef unsigned __int128 u128;
+
+/* The 17 digits of |x| rounded, as an integer q in [1e16, 1e17) with
+ * x ~ q * 10^(e10 - 16); 0 when the exact path does not apply. x =
+ * f / 2^k exactly, so q = round(f * 10^p / 2^k) with p = 16 - e10 is one
+ * 128-bit product (f < 2^53, 10^p <= 10^22 < 2^74) and a shift. */
+static int g17_digits(double x, unsigned long long *q, int *e10)
+{
+	static const unsigned long long p10[] = {
+	    1ull,
+	    10ull,
+	    100ull,
+	    1000ull,
+	    10000ull,
+	    100000ull,
+	    1000000ull,
+	    10000000ull,
+	    100000000ull,
+	    1000000000ull,
+	    10000000000ull,
+	    100000000000ull,
+	    1000000000000ull,
+	    10000000000000ull,
+	    100000000000000ull,
+	    1000000000000000ull,
+	    10000000000000000ull,
+	    100000000000000000ull,
+	    1000000000000000000ull,
+	    10000000000000000000ull,
+	};
+	unsigned long long bits;
+	memcpy(&bits, &x, sizeof bits);
+	int be = (int)(bits >> 52 & 0x7ff);
+	if (be == 0 || be == 0x7ff)
+		return 0; /* zero, subnormal, not finite */
+	unsigned long long f = (bits & ((1ull << 52) - 1)) | 1ull << 52;
+	int k = 1075 - be;
+	if (k < 0 || k > 120)
+		return 0;
+	/* log10(2) ~ 78913 / 2^18: the guess is off by at most one. */
+	int e = (int)(((long long)(be - 1023) * 78913) >> 18);
+	for (int tries = 0; tries < 3; tries++) {
+		int p = 16 - e;
+		if (e < -4 || e > 16)
+			return 0; /* printf writes an exponent */
+		u128 n = (u128)f * p10[p > 19 ? 19 : p];
+		if (p > 19)
+			n *= p10[p - 19];
+		u128 d = k ? n >> k : n;
+		if (k) {
+			u128 rem = n - (d << k), half = (u128)1 << (k - 1);
+			if (rem > half || (rem == half && (d & 1)))
+				d++;
+		}
+		if (d >= p10[17]) {
+			e++;
+			continue;
+		}
+		if (d < p10[16]) {
+			e--;
+			continue;
+		}
+		*q = (unsigned long long)d;
+		*e10 = e;
+		return 1;
+	}
+	return 0;
+}
+
+size_t mpp_format_g17(double x, char *buf)
+{
+	unsigned long long q;
+	int e;
+	if (!g17_digits(x, &q, &e))
+		return (size_t)snprintf(buf, MPP_G17_LEN, "%.17g", x);
+	char dig[17];
+	for (int i = 16; i >= 0; i--, q /= 10)
+		dig[i] = (char)('0' + q % 10);
+	int nd = 17; /* %g drops the fraction's trailing zeros */
+	while (nd > 1 && nd > e + 1 && dig[nd - 1] == '0')
+		nd--;
+	char *p = buf;
+	if (x < 0)
+		*p++ = '-';
+	if (e >= 0) {
+		memcpy(p, dig, (size_t)e + 1);
+		p += e + 1;
+		if (nd > e + 1) {
+			*p++ = '.';
+			memcpy(p, dig + e + 1, (size_t)(nd - e - 1));
+			p += nd - e - 1;
+		}
+	} else {
+		*p++ = '0';
+		*p++ = '.';
+		for (int i = 0; i < -e - 1; i++)
+			*p++ = '0';
+		memcpy(p, dig, (size_t)nd);
+		p += nd;
+	}
+	*p = '\0';
+	return (size_t)(p - buf);
+}
+
 /* Levenshtein distance of a and b, case folded, with one row of
  * strlen(b) + 1 cells; SIZE_MAX when out of memory (sorts last). */
 static size_t distance(const char *a, const char *b)
