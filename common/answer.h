@@ -16,15 +16,6 @@
  * not a finite positive time or the limit would pass 100 years. */
 long long mpp_slurm_limit(double upper_s, char *buf, size_t len);
 
-/* Writes x as printf("%.17g") does (17 significant digits: it reads back
- * as the same double) into buf[MPP_G17_LEN], NUL-terminated; returns its
- * length. An answer's times take the exact integer path (the digits of
- * x * 10^p, rounded half to even, in 128-bit arithmetic), which costs
- * about a tenth of snprintf's; what it does not cover (no fixed notation,
- * |x| under 1e-4 or from 1e17, subnormals) goes to snprintf. */
-#define MPP_G17_LEN 32
-size_t mpp_format_g17(double x, char *buf);
-
 /* Orders names[0..n) in place, the nearest `name` first: the names that
  * contain it (case folded: "test_HPCCG" for "hpccg"), then those it
  * contains ("cg"), then the others, each group by edit distance

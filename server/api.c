@@ -138,11 +138,9 @@ static void put_num(yajl_gen g, double x)
 		yajl_gen_null(g);
 		return;
 	}
-	/* mpp_format_g17: snprintf's text at a tenth of its cost (an
-	 * answer has three times). */
-	char b[MPP_G17_LEN + 2];
-	size_t n = mpp_format_g17(x, b);
-	if (strcspn(b, ".e") == n) {
+	char b[40];
+	int n = snprintf(b, sizeof b - 2, "%.17g", x);
+	if (strcspn(b, ".e") == (size_t)n) {
 		b[n++] = '.';
 		b[n++] = '0';
 	}
