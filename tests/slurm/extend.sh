@@ -92,9 +92,10 @@ extend_checks() {
 	expect "extend: daemon down: the job runs as a plain one (its one line of output)" \
 		"COMPLETED 1 1 extendapp: 300 rounds" \
 		"$(field "$jid_down" JobState) $(minutes "$(field "$jid_down" TimeLimit)") $(wc -l <"$ed/down.out") $(cut -d, -f1 "$ed/down.out")"
+	# By job (submitted in this order); the two jobs' posts race.
 	expect "extend: the audit rows: the long job extended, the other over the cap" \
 		"$jid_long:extended:120 $jid_over:over_cap:-" \
-		"$(sqlite3 "$ed/models.db" "SELECT job_id || ':' || outcome || ':' || coalesce(CAST(new_limit_s AS INTEGER), '-') FROM extensions ORDER BY id" | tr '\n' ' ' | sed 's/ $//')"
+		"$(sqlite3 "$ed/models.db" "SELECT job_id || ':' || outcome || ':' || coalesce(CAST(new_limit_s AS INTEGER), '-') FROM extensions ORDER BY CAST(job_id AS INTEGER), id" | tr '\n' ' ' | sed 's/ $//')"
 	got=$(curl -s "$url/metrics" | grep '^mpipredictd_extensions_total' | awk '{ printf "%s ", $2 }')
 	expect "extend: /metrics counts extended 1, over_cap 1, reservation 0, failed 0" "1 1 0 0 " "$got"
 	if curl -s "$url/" | grep -q "<td>$jid_long</td><td>extended</td>"; then
