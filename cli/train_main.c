@@ -640,14 +640,6 @@ static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
 		fprintf(stderr, "mpipredict-train: out of memory\n");
 		return 2;
 	}
-	/* The held-back runs leave the training rows, in order. */
-	for (size_t i = 0; i < a->nrows; i++) {
-		if (mpp_holdout(rs->runs[a->rows[i]].run_id))
-			held[nheld++] = a->rows[i];
-		else
-			a->rows[ntrain++] = a->rows[i];
-	}
-	a->nrows = ntrain;
 	int r =
 	    mpp_store_load_active(c->store, a->app, &champ, err, sizeof(err));
 	if (r != MPP_OK && r != MPP_ENOTFOUND) {
@@ -656,6 +648,22 @@ static int challenge_app(const struct challenge_ctx *c, mpp_runs *rs,
 		rc = challenge_failed(c, a->app, why);
 		goto out;
 	}
+	/* The held-back runs leave the training rows, in order. A first
+	 * model has no champion to be judged against: when holding back
+	 * would leave it too few runs to train on (of 8 runs, 4 were held
+	 * back once), it trains on all of them. */
+	size_t would = 0;
+	for (size_t i = 0; i < a->nrows; i++)
+		would += mpp_holdout(rs->runs[a->rows[i]].run_id) != 0;
+	int hold = champ || a->nrows - would >= MPP_TRAIN_MIN_RUNS ||
+		   a->nrows < MPP_TRAIN_MIN_RUNS;
+	for (size_t i = 0; i < a->nrows; i++) {
+		if (hold && mpp_holdout(rs->runs[a->rows[i]].run_id))
+			held[nheld++] = a->rows[i];
+		else
+			a->rows[ntrain++] = a->rows[i];
+	}
+	a->nrows = ntrain;
 	if (mpp_store_next_version(c->store, a->app, &next, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "app %s: %s: %s", a->app, c->db,
 			 err);

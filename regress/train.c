@@ -512,9 +512,10 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 		rep->mem_err[b] = rep->mem_cv[b] = NAN;
 	rep->mem_slow_lo = rep->mem_slow_hi = NAN;
 	*out = NULL;
-	if (nrows < 5) {
-		snprintf(err, errlen, "app %s: %zu runs, at least 5 needed",
-			 nrows ? rs->runs[rows[0]].app : "?", nrows);
+	if (nrows < MPP_TRAIN_MIN_RUNS) {
+		snprintf(err, errlen, "app %s: %zu runs, at least %d needed",
+			 nrows ? rs->runs[rows[0]].app : "?", nrows,
+			 MPP_TRAIN_MIN_RUNS);
 		return MPP_EINVAL;
 	}
 	d.method = mpp_tr_method_find(o->method);

@@ -151,6 +151,9 @@ int mpp_train_method_exists(const char *name);
 /* The methods' names, comma-separated, for messages (a static string). */
 const char *mpp_train_method_names(void);
 
+/* The fewest runs mpp_train trains on. */
+#define MPP_TRAIN_MIN_RUNS 5
+
 /* Train on rows[0..nrows) of rs (all of one app). An unknown o->method is
  * MPP_EINVAL. */
 int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
