@@ -63,7 +63,11 @@ col() { # column-name csv: its value in the last row
 	awk -F, -v n="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == n) c = i }
 		END { if (c) print $c; else print "missing" }' "$2"
 }
-for cc in gcc clang; do
+# Under SANITIZE=1 the runtime carries gcc's ASan runtime, which a
+# clang-built program's own cannot share: gcc only there.
+ccs="gcc clang"
+case $CFLAGS_T in *sanitize*) ccs=gcc ;; esac
+for cc in $ccs; do
 	for o in -O0 -O2; do
 		t="$cc $o"
 		# shellcheck disable=SC2086
