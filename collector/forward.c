@@ -124,39 +124,36 @@ int mpp_forward_collect_path(char *out, size_t len)
 	return access(out, X_OK);
 }
 
-/* mpipredict-collect --forward --quiet OUTBOX in a session of its own,
- * standard streams on /dev/null, no other descriptor of the job (MPI's
- * sockets and pipes stay the launcher's), signals as a new program's. */
-static int spawn_forwarder(const char *prog, const char *outbox, char *err,
-			   size_t errlen)
+/* prog with args, standard streams on /dev/null except stdout on out_fd
+ * when >= 0, no other descriptor of the job, signals as a new program's,
+ * in a session of its own. 0 with *pid, or an errno value. */
+int mpp_spawn_detached(const char *prog, char *const argv[], int out_fd,
+		       pid_t *pid)
 {
-	char *argv[] = {"mpipredict-collect", "--forward", "--quiet",
-			(char *)outbox, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, dfl;
-	pid_t pid;
 	int rc;
 
 	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGHUP);
-	sigaddset(&dfl, SIGQUIT);
-	sigaddset(&dfl, SIGPIPE);
+	sigfillset(&dfl);
+	sigdelset(&dfl, SIGKILL);
+	sigdelset(&dfl, SIGSTOP);
 	if (posix_spawn_file_actions_init(&fa) != 0)
-		goto oom;
+		return ENOMEM;
 	if (posix_spawnattr_init(&at) != 0) {
 		posix_spawn_file_actions_destroy(&fa);
-		goto oom;
+		return ENOMEM;
 	}
 	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc)
+	if (!rc && out_fd >= 0)
+		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+	else if (!rc)
 		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
 						      O_WRONLY, 0);
 	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, 1, 2);
+		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+						      O_WRONLY, 0);
 	if (!rc)
 		rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
 	if (!rc)
@@ -168,18 +165,27 @@ static int spawn_forwarder(const char *prog, const char *outbox, char *err,
 	if (!rc)
 		rc = posix_spawnattr_setsigdefault(&at, &dfl);
 	if (!rc)
-		rc = posix_spawn(&pid, prog, &fa, &at, argv, environ);
+		rc = posix_spawn(pid, prog, &fa, &at, argv, environ);
 	posix_spawnattr_destroy(&at);
 	posix_spawn_file_actions_destroy(&fa);
+	return rc;
+}
+
+/* mpipredict-collect --forward --quiet OUTBOX, detached. */
+static int spawn_forwarder(const char *prog, const char *outbox, char *err,
+			   size_t errlen)
+{
+	char *argv[] = {"mpipredict-collect", "--forward", "--quiet",
+			(char *)outbox, NULL};
+	pid_t pid;
+	int rc = mpp_spawn_detached(prog, argv, -1, &pid);
+
 	if (rc) {
 		snprintf(err, errlen, "cannot start %s: %s", prog,
 			 strerror(rc));
 		return -1;
 	}
 	return 0;
-oom:
-	snprintf(err, errlen, "cannot start %s: out of memory", prog);
-	return -1;
 }
 
 void mpp_forward_row(const char *runs_file, const char *run_id,

@@ -23,6 +23,9 @@
 #ifndef MPP_FORWARD_H
 #define MPP_FORWARD_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 /* runs_file: the file the row was appended to; header and row: one line
  * each, ending in '\n'. */
 void mpp_forward_row(const char *runs_file, const char *run_id,
@@ -36,6 +39,14 @@ int mpp_forward_enabled(void);
  * MPIPREDICT_COLLECT, else beside this library. Returns 0 when out names
  * an executable file, else -1 (out still holds the path looked for, for
  * the message). */
+/* prog with argv, standard streams on /dev/null except stdout on out_fd
+ * when >= 0, no other descriptor of the job (MPI's sockets and pipes stay
+ * the launcher's), signals as a new program's, in a session of its own.
+ * 0 with *pid, or an errno value. Used by the forwarder and the progress
+ * sender. */
+int mpp_spawn_detached(const char *prog, char *const argv[], int out_fd,
+		       pid_t *pid);
+
 int mpp_forward_collect_path(char *out, size_t len);
 
 #endif

@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +22,6 @@
 
 #define PFX "mpipredict: "
 
-extern char **environ;
-
 static struct {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -34,52 +31,6 @@ static struct {
 	char prog[PATH_MAX], path[PATH_MAX];
 	pid_t sender; /* the last sender, until reaped; 0: none */
 } pg = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
-
-/* prog with args, standard streams on /dev/null except stdout on out_fd
- * when >= 0, no other descriptor of the job, signals as a new program's,
- * in a session of its own. 0 with *pid, or an errno value. */
-static int spawn(char *const argv[], int out_fd, pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, dfl;
-	int rc;
-
-	sigemptyset(&none);
-	sigfillset(&dfl);
-	sigdelset(&dfl, SIGKILL);
-	sigdelset(&dfl, SIGSTOP);
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		return ENOMEM;
-	if (posix_spawnattr_init(&at) != 0) {
-		posix_spawn_file_actions_destroy(&fa);
-		return ENOMEM;
-	}
-	rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc && out_fd >= 0)
-		rc = posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-	else if (!rc)
-		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
-						      O_WRONLY, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
-						      O_WRONLY, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	if (!rc)
-		rc = posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID |
-						       POSIX_SPAWN_SETSIGMASK |
-						       POSIX_SPAWN_SETSIGDEF);
-	if (!rc)
-		rc = posix_spawnattr_setsigmask(&at, &none);
-	if (!rc)
-		rc = posix_spawnattr_setsigdefault(&at, &dfl);
-	if (!rc)
-		rc = posix_spawn(pid, pg.prog, &fa, &at, argv, environ);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	return rc;
-}
 
 /* The interval the client configuration gives (mpipredict-collect
  * --progress-interval prints it): seconds, 0 for none or on any failure
@@ -96,7 +47,7 @@ static long interval(void)
 
 	if (pipe2(fd, O_CLOEXEC) != 0)
 		return 0;
-	if (spawn(argv, fd[1], &pid) != 0) {
+	if (mpp_spawn_detached(pg.prog, argv, fd[1], &pid) != 0) {
 		close(fd[0]);
 		close(fd[1]);
 		return 0;
@@ -143,7 +94,7 @@ static void tick(void)
 		return;
 	if (pg.write(pg.path, err, sizeof err) < 0)
 		return;
-	if (spawn(argv, -1, &pg.sender) != 0)
+	if (mpp_spawn_detached(pg.prog, argv, -1, &pg.sender) != 0)
 		pg.sender = 0;
 }
 
