@@ -21,7 +21,6 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -31,11 +30,10 @@
 
 #include "common/status.h"
 #include "schema/store.h"
+#include "server/child.h"
 #include "server/log.h"
 #include "server/metrics.h"
 #include "server/ui_svg.h"
-
-extern char **environ;
 
 enum {
 	MAX_PENDING = 4096, /* queued jobs; more are dropped until it drains */
@@ -161,9 +159,6 @@ static int run_scontrol(char *const args[], char *out, size_t outcap, char *why,
 	char *argv[16];
 	int fo = memfd_create("scontrol.out", MFD_CLOEXEC);
 	int fe = memfd_create("scontrol.err", MFD_CLOEXEC);
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, defaults;
 	double t0 = wall_now();
 	int status = -1, rc, ws, killed = 0;
 	size_t n = 0;
@@ -179,24 +174,7 @@ static int run_scontrol(char *const args[], char *out, size_t outcap, char *why,
 		snprintf(why, whylen, "memfd_create: %s", strerror(errno));
 		goto out;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	/* The daemon blocks SIGTERM and SIGINT and ignores SIGPIPE. */
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGINT);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &defaults);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-					  POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, fo, 1);
-	posix_spawn_file_actions_adddup2(&fa, fe, 2);
-	rc = posix_spawnp(&pid, X.scontrol, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	rc = mpp_child_spawn(argv, 1, fo, fe, &pid);
 	if (rc != 0) {
 		snprintf(why, whylen, "cannot run %s: %s", X.scontrol,
 			 strerror(rc));

@@ -10,7 +10,7 @@
 SERVER_SRC := log.c metrics.c strmap.c script.c cache.c request.c audit.c \
 	keeper.c ingest.c api.c http.c hist.c ui_data.c ui_svg.c ui.c retrain.c \
 	progress.c
-SERVER_SRC += conf.c extend.c
+SERVER_SRC += conf.c extend.c child.c
 SERVER_OBJS := $(addprefix $(OBJ)/server/,$(SERVER_SRC:.c=.o)) $(COMMON_TEXT_OBJS) \
 	$(COMMON_ANSWER_OBJ)
 SERVER_A := $(OBJ)/server/libmppserver.a

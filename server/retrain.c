@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "server/child.h"
 #include "server/log.h"
 #include "server/metrics.h"
-
-extern char **environ;
 
 /* What the thread remembers of an app between polls: its last attempt,
  * so that a failed one is not retried at every poll. */
@@ -123,34 +121,11 @@ static int run_trainer(mpp_retrain *r, const char *app, char *line, size_t cap)
 {
 	int out = memfd_create("mpipredict-train.out", MFD_CLOEXEC);
 	int err = memfd_create("mpipredict-train.err", MFD_CLOEXEC);
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&at);
-	/* The daemon blocks SIGTERM and SIGINT in every thread and ignores
-	 * SIGPIPE; the trainer must get the defaults back. */
-	sigset_t none, defaults;
-	sigemptyset(&none);
-	sigemptyset(&defaults);
-	sigaddset(&defaults, SIGPIPE);
-	sigaddset(&defaults, SIGTERM);
-	sigaddset(&defaults, SIGINT);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &defaults);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK |
-					  POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (out >= 0)
-		posix_spawn_file_actions_adddup2(&fa, out, 1);
-	if (err >= 0)
-		posix_spawn_file_actions_adddup2(&fa, err, 2);
 	char *argv[] = {
 	    r->trainer,     "--db",         r->db_path, "--app",   (char *)app,
 	    "--from-store", "--challenger", "--margin", r->margin, NULL};
 	pid_t pid;
-	int rc = posix_spawn(&pid, r->trainer, &fa, &at, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
+	int rc = mpp_child_spawn(argv, 0, out, err, &pid);
 	int status = -1;
 	if (rc != 0) {
 		snprintf(line, cap, "cannot run %s: %s", r->trainer,
