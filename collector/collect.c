@@ -61,7 +61,8 @@ static const char usage[] =
     "  --progress-interval\n"
     "               print the seconds between progress posts\n"
     "               (MPIPREDICT_PROGRESS_S, else the configuration's\n"
-    "               progress_s, default 60; 0: none, or no daemon)\n"
+    "               progress_s, default 60; 0: none, or no daemon;\n"
+    "               fractions from 0.1 allowed)\n"
     "  --quiet      print nothing (the runtime's detached forwarder)\n"
     "  -h, --help   this text\n"
     "  --version    print the version\n"
@@ -693,7 +694,9 @@ static int progress_main(int argc, char **argv, int interval, int quiet)
 		return 2;
 	}
 	if (interval) {
-		printf("%ld\n", rc == 0 ? c.progress_s : 0L);
+		/* %g: whole seconds print as before ("60"), a fraction
+		 * as the runtime's strtod reads it back. */
+		printf("%g\n", rc == 0 ? c.progress_s : 0.0);
 		mpp_client_conf_free(&c);
 		return 0;
 	}

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,16 +34,18 @@ static struct {
 } pg = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* The interval the client configuration gives (mpipredict-collect
- * --progress-interval prints it): seconds, 0 for none or on any failure
- * (the configuration's own mistakes are the forwarder's to report). */
-static long interval(void)
+ * --progress-interval prints it): seconds, a fraction allowed, 0 for
+ * none or on any failure (the configuration's own mistakes are the
+ * forwarder's to report). */
+static double interval(void)
 {
 	char *argv[] = {"mpipredict-collect", "--progress-interval", NULL};
 	char buf[32], *end;
 	size_t n = 0;
 	ssize_t r;
 	int fd[2], st = -1;
-	long v;
+	double v;
+	locale_t c;
 	pid_t pid, got;
 
 	if (pipe2(fd, O_CLOEXEC) != 0)
@@ -66,8 +69,16 @@ static long interval(void)
 	 * may have taken its status: then the printed line decides. */
 	if (got == pid && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		return 0;
-	v = strtol(buf, &end, 10);
-	return end != buf && (*end == '\n' || !*end) && v > 0 ? v : 0;
+	/* In the C locale: the program's own setlocale() may want a comma
+	 * where mpipredict-collect printed a point. */
+	c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	if (c == (locale_t)0)
+		return 0;
+	v = strtod_l(buf, &end, c);
+	freelocale(c);
+	if (end == buf || (*end != '\n' && *end) || !(v > 0) || v > 86400)
+		return 0;
+	return v;
 }
 
 /* Whether the last sender is still at work (reaps it when done). */
@@ -101,15 +112,22 @@ static void tick(void)
 static void *run(void *arg)
 {
 	struct timespec at;
-	long p = interval();
+	double p = interval();
+	long step_ns;
 
 	(void)arg;
 	if (p <= 0)
 		return NULL;
+	step_ns = (long)((p - (double)(long)p) * 1e9);
 	pthread_mutex_lock(&pg.lock);
 	clock_gettime(CLOCK_MONOTONIC, &at);
 	while (!pg.stop) {
-		at.tv_sec += p;
+		at.tv_sec += (time_t)p;
+		at.tv_nsec += step_ns;
+		if (at.tv_nsec >= 1000000000L) {
+			at.tv_sec++;
+			at.tv_nsec -= 1000000000L;
+		}
 		while (!pg.stop &&
 		       pthread_cond_timedwait(&pg.wake, &pg.lock, &at) == 0)
 			;

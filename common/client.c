@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,8 @@
 struct parse {
 	const char *path;
 	char *url, *token_file;
-	long timeout_ms, progress_s;
+	long timeout_ms;
+	double progress_s;
 	int seen_url, seen_token, seen_timeout, seen_progress;
 	FILE *f;
 	int lineno;    /* lines read so far (the handler's line) */
@@ -57,15 +59,18 @@ parse_error(struct parse *p, const char *fmt, ...)
 	return 0;
 }
 
-/* A progress interval: whole seconds, 0 (off) to the maximum. */
-static int parse_progress(const char *value, long *out)
+/* A progress interval in seconds: 0 (off), or the minimum to the
+ * maximum; a fraction is allowed (a test or a benchmark of short runs
+ * wants several posts; a site keeps whole seconds). */
+static int parse_progress(const char *value, double *out)
 {
 	char *end;
-	long v;
+	double v;
 
 	errno = 0;
-	v = strtol(value, &end, 10);
-	if (errno || end == value || *end || v < 0 ||
+	v = strtod(value, &end);
+	if (errno || end == value || *end || !isfinite(v) ||
+	    (v != 0 && v < MPP_CLIENT_PROGRESS_MIN) ||
 	    v > MPP_CLIENT_PROGRESS_MAX)
 		return -1;
 	*out = v;
@@ -118,10 +123,10 @@ static int on_key(void *user, const char *section, const char *name,
 	} else if (seen == &p->seen_progress) {
 		if (parse_progress(value, &p->progress_s) < 0)
 			return parse_error(p,
-					   "progress_s '%s' is not a whole "
-					   "number of seconds from 0 (off) to "
-					   "%d",
-					   value, MPP_CLIENT_PROGRESS_MAX);
+					   "progress_s '%s' is not a number "
+					   "of seconds: 0 (off), or %g to %d",
+					   value, MPP_CLIENT_PROGRESS_MIN,
+					   MPP_CLIENT_PROGRESS_MAX);
 	} else {
 		errno = 0;
 		v = strtol(value, &end, 10);
@@ -273,9 +278,10 @@ int mpp_client_conf_load(mpp_client_conf *c, char *err, size_t errlen)
 	if (env_progress && *env_progress &&
 	    parse_progress(env_progress, &c->progress_s) < 0) {
 		snprintf(err, errlen,
-			 "MPIPREDICT_PROGRESS_S '%s' is not a whole number of "
-			 "seconds from 0 (off) to %d",
-			 env_progress, MPP_CLIENT_PROGRESS_MAX);
+			 "MPIPREDICT_PROGRESS_S '%s' is not a number of "
+			 "seconds: 0 (off), or %g to %d",
+			 env_progress, MPP_CLIENT_PROGRESS_MIN,
+			 MPP_CLIENT_PROGRESS_MAX);
 		goto fail;
 	}
 	token_where = conf;

@@ -17,6 +17,9 @@
 #define MPP_CLIENT_TIMEOUT_DEFAULT  2000
 #define MPP_CLIENT_PROGRESS_DEFAULT 60
 #define MPP_CLIENT_PROGRESS_MAX     86400
+/* The shortest interval other than 0 (off): a sender process a tick is
+ * the cost, and a benchmark of seconds-long runs wants several posts. */
+#define MPP_CLIENT_PROGRESS_MIN 0.1
 
 typedef struct mpp_client_conf {
 	char *url;       /* "http://host:port", no trailing slash */
@@ -24,8 +27,8 @@ typedef struct mpp_client_conf {
 	long timeout_ms; /* whole request, default 2000 */
 	/* seconds between a running job's progress posts (issue 37):
 	 * MPIPREDICT_PROGRESS_S, else the file's progress_s, default 60;
-	 * 0: none */
-	long progress_s;
+	 * 0: none; a fraction from MPP_CLIENT_PROGRESS_MIN up */
+	double progress_s;
 	char *
 	    source; /* where url came from: "MPIPREDICT_URL" or the conf path */
 } mpp_client_conf;
@@ -40,7 +43,8 @@ typedef struct mpp_client_conf {
  *   token_file = /etc/mpipredict/token
  *   timeout_ms = 2000
  *   progress_s = 60
- * MPIPREDICT_PROGRESS_S wins over progress_s (0 to 86400 seconds).
+ * MPIPREDICT_PROGRESS_S wins over progress_s (0, or 0.1 to 86400
+ * seconds, fractions allowed).
  * Unknown keys or sections are errors naming the line.
  * A missing conf file is "not configured", whether named or the default;
  * the token is the token file's first line without surrounding blanks (as

@@ -56,8 +56,17 @@ printf '[client]\nurl = http://127.0.0.1:1\n' >client.conf
 [ "$(mpipredict-collect --progress-interval)" = 60 ] || fail "expected the default 60"
 printf '[client]\nurl = http://127.0.0.1:1\nprogress_s = soon\n' >client.conf
 mpipredict-collect --progress-interval >/dev/null 2>err.txt
-[ $? = 2 ] && grep -q "client.conf:3: progress_s 'soon' is not a whole number" err.txt ||
+[ $? = 2 ] && grep -q "client.conf:3: progress_s 'soon' is not a number of seconds" err.txt ||
 	fail "expected exit 2 naming client.conf:3 and progress_s, got $(cat err.txt)"
+# A fraction (a benchmark's seconds-long runs want several posts), not
+# below 0.1 s: each post is a process.
+printf '[client]\nurl = http://127.0.0.1:1\nprogress_s = 0.25\n' >client.conf
+[ "$(mpipredict-collect --progress-interval)" = 0.25 ] || fail "expected the file's progress_s 0.25"
+for bad in 0.05 -1 nan inf 1e9 1,5; do
+	MPIPREDICT_PROGRESS_S=$bad mpipredict-collect --progress-interval >/dev/null 2>err.txt
+	[ $? = 2 ] && grep -q "MPIPREDICT_PROGRESS_S '$bad' is not a number of seconds: 0 (off), or 0.1 to 86400" err.txt ||
+		fail "expected exit 2 for MPIPREDICT_PROGRESS_S=$bad, got $(cat err.txt)"
+done
 rm client.conf
 
 start_daemon --token-file token
