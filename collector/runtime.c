@@ -820,30 +820,21 @@ static int progress_write(const char *path, char *err, size_t errlen)
 
 /* The run's app: $MPIPREDICT_APP, else the name the units were built with
  * (--app), else the executable's name. Units built with different names:
- * the first by file name, and one line on stderr from rank 0. */
+ * the first by file name (mpipredict-cc's link says so; the run says
+ * nothing, issue 34). */
 static char *app_name(void)
 {
-	const char *env = getenv("MPIPREDICT_APP"), *a = NULL, *b = NULL;
+	const char *env = getenv("MPIPREDICT_APP"), *a = NULL;
 	struct __mpp_unit **v;
 	size_t n, i;
 
 	if (env && *env)
 		return strdup(env);
 	v = sorted_units(&n);
-	for (i = 0; i < n; i++) {
-		if (!v[i]->app || !*v[i]->app)
-			continue;
-		if (!a)
+	for (i = 0; i < n && !a; i++)
+		if (v[i]->app && *v[i]->app)
 			a = v[i]->app;
-		else if (!b && strcmp(a, v[i]->app))
-			b = v[i]->app;
-	}
 	free(v);
-	if (b && run.rank == 0)
-		fprintf(stderr,
-			PFX "the program's files were instrumented with "
-			    "different --app names (%s, %s); the run uses %s\n",
-			a, b, a);
 	return strdup(a ? a : program_invocation_short_name);
 }
 

@@ -138,12 +138,15 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The feature file names of the instrumented units among a link's inputs
- * (objects and archives: the marker codegen.c puts in each unit), one
- * line on stderr for a name two units share: their features are told
- * apart by build id at run time (collector/README.md), which says
- * nothing, so the build says it, once (issue 34). */
-static void say_same_names(char *const *v)
+/* The feature file names and --app names of the instrumented units among
+ * a link's inputs (objects and archives: the marker codegen.c puts in
+ * each unit, "<file>\t<app>"). One line on stderr for a file name two
+ * units share (their features are told apart by build id at run time,
+ * collector/README.md, which says nothing), and one when the units carry
+ * different --app names (the run takes the first file's): the build says
+ * it, once, so that the program's output stays the plain build's
+ * (issue 34). */
+static void say_unit_names(char *const *v)
 {
 	static const char mark[] = "\nmpp-unit\t";
 	char **names = NULL;
@@ -193,6 +196,12 @@ static void say_same_names(char *const *v)
 	}
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_str);
+	/* Split each at its last tab: file name, app name. */
+	const char **apps = calloc(n ? n : 1, sizeof(*apps));
+	for (size_t i = 0; apps && i < n; i++) {
+		char *t = strrchr(names[i], '\t');
+		apps[i] = t ? (*t = 0, t + 1) : "";
+	}
 	for (size_t i = 0; i + 1 < n; i++)
 		if (strcmp(names[i], names[i + 1]) == 0 &&
 		    (i == 0 || strcmp(names[i - 1], names[i]) != 0))
@@ -203,6 +212,22 @@ static void say_same_names(char *const *v)
 				"project's top when building for stable "
 				"names\n",
 				names[i]);
+	const char *a = NULL, *b = NULL;
+	for (size_t i = 0; apps && i < n && !b; i++)
+		if (!*apps[i])
+			continue;
+		else if (!a)
+			a = apps[i];
+		else if (strcmp(a, apps[i]))
+			b = apps[i];
+	if (b)
+		fprintf(stderr,
+			"mpipredict-cc: the program's files were instrumented "
+			"with different --app names (%s, %s); its runs use %s "
+			"(the first file's by name); build every file with one "
+			"--app, or set MPIPREDICT_APP when running\n",
+			a, b, a);
+	free(apps);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -445,7 +470,7 @@ static int compile(const char *compiler, char **args, int nargs, char **tmp_of,
 	}
 	int rc = bad ? oom("the compiler command") : run(cmd.v);
 	if (link && !bad && rc == 0)
-		say_same_names(cmd.v);
+		say_unit_names(cmd.v);
 	mpp_argv_free(&cmd);
 	return rc;
 }

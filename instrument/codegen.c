@@ -262,13 +262,15 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"__mpp_sn_%s, 0}; "
 		"__attribute__((__constructor__)) static void "
 		"__mpp_init_%s(void) { __mpp_load(&__mpp_u_%s); } "
-		/* The unit's feature file name where mpipredict-cc's link
-		 * finds it in the objects (cc_main.c: two units of one
-		 * name are said at build time, not at every run). */
+		/* The unit's feature file name and --app name where
+		 * mpipredict-cc's link finds them in the objects (cc_main.c:
+		 * two units of one file name, or of two app names, are said
+		 * at build time, not at every run). */
 		"static const char __mpp_w_%s[] __attribute__((__used__)) = "
-		"\"\\nmpp-unit\\t\" %s \"\\n\";\n",
+		"\"\\nmpp-unit\\t\" %s \"\\t\" %s \"\\n\";\n",
 		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
-		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id, qnf);
+		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id, qnf,
+		qapp ? qapp : "\"\"");
 	free(qname);
 	free(qnf);
 	free(qapp);

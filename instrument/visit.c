@@ -122,8 +122,9 @@ static int keyset_add(struct keyset *s, uint64_t key)
  * outside it), no computed goto or `asm goto`, no return, goto or call of
  * a function that does not return except as a statement that can be
  * wrapped, no setjmp() (the locals would be indeterminate after a
- * longjmp back), no nested function; and no pragma inside it (an OpenMP
- * region with default(none) would have to name the locals). */
+ * longjmp back), no nested function, no call of an MPI routine or of a
+ * function of another file (calls_out); and no pragma inside it (an
+ * OpenMP region with default(none) would have to name the locals). */
 struct frame {
 	size_t kw;       /* the loop keyword */
 	size_t counters; /* the first counter slot made inside it */
@@ -1205,6 +1206,28 @@ int mpp_call_effect(CXTranslationUnit tu, CXCursor call)
 	return r;
 }
 
+/* Whether a call leaves the unit for real work: an MPI routine, or a
+ * function with no body in this unit that no system header declares (the
+ * user's function in another file). A loop making such a call pays a call
+ * per iteration, so its counts in memory cost nothing measurable, while a
+ * host would hold them in registers until the loop ends: a job's time-step
+ * loop in main would show no progress while the job runs (issue 37). */
+static int calls_out(CXCursor call)
+{
+	CXCursor ref = clang_getCursorReferenced(call);
+	if (clang_Cursor_isNull(ref) ||
+	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
+		return 0;
+	CXString sp = clang_getCursorSpelling(ref);
+	int mpi = mpi_name(clang_getCString(sp)) != NULL;
+	clang_disposeString(sp);
+	if (mpi)
+		return 1;
+	if (clang_Location_isInSystemHeader(clang_getCursorLocation(ref)))
+		return 0;
+	return clang_Cursor_isNull(clang_getCursorDefinition(ref));
+}
+
 /* True if an asm statement is `asm goto` (it may jump anywhere). */
 static int is_asm_goto(const struct ctx *x, CXCursor c)
 {
@@ -1789,7 +1812,8 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			int eff = mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
-			else if (eff || (x->cxx && may_throw(c)))
+			else if (eff || (x->cxx && may_throw(c)) ||
+				 calls_out(c))
 				unclean(x);
 		}
 		break;

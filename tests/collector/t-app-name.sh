@@ -3,7 +3,9 @@
 # empty; else the name the build was instrumented with (mpipredict-cc
 # --app NAME, mpipredict-instrument --app NAME), carried in every unit;
 # else the executable's basename. Files instrumented with different names:
-# the first file's (by name) and one line on stderr. 2 ranks, OpenMPI and
+# the first file's (by name), one line from mpipredict-cc's link and
+# nothing on stderr at run time (issue 34: a run's output must stay the
+# plain build's). 2 ranks, OpenMPI and
 # MPICH; progs/e2e.c built through the real rewriter.
 . "$MPP_SRC/tests/collector/lib.sh"
 command -v mpipredict-cc >/dev/null || { echo "mpipredict-cc is not built"; exit 77; }
@@ -61,12 +63,18 @@ for m in $MPIS; do
 	# shellcheck disable=SC2086
 	mpipredict-cc --app first "$MPI_CC" ${MPP_TEST_CFLAGS:-} -O1 -c e2e.c &&
 		mpipredict-cc --app second "$MPI_CC" ${MPP_TEST_CFLAGS:-} -O1 -c zz.c &&
-		mpipredict-cc "$MPI_CC" ${MPP_TEST_CFLAGS:-} -o mixed e2e.o zz.o || fail "$m: building mixed failed"
+		mpipredict-cc "$MPI_CC" ${MPP_TEST_CFLAGS:-} -o mixed e2e.o zz.o 2>link.txt || fail "$m: building mixed failed: $(cat link.txt)"
+	[ "$(grep -c 'different --app names (first, second); its runs use first.*MPIPREDICT_APP' link.txt)" = 1 ] ||
+		fail "$m: expected the link to say once that the files have different --app names, got: $(cat link.txt)"
 	MPIPREDICT_RUNS=runs/ run 2 ./mixed 2>err.txt || fail "$m: mixed exited with $?"
 	got=$(app_of runs/first.csv)
 	[ "$got" = first ] || fail "$m: expected app first (e2e.c sorts before zz.c), got $got"
-	[ "$(grep -c 'different --app names (first, second); the run uses first' err.txt)" = 1 ] ||
-		fail "$m: expected one line about the different --app names, got: $(cat err.txt)"
+	[ -s err.txt ] && fail "$m: expected nothing on stderr at run time, got: $(cat err.txt)"
+	# One --app for every file: the link says nothing.
+	# shellcheck disable=SC2086
+	mpipredict-cc --app first "$MPI_CC" ${MPP_TEST_CFLAGS:-} -O1 -c zz.c &&
+		mpipredict-cc "$MPI_CC" ${MPP_TEST_CFLAGS:-} -o mixed e2e.o zz.o 2>link.txt || fail "$m: building one-app failed: $(cat link.txt)"
+	[ -s link.txt ] && fail "$m: expected a quiet link when every file has one --app, got: $(cat link.txt)"
 	unset MPIPREDICT_LIBDIR
 done
 mpipredict-cc --app >/dev/null 2>err.txt

@@ -69,6 +69,38 @@ for bad in 0.05 -1 nan inf 1e9 1,5; do
 done
 rm client.conf
 
+# Which loops keep their counts in registers until they end (a host):
+# not a loop that calls MPI or a function of another file (its count must
+# move while the job runs), still a loop calling a function of this file
+# or of the C library (a hot loop's counts stay out of memory).
+cat >loops.c <<'C'
+#include <math.h>
+#include <mpi.h>
+void nap(void);
+static int twice(int v) { return 2 * v; }
+int main(int argc, char **argv)
+{
+	int i, s = 0;
+	double d = 0;
+	MPI_Init(&argc, &argv);
+	for (i = 0; i < argc * 9; i++)
+		nap();
+	for (i = 0; i < argc * 9; i++)
+		MPI_Barrier(MPI_COMM_WORLD);
+	for (i = 0; i < argc * 9; i++)
+		s += twice(i);
+	for (i = 0; i < argc * 9; i++)
+		d += sqrt(i);
+	MPI_Finalize();
+	return s + (int)d;
+}
+C
+# shellcheck disable=SC2046
+mpipredict-instrument -o ins loops.c -- $(mpicc --showme:compile) >ins.log 2>&1 ||
+	fail "expected mpipredict-instrument to rewrite loops.c: $(cat ins.log)"
+hosts=$(grep -c '__mpp_l[0-9]* = 0; for (i = 0; i < argc \* 9' ins/loops.c)
+[ "$hosts" = 2 ] || fail "expected the loops calling twice() and sqrt() to keep their counts in locals and those calling nap() and MPI_Barrier() not (2 hosts), got $hosts: $(grep -n 'argc \* 9' ins/loops.c)"
+
 start_daemon --token-file token
 mpirun -np 2 ./slow >off.txt 2>&1 || fail "expected the program to run: $(cat off.txt)"
 
@@ -95,6 +127,13 @@ calls=$(sqlite3 "$DB" "SELECT features FROM progress WHERE job_id = '4242'" |
 	jq '."mpi:MPI_Allreduce:calls.mean"')
 awk -v c="$calls" 'BEGIN { exit !(c >= 1) }' ||
 	fail "expected the Allreduce calls made by a tick (at least 1), got $calls"
+# The loop in main that drives the run makes MPI calls: its own count is
+# kept in memory (not in a register until the loop ends), so it moves
+# while the job runs.
+iters=$(sqlite3 "$DB" "SELECT features FROM progress WHERE job_id = '4242'" |
+	jq '."loop:slow.c:14:2.mean"')
+awk -v c="$iters" 'BEGIN { exit !(c >= 1) }' ||
+	fail "expected main's loop's count to move while the job runs (at least 1 by a tick), got $iters"
 st=$(req GET /v1/jobs/4242)
 expect_status 200 "$st" "GET /v1/jobs/4242"
 [ "$(jq -r '[.app, .time_limit_s] | @csv' body)" = '"slow",600' ] ||
