@@ -2,7 +2,8 @@
 # bench-overhead.sh: `make bench-overhead` (issue 14). What the counters
 # cost on hot loops in the shapes real codes write (bench/shapes.c: a
 # stencil with a preprocessor block before its inner loop, a pair loop
-# with 8 branches, a nest left by break/return/goto, a while over a list)
+# with 8 branches, a nest left by break/return/goto, a while over a list,
+# CoMD's pair loop over link cells, miniAMR's nest bounded by globals)
 # and on the four example apps, each built plain (mpicc -O2) and through
 # `mpipredict-cc mpicc -O2`:
 #  - instructions (callgrind, deterministic whatever the load): the
@@ -112,6 +113,8 @@ row "stencil (#if before inner)" "shapes stencil 300 40" "shapes stencil 1000 10
 row "pairs (8 branches)" "shapes pairs 500 4" "shapes pairs 2000 8"
 row "exits (break/return/goto)" "shapes exits 400 300" "shapes exits 1500 2000"
 row "list walk (while)" "shapes list 100000 40" "shapes list 1000000 300"
+row "box pairs (cutoff, link cells)" "shapes boxpairs 10 3" "shapes boxpairs 10 40"
+row "amr (globals bound the nest)" "shapes amr 24 3" "shapes amr 40 20"
 row "prime" "prime -n 100000" "prime -n 4000000"
 row "jacobi3d" "jacobi3d -n 24 -i 10" "jacobi3d -n 64 -i 100"
 row "cg" "cg -n 12 -i 50" "cg -n 32 -i 1000"
