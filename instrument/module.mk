@@ -47,7 +47,9 @@ bench-instrument-cxx: instrument collector
 BENCHES += bench-instrument-cxx
 # Counter cost on hot-loop shapes and the example apps (issue 14):
 # instruction ratio (callgrind) and wall ratio (interleaved pairs).
+# SRC=DIR (issue 34): also the development set's codes, built plain and
+# through the wrapper from tests/bench/devset/ (bench-overhead-devset.sh).
 .PHONY: bench-overhead
 bench-overhead: instrument collector
-	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) tests/instrument/bench-overhead.sh
+	@MPP_SRC=$(CURDIR) MPP_BUILD=$(abspath $(BUILD)) SRC=$(SRC) tests/instrument/bench-overhead.sh
 BENCHES += bench-overhead

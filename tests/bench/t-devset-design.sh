@@ -42,6 +42,32 @@ if min(held) <= max(train):
 done
 [ "$n" -ge 4 ] || bad "expected at least 4 recipes, found $n"
 
+# The compiler a recipe builds with (issue 34: bench-overhead builds each
+# code plain too): the wrapper by default, DEVSET_CC/DEVSET_CXX when set,
+# and nothing else on make's command line. A stand-in make records its
+# arguments; the checkouts are the few files the recipes touch.
+mkdir -p fake co/XSBench/openmp-threading co/miniFE/ref/src co/PENNANT/test/sedov co/hpcg
+printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"$MAKE_ARGS"\n' >fake/make
+printf '#!/bin/sh\nexit 0\n' >co/hpcg/configure
+chmod +x fake/make co/hpcg/configure
+printf 'meshparams 45 45 1.125 1.125\ndtinit 1e-4\n' >co/PENNANT/test/sedov/sedov.pnt
+for r in "$MPP_SRC"/tests/bench/devset/*.sh; do
+	code=$(basename "$r" .sh)
+	[ -d "co/$code" ] || { bad "$code: no stand-in checkout in this test (add one)"; continue; }
+	for v in wrapper plain; do
+		rm -rf "w-$code-$v"
+		mkdir "w-$code-$v"
+		(. "$r" && export PATH=$PWD/fake:$PATH MAKE_ARGS=$PWD/make-$code-$v &&
+			if [ $v = plain ]; then export DEVSET_CC=mpicc DEVSET_CXX=mpicxx; fi &&
+			devset_build "$PWD/co/$code" "$PWD/w-$code-$v") >"build-$code-$v.log" 2>&1 ||
+			{ bad "$code ($v): devset_build fails with a stand-in make: $(tail -3 "build-$code-$v.log")"; continue; }
+		if [ $v = plain ]; then want='^(CC=mpicc|CXX=mpicxx)$'; else want='^(CC=mpipredict-mpicc|CXX=mpipredict-mpicxx)$'; fi
+		got=$(grep -E '^(CC|CXX)=' "make-$code-$v" 2>/dev/null)
+		[ -n "$got" ] && ! printf '%s\n' "$got" | grep -vqE "$want" ||
+			bad "$code ($v): expected make's CC/CXX to match $want, got: $(echo $got)"
+	done
+done
+
 # SRC=DIR mistakes: one line naming the folder, exit 1.
 build=$(realpath --relative-to="$MPP_SRC" "$MPP_BUILD")
 mkdir empty

@@ -7,7 +7,7 @@ DEVSET_SIZE=-l
 DEVSET_TRAIN=--include-failed
 devset_build() {
 	cp -r "$1/openmp-threading" "$2/xs" && cd "$2/xs" &&
-		make MPI=yes CC=mpipredict-mpicc || return 1
+		make MPI=yes CC="${DEVSET_CC:-mpipredict-mpicc}" || return 1
 	DEVSET_EXE=$2/xs/XSBench DEVSET_RUNDIR=$2/xs
 }
 # Event-based (-l is the total number of lookups); small problem, 1000

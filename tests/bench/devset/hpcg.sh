@@ -4,7 +4,7 @@ devset_build() {
 	cp -r "$1" "$2/src" &&
 		mkdir -p "$2/build" && cd "$2/build" &&
 		"$2/src/configure" Linux_MPI &&
-		make -j2 CXX=mpipredict-mpicxx || return 1
+		make -j2 CXX="${DEVSET_CXX:-mpipredict-mpicxx}" || return 1
 	DEVSET_EXE=$2/build/bin/xhpcg DEVSET_RUNDIR=$2/build/bin
 }
 # nx = ny = 16 (a multiple of 8); nz grows. --rt=0: one CG set.

@@ -3,7 +3,8 @@
 DEVSET_SIZE=nz
 devset_build() {
 	cp -r "$1/ref" "$2/ref" && cd "$2/ref/src" &&
-		make -j2 CXX=mpipredict-mpicxx CC=mpipredict-mpicc || return 1
+		make -j2 CXX="${DEVSET_CXX:-mpipredict-mpicxx}" \
+			CC="${DEVSET_CC:-mpipredict-mpicc}" || return 1
 	DEVSET_EXE=$2/ref/src/miniFE.x DEVSET_RUNDIR=$2/ref/src
 }
 devset_design() {
