@@ -9,7 +9,8 @@
 #    every compile with -fopt-info-vec-optimized added by a shim named as
 #    the compiler (the name matters: XSBench picks flags by it);
 #  - counts the loops gcc vectorised in each build (distinct file:line of
-#    "loop vectorized"; the rewritten copies keep the line numbers) and
+#    "loop vectorized" in the code's own files; the rewritten copies keep
+#    the line numbers) and
 #    lists the ones only the plain build vectorised;
 #  - runs the smallest in-range setting of its design at 1 rank (a
 #    singleton, no mpirun) under callgrind in both builds: main's
@@ -77,7 +78,9 @@ build() { # code variant: builds into $out/build/<code>/<variant>
 }
 
 vectorised() { # log: distinct basename:line of the loops gcc vectorised
-	grep -E ':[0-9]+:[0-9]+: optimized: loop vectorized' "$1" |
+	# in the code's own files (not the system's headers, e.g. OpenMPI's C++
+	# bindings, the same in both builds)
+	grep -E ':[0-9]+:[0-9]+: optimized: loop vectorized' "$1" | grep -v '^/usr/' |
 		sed -E 's|^([^ ]*/)?([^/: ]+):([0-9]+):[0-9]+: .*|\2:\3|' | sort -u
 }
 
