@@ -37,6 +37,14 @@ bench-accuracy: deps all $(BUILD)/tests/bench/loglog
 	@BUILD=$(BUILD) SRC=$(SRC) tests/bench/accuracy.sh
 BENCHES += bench-accuracy
 
+# make bench-remaining (tests/bench/remaining.sh): how right a running job's
+# remaining time is (GET /v1/jobs/{id}) against the model's own error, on
+# the example apps; SRC=DIR: the development set's codes.
+.PHONY: bench-remaining
+bench-remaining: deps all
+	@BUILD=$(BUILD) SRC=$(SRC) tests/bench/remaining.sh
+BENCHES += bench-remaining
+
 # The end-to-end tests (tests/e2e/) drive every part with the applications.
 .PHONY: e2e
 e2e: all apps
