@@ -731,7 +731,12 @@ static int cmd_predict(int argc, char **argv)
 	}
 	double plain = skel.wall;
 	int by = mpp_trace_match_sites(&skel, train, nt);
-	if (by > 0)
+	if (by == 2)
+		snprintf(rep, sizeof rep,
+			 "segments: the training traces call MPI only to "
+			 "start and stop (one segment each: the whole run's "
+			 "law)\n");
+	else if (by > 0)
 		snprintf(rep, sizeof rep,
 			 "segments matched by the source locations of the "
 			 "calls around them\n");

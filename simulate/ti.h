@@ -52,7 +52,9 @@ void mpp_trace_sites(struct mpp_trace *t, const char *prog);
  * Decides for the scaling and the noise that follow; returns 1 for
  * sites, 0 for names (a trace without sites), -1 for names because the
  * sites do not match (less than half the skeleton's kinds are in any
- * training trace: builds whose compilers place calls on other lines). */
+ * training trace: builds whose compilers place calls on other lines), 2
+ * when no training trace calls MPI between MPI_Init and MPI_Finalize
+ * (one segment each: nothing to match, by sites or by names). */
 int mpp_trace_match_sites(const struct mpp_trace *skel,
 			  const struct mpp_trace *train, size_t ntrain);
 
