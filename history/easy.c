@@ -17,6 +17,11 @@
  * A prediction over event raises the job's prediction (mpp_hist_correct,
  * to the request, or twice itself) and does not reschedule. Predictions for
  * waiting jobs are made once, at submission, from what has finished by then.
+ *
+ * With limits (easy.h, enum mpp_easy_limit) a job ends at its run time or
+ * is killed at its limit, and the scheduler plans with the limit. With the
+ * extension policy an "extend" event at 90 % of the limit of a job still
+ * running decides on a new limit (easy.h) before the job's end is queued.
  */
 #include "history/easy.h"
 
@@ -28,7 +33,7 @@
 #include "history/history.h"
 #include "common/status.h"
 
-enum { EV_PREDOVER = 0, EV_SUBMIT = 1, EV_TERM = 2 };
+enum { EV_PREDOVER = 0, EV_SUBMIT = 1, EV_TERM = 2, EV_EXTEND = 3 };
 
 typedef struct event {
 	double t;
@@ -188,6 +193,15 @@ typedef struct sim {
 	mpp_hist *hist;
 	mpp_hist_pred *hpred; /* per job, the prediction at submission */
 	size_t corrections;
+	/* Limits: per job its limit and its class (user and request) for
+	 * ECMWF's rule, per class the finished jobs' count, sum and sum of
+	 * squares of their run times as the site saw them (a killed job's:
+	 * its limit). */
+	double *limit;
+	size_t *cls, nratio_used;
+	double *cn, *cs, *cq;
+	size_t killed, extended, saved, over_cap;
+	double waste_ps;
 } sim;
 
 static void hist_job(const mpp_swf_job *j, char *user, size_t ulen, char *app,
@@ -229,10 +243,55 @@ static int start_job(sim *s, size_t k, double now)
 
 	s->out[k].start_s = now;
 	s->running[s->nr++] = k;
+	if (s->o->limits) {
+		double l = s->limit[k];
+		/* Killed at the limit; the policy looks at 90 % of it. */
+		if (s->o->next_ratio && j->run_s > 0.9 * l)
+			return heap_push(&s->ev, now + 0.9 * l, EV_EXTEND, k);
+		return heap_push(&s->ev, now + fmin(j->run_s, l), EV_TERM, k);
+	}
 	rc = heap_push(&s->ev, now + j->run_s, EV_TERM, k);
 	if (rc == MPP_OK && s->pred[k] < j->run_s)
 		rc = heap_push(&s->ev, now + s->pred[k], EV_PREDOVER, k);
 	return rc;
+}
+
+/* The policy's decision for job k at 90 % of its limit (easy.h): its end
+ * estimated from the predictor's real answers; an extension the
+ * scheduler plans with from now on. Then the job's end is queued. */
+static int on_extend(sim *s, size_t k)
+{
+	const mpp_swf_job *j = &s->jobs[k];
+	double l = s->limit[k],
+	       up = j->run_s *
+		    s->o->ext_ratio[s->nratio_used++ % s->o->next_ratio];
+	if (up > l) {
+		double cap = fmin(s->o->ext_cap_pct / 100 * l, s->o->ext_cap_s);
+		if (up <= l + cap) {
+			s->limit[k] = s->pred[k] = up;
+			s->extended++;
+			s->saved += j->run_s > l && j->run_s <= up;
+		} else {
+			s->over_cap++;
+		}
+	}
+	return heap_push(&s->ev,
+			 s->out[k].start_s + fmin(j->run_s, s->limit[k]),
+			 EV_TERM, k);
+}
+
+/* ECMWF's limit for job k: the mean + 1 sd of its class's finished run
+ * times when it has >= 2, never above the request. */
+static double ecmwf_limit(const sim *s, size_t k)
+{
+	size_t c = s->cls[k];
+	double n = s->cn[c], req = s->jobs[k].req_s;
+	if (n < 2)
+		return req;
+	double m = s->cs[c] / n,
+	       var = (s->cq[c] - n * m * m) / (n - 1); /* sample variance */
+	double l = m + sqrt(var > 0 ? var : 0);
+	return fmin(req, fmax(l, 1));
 }
 
 static const sim *sort_sim;
@@ -320,7 +379,12 @@ static int on_submit(sim *s, size_t k, double now)
 	const mpp_swf_job *j = &s->jobs[k];
 	double p = j->req_s;
 
-	if (s->o->pred == MPP_EASY_CLAIRVOYANT) {
+	if (s->o->limits) {
+		s->limit[k] = s->o->limits == MPP_EASY_LIMIT_ECMWF
+				  ? ecmwf_limit(s, k)
+				  : j->req_s;
+		p = s->limit[k];
+	} else if (s->o->pred == MPP_EASY_CLAIRVOYANT) {
 		p = j->run_s;
 	} else if (s->o->pred == MPP_EASY_HISTORY) {
 		char user[32], app[32];
@@ -364,6 +428,19 @@ static int on_term(sim *s, size_t k, double now)
 			s->running[i] = s->running[--s->nr];
 			break;
 		}
+	s->out[k].end_s = now;
+	if (s->o->limits) {
+		const mpp_swf_job *j = &s->jobs[k];
+		double seen = fmin(j->run_s, s->limit[k]);
+		if (j->run_s > s->limit[k]) {
+			s->killed++;
+			s->waste_ps += seen * j->procs;
+		}
+		size_t c = s->cls[k];
+		s->cn[c]++;
+		s->cs[c] += seen;
+		s->cq[c] += seen * seen;
+	}
 	if (s->hist) {
 		char user[32], app[32];
 		mpp_hist_job hj;
@@ -407,9 +484,11 @@ static void stats(const sim *s, size_t n, mpp_easy_stats *st)
 	for (size_t k = 0; k < n; k++) {
 		const mpp_swf_job *j = &s->jobs[k];
 		double w = s->out[k].start_s - j->submit_s;
+		/* A killed job's time is up to its limit. */
+		double run =
+		    s->o->limits ? fmin(j->run_s, s->limit[k]) : j->run_s;
 		double b =
-		    (w + j->run_s) /
-		    (j->run_s > s->o->bound_s ? j->run_s : s->o->bound_s);
+		    (w + run) / (run > s->o->bound_s ? run : s->o->bound_s);
 		bsld += b > 1 ? b : 1;
 		wait += w;
 		ae += fabs(s->initial[k] - j->run_s);
@@ -423,6 +502,41 @@ static void stats(const sim *s, size_t n, mpp_easy_stats *st)
 		st->under_share = (double)under / (double)n;
 	}
 	st->corrections = s->corrections;
+	st->killed = s->killed;
+	st->extended = s->extended;
+	st->saved = s->saved;
+	st->over_cap = s->over_cap;
+	st->waste_ps = s->waste_ps;
+}
+
+static const mpp_swf_job *cls_jobs;
+
+static int by_class(const void *a, const void *b)
+{
+	const mpp_swf_job *x = &cls_jobs[*(const size_t *)a],
+			  *y = &cls_jobs[*(const size_t *)b];
+	if (x->user != y->user)
+		return x->user < y->user ? -1 : 1;
+	return (x->req_s > y->req_s) - (x->req_s < y->req_s);
+}
+
+/* Each job's class for ECMWF's rule: its user and its request. */
+static int classes(sim *s, size_t n)
+{
+	size_t *ix = malloc((n ? n : 1) * sizeof(*ix)), c = 0;
+	if (!ix)
+		return MPP_ENOMEM;
+	for (size_t k = 0; k < n; k++)
+		ix[k] = k;
+	cls_jobs = s->jobs;
+	qsort(ix, n, sizeof(*ix), by_class);
+	for (size_t i = 0; i < n; i++) {
+		if (i && by_class(&ix[i - 1], &ix[i]))
+			c++;
+		s->cls[ix[i]] = c;
+	}
+	free(ix);
+	return MPP_OK;
 }
 
 int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
@@ -436,6 +550,19 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 		snprintf(err, errlen, "the machine needs at least 1 processor");
 		return MPP_EINVAL;
 	}
+	if (o->limits && o->pred != MPP_EASY_REQUESTED) {
+		snprintf(err, errlen,
+			 "limits are planned with as requested times: they "
+			 "go with the requested times only");
+		return MPP_EINVAL;
+	}
+	for (size_t i = 0; i < o->next_ratio; i++)
+		if (!(o->ext_ratio[i] > 0) || !isfinite(o->ext_ratio[i])) {
+			snprintf(err, errlen,
+				 "extension ratio %zu: %g is not a number > 0",
+				 i + 1, o->ext_ratio[i]);
+			return MPP_EINVAL;
+		}
 	for (size_t k = 0; k < n; k++)
 		if (jobs[k].procs > o->procs) {
 			snprintf(err, errlen,
@@ -469,11 +596,21 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 				!s.hpred))
 			rc = MPP_ENOMEM;
 	}
+	if (o->limits) {
+		s.limit = calloc(n ? n : 1, sizeof(*s.limit));
+		s.cls = calloc(n ? n : 1, sizeof(*s.cls));
+		s.cn = calloc(n ? n : 1, sizeof(*s.cn));
+		s.cs = calloc(n ? n : 1, sizeof(*s.cs));
+		s.cq = calloc(n ? n : 1, sizeof(*s.cq));
+		if (!s.limit || !s.cls || !s.cn || !s.cs || !s.cq ||
+		    classes(&s, n))
+			rc = MPP_ENOMEM;
+	}
 	if (!s.out || !s.pred || !s.initial || !s.queue || !s.running ||
 	    !s.order)
 		rc = MPP_ENOMEM;
 	for (size_t k = 0; rc == MPP_OK && k < n; k++) {
-		s.out[k] = (mpp_easy_job_out){-1, 0, -1, 0};
+		s.out[k] = (mpp_easy_job_out){-1, -1, 0, -1, 0};
 		rc = heap_push(&s.ev, jobs[k].submit_s, EV_SUBMIT, k);
 	}
 	while (rc == MPP_OK && s.ev.n) {
@@ -482,6 +619,8 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 			rc = on_submit(&s, e.job, e.t);
 		else if (e.type == EV_TERM)
 			rc = on_term(&s, e.job, e.t);
+		else if (e.type == EV_EXTEND)
+			rc = on_extend(&s, e.job);
 		else
 			rc = on_predover(&s, e.job);
 	}
@@ -501,5 +640,10 @@ int mpp_easy_run(const mpp_swf_job *jobs, size_t n, const mpp_easy_opts *o,
 	free(s.prof.f);
 	mpp_hist_free(s.hist);
 	free(s.hpred);
+	free(s.limit);
+	free(s.cls);
+	free(s.cn);
+	free(s.cs);
+	free(s.cq);
 	return rc;
 }

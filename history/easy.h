@@ -31,6 +31,19 @@ enum mpp_easy_corrector {
 					 "recursive doubling") */
 };
 
+/* Run-time limits (kills) and the limit-extension policy (issue 37): a
+ * study of what extending running jobs is worth, not the SC'15 replay
+ * (which never kills: MPP_EASY_LIMIT_NONE). */
+enum mpp_easy_limit {
+	MPP_EASY_LIMIT_NONE = 0,    /* jobs run to their end (the study's) */
+	MPP_EASY_LIMIT_REQUEST = 1, /* killed at the requested time */
+	MPP_EASY_LIMIT_ECMWF = 2,   /* killed at the mean + 1 sd of the run
+				       times of the user's finished jobs of
+				       the same request (>= 2 of them; else
+				       the request), never above the request
+				       (ECMWF's rule) */
+};
+
 typedef struct mpp_easy_opts {
 	int procs;       /* machine size */
 	int sjbf;        /* 1: backfill shortest predicted first (EASY++) */
@@ -42,11 +55,24 @@ typedef struct mpp_easy_opts {
 	const struct mpp_nag_loss *loss; /* MPP_HIST_ONLINE: mpp_hist_set_loss
 					    (NULL: the study's) */
 	double bound_s;                  /* bounded slowdown's bound (10 s) */
+	/* Limits: with pred MPP_EASY_REQUESTED the scheduler plans with the
+	 * limit (what Slurm knows of a job); other preds are refused. */
+	int limits; /* enum mpp_easy_limit */
+	/* The extension policy (server/extend.c's rule): at 90 % of its
+	 * limit a job still running is estimated to end at its run time x
+	 * ext_ratio[i] (the predictor's upper bound against the truth, its
+	 * real answers, taken in turn); an end past the limit by at most
+	 * min(ext_cap_pct % of it, ext_cap_s) becomes the limit, a farther
+	 * one is left alone (the user told). next_ratio 0: no policy. */
+	const double *ext_ratio;
+	size_t next_ratio;
+	double ext_cap_pct, ext_cap_s;
 } mpp_easy_opts;
 
 /* Per job, filled by mpp_easy_run (arrays of n, the caller's). */
 typedef struct mpp_easy_job_out {
 	double start_s;
+	double end_s;         /* its end: run time, or killed at its limit */
 	double pred_s;        /* the prediction made at submission */
 	double reservation_s; /* first reservation made for it as the head
 				 of the queue; -1 when it never waited there */
@@ -60,6 +86,11 @@ typedef struct mpp_easy_stats {
 	double mae_s;       /* mean |prediction at submission - run time| */
 	double under_share; /* share of jobs predicted below their run time */
 	size_t corrections; /* total prediction raises */
+	/* With limits: jobs killed at their limit, their processor-seconds
+	 * (the tail waste), jobs extended, of them those that then finished,
+	 * and those whose estimate was past the cap (left alone). */
+	size_t killed, extended, saved, over_cap;
+	double waste_ps;
 } mpp_easy_stats;
 
 /* Replay jobs[0..n) (submit times not decreasing). out may be NULL.

@@ -8,6 +8,7 @@
  */
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,21 @@ static const char usage[] =
     "                            whole machine (default, as the study),\n"
     "                            or the trace is refused (exit 2)\n"
     "  --bound S                 bounded slowdown's bound (default 10)\n"
+    "  --limits none|request|ecmwf\n"
+    "                            kill a job at its limit: none (default,\n"
+    "                            the SC'15 study's replay), the request,\n"
+    "                            or ECMWF's mean + 1 sd of the user's\n"
+    "                            finished jobs of the same request (at\n"
+    "                            most the request); planned with the\n"
+    "                            limit (--pred requested only)\n"
+    "  --extend-ratios FILE      with --limits: the extension policy, a\n"
+    "                            job's end estimated at 90 %% of its limit\n"
+    "                            as its run time x the next ratio of FILE\n"
+    "                            (one number > 0 a line, '#' comments: a\n"
+    "                            predictor's upper bounds / actual times)\n"
+    "  --extend-cap-pct P, --extend-cap-s S\n"
+    "                            an extension is at most P %% of the limit\n"
+    "                            and S s (default 20 and 7200)\n"
     "  --jobs N                  replay the first N jobs only\n"
     "  --schedule FILE           write 'id submit start end procs\n"
     "                            reservation pred' per job\n"
@@ -107,9 +123,8 @@ static int write_schedule(const char *path, const mpp_swf_job *jobs,
 		return -1;
 	for (size_t k = 0; k < n; k++)
 		fprintf(f, "%ld %.0f %.0f %.0f %d %.0f %.0f\n", jobs[k].id,
-			jobs[k].submit_s, out[k].start_s,
-			out[k].start_s + jobs[k].run_s, jobs[k].procs,
-			out[k].reservation_s, out[k].pred_s);
+			jobs[k].submit_s, out[k].start_s, out[k].end_s,
+			jobs[k].procs, out[k].reservation_s, out[k].pred_s);
 	return fclose(f);
 }
 
@@ -194,6 +209,62 @@ static json_t *choice_json(const mpp_choose_result *r)
 			 "candidates", a);
 }
 
+/* The extension policy's ratios: one number > 0 a line, blank lines and
+ * '#' comments (whole lines, or after the number) skipped. 0, or MPP_EINVAL
+ * with err naming file:line. */
+static int read_ratios(const char *path, double **out, size_t *n, char *err,
+		       size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	size_t cap = 0, ln = 0;
+	double *v = NULL;
+
+	*n = 0;
+	if (!f) {
+		snprintf(err, errlen, "%s: cannot open", path);
+		return MPP_EINVAL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t"), *end;
+		ln++;
+		if (*p == '#' || *p == '\n' || !*p)
+			continue;
+		double x = strtod(p, &end);
+		end += strspn(end, " \t\r\n");
+		if (end == p || (*end && *end != '#') || !(x > 0) ||
+		    !isfinite(x)) {
+			snprintf(err, errlen,
+				 "%s:%zu: '%.*s' is not a ratio > 0 (one "
+				 "number a line)",
+				 path, ln, (int)strcspn(p, "\n"), p);
+			fclose(f);
+			free(v);
+			return MPP_EINVAL;
+		}
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			double *g = realloc(v, cap * sizeof(*g));
+			if (!g) {
+				snprintf(err, errlen, "out of memory");
+				fclose(f);
+				free(v);
+				return MPP_ENOMEM;
+			}
+			v = g;
+		}
+		v[(*n)++] = x;
+	}
+	fclose(f);
+	if (!*n) {
+		snprintf(err, errlen, "%s: no ratio in it", path);
+		free(v);
+		return MPP_EINVAL;
+	}
+	*out = v;
+	return MPP_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -211,10 +282,17 @@ int main(int argc, char **argv)
 	    {"procs-from", required_argument, NULL, 'F'},
 	    {"oversize", required_argument, NULL, 'O'},
 	    {"margin", required_argument, NULL, 'm'},
+	    {"limits", required_argument, NULL, 'L'},
+	    {"extend-ratios", required_argument, NULL, 'R'},
+	    {"extend-cap-pct", required_argument, NULL, 'P'},
+	    {"extend-cap-s", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0}};
-	mpp_easy_opts o = {.procs = 100, .bound_s = 10};
+	mpp_easy_opts o = {
+	    .procs = 100, .bound_s = 10, .ext_cap_pct = 20, .ext_cap_s = 7200};
+	const char *ratios = NULL;
+	double *ratio = NULL;
 	mpp_nag_loss loss;
 	const char *pred = "requested", *sched = "easy", *schedule = NULL;
 	long maxjobs = 0, v;
@@ -343,6 +421,34 @@ int main(int argc, char **argv)
 						   optarg);
 			break;
 		}
+		case 'L':
+			if (strcmp(optarg, "none") == 0)
+				o.limits = MPP_EASY_LIMIT_NONE;
+			else if (strcmp(optarg, "request") == 0)
+				o.limits = MPP_EASY_LIMIT_REQUEST;
+			else if (strcmp(optarg, "ecmwf") == 0)
+				o.limits = MPP_EASY_LIMIT_ECMWF;
+			else
+				return usage_error(
+				    "--limits: '%s' is not none, "
+				    "request or ecmwf",
+				    optarg);
+			break;
+		case 'R':
+			ratios = optarg;
+			break;
+		case 'P':
+		case 'S': {
+			char *end;
+			double x = strtod(optarg, &end);
+			if (!*optarg || *end || !(x >= 0) || !isfinite(x))
+				return usage_error(
+				    "--extend-cap-%s: '%s' is not "
+				    "a number >= 0",
+				    c == 'P' ? "pct" : "s", optarg);
+			*(c == 'P' ? &o.ext_cap_pct : &o.ext_cap_s) = x;
+			break;
+		}
 		case ':':
 			return usage_error("%s needs a value",
 					   argv[optind - 1]);
@@ -357,6 +463,12 @@ int main(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 	}
+	if (ratios && !o.limits)
+		return usage_error("--extend-ratios needs --limits request or "
+				   "ecmwf");
+	if (o.limits && (o.pred != MPP_EASY_REQUESTED || is_auto))
+		return usage_error("--limits goes with --pred requested (the "
+				   "scheduler plans with the limit)");
 	if (optind != argc - 1)
 		return usage_error("%s", optind < argc ? "one trace file only"
 						       : "no trace file given");
@@ -403,6 +515,17 @@ int main(int argc, char **argv)
 		mpp_choose_candidate(cr.chosen, &o.hist_method, &o.corrector);
 		pred = mpp_hist_method_name(o.hist_method);
 	}
+	if (ratios) {
+		rc = read_ratios(ratios, &ratio, &o.next_ratio, err,
+				 sizeof(err));
+		if (rc) {
+			fprintf(stderr, "mpipredict-replay: %s\n", err);
+			free(out);
+			free(jobs);
+			return 2;
+		}
+		o.ext_ratio = ratio;
+	}
 	rc = mpp_easy_run(jobs, n, &o, out, &st, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "mpipredict-replay: %s: %s\n", argv[optind],
@@ -429,6 +552,18 @@ int main(int argc, char **argv)
 		if (o_ && is_auto &&
 		    json_object_set_new(o_, "auto", choice_json(&cr)))
 			rc = MPP_ENOMEM;
+		if (o_ && o.limits &&
+		    json_object_set_new(
+			o_, "limits",
+			json_pack("{s:s, s:I, s:f, s:I, s:I, s:I}", "rule",
+				  o.limits == MPP_EASY_LIMIT_ECMWF ? "ecmwf"
+								   : "request",
+				  "killed", (json_int_t)st.killed,
+				  "waste_proc_h", st.waste_ps / 3600,
+				  "extended", (json_int_t)st.extended, "saved",
+				  (json_int_t)st.saved, "over_cap",
+				  (json_int_t)st.over_cap)))
+			rc = MPP_ENOMEM;
 		if (!o_ || json_dumpf(o_, stdout, JSON_COMPACT) ||
 		    putchar('\n') == EOF) {
 			fprintf(stderr, "mpipredict-replay: out of memory\n");
@@ -450,6 +585,13 @@ int main(int argc, char **argv)
 		    st.njobs, sc.skipped, st.avebsld, st.mae_s, st.under_share,
 		    st.mean_wait_s, st.corrections, sc.no_request,
 		    sc.procs_differ, sc.clamped, sc.run_cut);
+		if (o.limits)
+			printf("limits %s: killed=%zu waste_proc_h=%.0f "
+			       "extended=%zu saved=%zu over_cap=%zu\n",
+			       o.limits == MPP_EASY_LIMIT_ECMWF ? "ecmwf"
+								: "request",
+			       st.killed, st.waste_ps / 3600, st.extended,
+			       st.saved, st.over_cap);
 	}
 	if (!rc && schedule && write_schedule(schedule, jobs, out, n)) {
 		fprintf(stderr, "mpipredict-replay: %s: cannot write\n",
@@ -458,5 +600,6 @@ int main(int argc, char **argv)
 	}
 	free(out);
 	free(jobs);
+	free(ratio);
 	return rc ? 2 : 0;
 }
