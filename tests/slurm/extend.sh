@@ -5,7 +5,8 @@
 # because its limit grew; a job predicted in time keeps its limit; a job
 # whose need is over the cap is told in its Comment while it runs and is
 # killed at its limit as it would be without mpipredict; with the daemon
-# down a job runs as a plain one. The one node has 2 CPUs: the four jobs
+# down a job runs as a plain one; a job whose extension would run into a
+# maintenance reservation on its node is not extended and is told which. The one node has 2 CPUs: the four jobs
 # are submitted at once and Slurm runs two at a time (about 2 minutes in
 # all). Sourced by check-slurm.sh after the loop section (uses its
 # ok/bad/expect, script, field, comment, and cluster.sh's helpers).
@@ -102,6 +103,32 @@ extend_checks() {
 		ok "extend: the staff page lists the extension"
 	else
 		bad "extend: the staff page lists the extension" "no row for job $jid_long"
+	fi
+
+	# A maintenance reservation on the node from 100 s on: a job that
+	# needs ~78 s of its 1-minute limit would be extended into it, so it
+	# is not; its user is told which reservation, and it is killed at
+	# its limit as it would be without mpipredict (the policy's check of
+	# the real scontrol's reservations).
+	local rstart
+	rstart=$(date -d "@$(($(date +%s) + 100))" +%Y-%m-%dT%H:%M:%S)
+	if scontrol create reservation ReservationName=mpp_maint StartTime="$rstart" \
+		Duration=5 Nodes=ALL Users=root Flags=MAINT,IGNORE_JOBS >"$ed/resv.log" 2>&1; then
+		ex_job resv 1 1500
+		wait_for 200 ex_done "$jid_resv"
+		expect "extend: a reservation on its nodes before the new end: not extended, killed at its limit" \
+			"TIMEOUT 1" "$(field "$jid_resv" JobState) $(minutes "$(field "$jid_resv" TimeLimit)")"
+		got=$(comment "$jid_resv")
+		case $got in
+		"mpipredict: predicted to need "*"not extended: reservation mpp_maint starts on its nodes at "*)
+			ok "extend: the user is told which reservation ($got)" ;;
+		*) bad "extend: the user is told which reservation" "got '$got'" ;;
+		esac
+		expect "extend: the reservation is audited" "$jid_resv:reservation" \
+			"$(sqlite3 "$ed/models.db" "SELECT job_id || ':' || outcome FROM extensions WHERE job_id = '$jid_resv'")"
+		scontrol delete reservation mpp_maint >>"$ed/resv.log" 2>&1
+	else
+		bad "extend: a maintenance reservation" "scontrol create reservation: $(cat "$ed/resv.log")"
 	fi
 	unset MPIPREDICT_CLIENT_CONF MPIPREDICT_PROGRESS_S OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 	stop_pid "$ex_pid"
