@@ -56,13 +56,23 @@ close_to "progress" 0.75 "$(jq .progress body)"
 close_to "remaining_s" 5.5 "$(jq .remaining_s body)"
 [ "$(jq .outlives_limit body)" = false ] || fail "expected outlives_limit false, got $(cat body)"
 
-# More done than the model expects: progress 1, nothing left.
+# More done than the model expects while the job still runs: the counters
+# say nothing of what is left, the elapsed time does (basis time): past
+# the prediction, progress 1 and nothing left; before it (a set-up loop
+# done early), the elapsed time's share of 22 s and the rest of it.
 st=$(post '{"job_id":"78","app":"jac","nprocs":4,"nnodes":1,"elapsed_s":30,"features":{"loop:a.c:1:1.mean":50}}')
 expect_status 200 "$st" "post past the end"
 check_job 78
 close_to "progress (past the end)" 1 "$(jq .progress body)"
 close_to "remaining_s (past the end)" 0 "$(jq .remaining_s body)"
 [ "$(jq .outlives_limit body)" = null ] || fail "expected outlives_limit null without a limit, got $(cat body)"
+st=$(post '{"job_id":"78b","app":"jac","nprocs":4,"nnodes":1,"elapsed_s":5.5,"features":{"loop:a.c:1:1.mean":40}}')
+expect_status 200 "$st" "post with the counters all done early"
+check_job 78b
+[ "$(jq -r .progress_basis body)" = time ] || fail "expected basis time once the counters are all done, got $(cat body)"
+awk -v r="$(jq .remaining_s body)" -v e="$(jq .elapsed_s body)" \
+	'BEGIN { d = r - (22 - e); exit !(d < 1e-6 && d > -1e-6 && r > 10) }' ||
+	fail "expected remaining = 22 - elapsed (about 16.5 s), not 0, got $(cat body)"
 
 # No counter of the model posted: the elapsed time's share of 22 s.
 st=$(post '{"job_id":"79","app":"jac","nprocs":4,"nnodes":1,"elapsed_s":11,"features":{"mpi:MPI_Send:calls.mean":3}}')
