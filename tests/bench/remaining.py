@@ -420,7 +420,7 @@ def analyse(opt, apps):
             w.writerow(line)
     print()
     print("bench-remaining: remaining-time error of GET /v1/jobs/{id} "
-          "against the model's own error (%%, medians over each app's "
+          "against the model's own error (%, medians over each app's "
           "jobs; err = |remaining - actual left| / actual total; rel: "
           "over the actual time left; held: intervals that held the "
           "actual time left)")
