@@ -5,8 +5,9 @@
  * only to start and stop, and its trace is one init>finalize segment. An
  * n x n grid, rows split over the ranks, STEPS relaxation sweeps with a
  * halo exchange (MPI_Irecv, MPI_Send, MPI_Waitall) and a global sum each,
- * then rank 0 gathers the row sums and prints their total (the final
- * output's gather).
+ * then rank 0 gathers the row sums and, alone, writes the output (as
+ * PENNANT writes its .xy file after gathering every zone: here n x n
+ * values formatted into memory), whatever the rank count.
  *
  * Usage: serialskip [-n N] [-s STEPS]. Prints the checksum on rank 0.
  */
@@ -99,10 +100,17 @@ int main(int argc, char **argv)
 			tot += u[(size_t)i * n + j];
 	gather(tot, all);
 	if (me == 0) {
+		char line[64];
+		size_t out = 0;
 		for (tot = 0, i = 0; i < np; i++)
 			tot += all[i];
-		printf("serialskip n %d steps %d checksum %.6e %.3e\n", n,
-		       steps, tot, res);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n; j++)
+				out += (size_t)snprintf(
+				    line, sizeof line, "%5d %18.8e\n",
+				    i * n + j, tot / (i + j + 1));
+		printf("serialskip n %d steps %d checksum %.6e %.3e out %zu\n",
+		       n, steps, tot, res, out);
 	}
 	free(u);
 	free(v);
