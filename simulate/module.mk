@@ -43,9 +43,15 @@ FORMAT_SRC += $(wildcard simulate/*.[ch]) $(wildcard tests/simulate/progs/*.c)
 BENCHES += bench-simulate
 .PHONY: bench-simulate simulate
 # Two designs: traced at 1 rank only, then at 1 and 2 ranks (bench.sh).
+# SRC=DIR: instead, the development set's real codes from their checkouts
+# in DIR, built by tests/bench/devset/'s recipes (bench-devset.sh).
 bench-simulate: all
+ifeq ($(SRC),)
 	@MPP_BUILD=$(abspath $(BUILD)) TRAIN_RANKS=1 tests/simulate/bench.sh
 	@MPP_BUILD=$(abspath $(BUILD)) TRAIN_RANKS="1 2" tests/simulate/bench.sh
+else
+	@MPP_BUILD=$(abspath $(BUILD)) SRC=$(SRC) tests/simulate/bench-devset.sh
+endif
 
 # The second design RUNS times, with how far the truth moves between runs
 # (the floor under any method's error on this machine); not in `make bench`:
