@@ -65,7 +65,13 @@ build() { # code variant: builds into $out/build/<code>/<variant>
 		if [ "$v" = plain ]; then
 			export PATH=$out/shim-plain:$PATH DEVSET_CC=mpicc DEVSET_CXX=mpicxx
 		else
-			export PATH=$out/shim-inst:$MPP_BUILD/bin:$PATH
+			# The copy's top stands for the user's checkout: the root
+			# of feature names and of the project headers the wrapper
+			# rewrites (else the git checkout holding $out would be,
+			# e.g. mpipredict's own: miniFE's fem/ headers are then
+			# project headers, as in a git checkout of miniFE, but not
+			# in a copy under /tmp)
+			export PATH=$out/shim-inst:$MPP_BUILD/bin:$PATH MPIPREDICT_SRCROOT=$dir
 			unset DEVSET_CC DEVSET_CXX
 		fi
 		devset_build "$devset/$code" "$dir" &&
