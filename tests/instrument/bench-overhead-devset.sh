@@ -29,12 +29,13 @@ export OMPI_MCA_plm=isolated OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OMP_NUM_THREADS=1
 [ -d "$SRC" ] || { echo "bench-overhead: SRC=$SRC: no such folder" >&2; exit 1; }
 devset=$(cd "$SRC" && pwd)
-codes=
+codes='' known=''
 for r in "$MPP_SRC"/tests/bench/devset/*.sh; do
 	code=$(basename "$r" .sh)
+	known="$known $code"
 	if [ -d "$devset/$code" ]; then codes="$codes $code"; else echo "$code: no $devset/$code, skipped"; fi
 done
-[ -n "$codes" ] || { echo "bench-overhead: SRC=$devset holds none of: $(ls "$MPP_SRC"/tests/bench/devset/*.sh | xargs -n1 basename | sed 's/\.sh$//' | tr '\n' ' ')" >&2; exit 1; }
+[ -n "$codes" ] || { echo "bench-overhead: SRC=$devset holds none of:$known" >&2; exit 1; }
 out=${MPP_BENCH_OUT:-$MPP_BUILD/bench/overhead}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
