@@ -105,6 +105,11 @@ static size_t skipped_end(const struct mpp_source *src, size_t off)
 	return 0;
 }
 
+int mpp_source_in_skipped(const struct mpp_source *src, size_t off)
+{
+	return skipped_end(src, off) != 0;
+}
+
 /* True if only blanks lie between the start of off's line and off. */
 static int at_line_start(const struct mpp_source *src, size_t off)
 {

@@ -54,6 +54,10 @@ size_t mpp_source_directives_before(const struct mpp_source *src, size_t off);
  * `#define ...`, continued lines included). */
 int mpp_source_in_directive(const struct mpp_source *src, size_t off);
 
+/* True if `off` lies in text the preprocessor skipped (an #if excluded
+ * it; src->skipped). */
+int mpp_source_in_skipped(const struct mpp_source *src, size_t off);
+
 /* True if the `len` bytes at `off` are exactly `word` and the byte after
  * is not part of an identifier. */
 int mpp_source_is_word(const struct mpp_source *src, size_t off,

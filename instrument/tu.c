@@ -109,8 +109,9 @@ static int expansion_flags(struct collect *cl, CXCursor c)
 }
 
 /* Finds `#pragma` and `_Pragma(...)` in the main file's tokens (a raw
- * lexing, so text an #if excluded counts too: that only keeps loops on
- * their plain counters). */
+ * lexing), but not in text an #if excluded: hpcg's SPMV row loop after
+ * `#ifndef HPCG_NO_OPENMP / #pragma omp parallel for / #endif`, built
+ * with HPCG_NO_OPENMP, stored its count on every row (issue 34). */
 static int ident_char(char c)
 {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -145,6 +146,8 @@ static int scan_pragmas(struct collect *cl, const struct mpp_source *src)
 		if (k != CXToken_Punctuation && k != CXToken_Identifier)
 			continue;
 		unsigned tb = tok_off(t->tu, tk[i]);
+		if (mpp_source_in_skipped(src, tb))
+			continue;
 		if (k == CXToken_Punctuation && x[tb] == '#' &&
 		    x[tb + 1] != '#' && i + 1 < n) {
 			unsigned nb = tok_off(t->tu, tk[i + 1]);
@@ -307,7 +310,7 @@ static int scan_file(struct mpp_tu *t, struct mpp_source *src)
 	clang_visitChildren(clang_getTranslationUnitCursor(t->tu),
 			    collect_macro, &cl);
 	free(cl.seen);
-	if (cl.oom || scan_pragmas(&cl, src) < 0 || read_skipped(t, src) < 0)
+	if (cl.oom || read_skipped(t, src) < 0 || scan_pragmas(&cl, src) < 0)
 		return -1;
 	if (t->nmacros > 1)
 		qsort(t->macros, t->nmacros, sizeof(*t->macros), cmp_macro);
