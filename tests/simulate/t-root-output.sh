@@ -36,7 +36,7 @@ for n in 200 400; do
 	done
 	grep -q ' gather ' t$n/rank-0.ti ||
 		{ echo "expected a gather in the 2-rank trace at -n $n"; fail=1; }
-	train+=(--train t$n)
+	train+=(--train "t$n")
 done
 for np in 8 2; do
 	mpipredict-simulate predict --profile profile.json "${train[@]}" --ranks $np \

@@ -32,7 +32,7 @@ for n in 200 400; do
 	cp r$n/meta t$n/meta
 	awk -v n=$n '$2 == "compute" { printf "%s compute %.0f\n", $1, 1e7 * (n / 200) ^ 2; next } { print }' \
 		r$n/rank-0.ti >t$n/rank-0.ti
-	train+=(--train t$n)
+	train+=(--train "t$n")
 done
 traced r2 2 ./ss.real -n 200 -s 10
 grep -q '^# @' r2/rank-0.ti && grep -q ' allreduce ' r2/rank-0.ti ||
