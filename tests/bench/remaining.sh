@@ -79,7 +79,11 @@ if [ -n "$devset" ]; then
 		else
 			echo "build: $code from $devset/$code (log: $out/build/$code.log)"
 			rm -rf "$out/build/$code"
-			(. "tests/bench/devset/$code.sh" && mkdir -p "$out/build/$code" &&
+			# Feature names rooted at the copy, as the user's checkout
+			# would root them (under build-*/ the root would be
+			# mpipredict's own git checkout).
+			(export MPIPREDICT_SRCROOT=$out/build/$code &&
+				. "tests/bench/devset/$code.sh" && mkdir -p "$out/build/$code" &&
 				devset_build "$devset/$code" "$out/build/$code" &&
 				printf '%s\t%s\n' "$DEVSET_EXE" "$DEVSET_RUNDIR" >"$out/build/$code.where") \
 				>"$out/build/$code.log" 2>&1 && [ -x "$(cut -f1 "$out/build/$code.where")" ] ||
