@@ -341,43 +341,66 @@ static void addr2line(const char *obj, char **addr, char **at, size_t n)
 	free(av);
 }
 
+/* The object whose debug lines say where site i is: its own, or prog
+ * when it is gone (SMPI runs each rank from a copy it deletes); NULL when
+ * neither can be read. */
+static char *site_object(const struct mpp_trace *t, size_t i, const char *prog)
+{
+	size_t olen = strcspn(t->site_key[i], "\t");
+	char *obj = strndup(t->site_key[i], olen);
+	if (obj && access(obj, R_OK) != 0) {
+		free(obj);
+		obj = prog ? strdup(prog) : NULL;
+	}
+	return obj;
+}
+
+static char *const *sort_objs;
+
+static int by_object(const void *a, const void *b)
+{
+	return strcmp(sort_objs[*(const size_t *)a],
+		      sort_objs[*(const size_t *)b]);
+}
+
 void mpp_trace_sites(struct mpp_trace *t, const char *prog)
 {
-	size_t n = t->nsites;
+	size_t n = t->nsites, k = 0;
 	char **addr = calloc(n + 1, sizeof *addr);
 	char **at = calloc(n + 1, sizeof *at);
 	size_t *idx = calloc(n + 1, sizeof *idx);
-	char *done = calloc(n + 1, 1);
+	char **obj = calloc(n + 1, sizeof *obj);
 
-	for (size_t i = 0; addr && at && idx && done && i < n; i++) {
-		if (done[i] || t->site_at[i])
-			continue;
-		/* every unresolved site of i's object in one addr2line */
-		size_t olen = strcspn(t->site_key[i], "\t"), m = 0;
-		for (size_t j = i; j < n; j++)
-			if (!done[j] && !t->site_at[j] &&
-			    !strncmp(t->site_key[j], t->site_key[i],
-				     olen + 1)) {
-				done[j] = 1;
-				idx[m] = j;
-				addr[m++] = t->site_key[j] + olen + 1;
-			}
-		char obj[4096];
-		snprintf(obj, sizeof obj, "%.*s", (int)olen, t->site_key[i]);
-		if (access(obj, R_OK) != 0) {
-			if (!prog)
-				continue;
-			snprintf(obj, sizeof obj, "%s", prog);
+	/* The unresolved sites by the object that resolves them, so that
+	 * one addr2line answers each object: an SMPI skeleton's 1,024 rank
+	 * copies of one program took one addr2line each (5 s). */
+	for (size_t i = 0; addr && at && idx && obj && i < n; i++)
+		if (!t->site_at[i] && (obj[i] = site_object(t, i, prog)))
+			idx[k++] = i;
+	sort_objs = obj;
+	if (k > 1)
+		qsort(idx, k, sizeof *idx, by_object);
+	for (size_t g = 0; g < k;) {
+		size_t e = g;
+		while (e < k && !strcmp(obj[idx[e]], obj[idx[g]]))
+			e++;
+		for (size_t q = g; q < e; q++) {
+			size_t i = idx[q];
+			addr[q - g] =
+			    t->site_key[i] + strcspn(t->site_key[i], "\t") + 1;
+			at[q - g] = NULL;
 		}
-		memset(at, 0, m * sizeof *at);
-		addr2line(obj, addr, at, m);
-		for (size_t q = 0; q < m; q++)
-			t->site_at[idx[q]] = at[q];
+		addr2line(obj[idx[g]], addr, at, e - g);
+		for (size_t q = g; q < e; q++)
+			t->site_at[idx[q]] = at[q - g];
+		g = e;
 	}
+	for (size_t i = 0; obj && i < n; i++)
+		free(obj[i]);
+	free(obj);
 	free(addr);
 	free(at);
 	free(idx);
-	free(done);
 	t->sited = 1;
 	for (int r = 0; r < t->nranks && t->sited; r++)
 		for (size_t i = 0; i < t->n[r] && t->sited; i++) {
