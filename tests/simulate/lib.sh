@@ -27,18 +27,19 @@ write_profile() { # file [packages_per_node cores_per_node socket-level?]
  "missing": {}}
 JSON
 }
-build_real() { # app [source] -> ./app.real (an example app, or source)
+build_real() { # app [source [flags...]] -> ./app.real (an example app, or source)
 	# MPP_REAL_CC="mpipredict-cc mpicc": with loop counters in its rows
 	# shellcheck disable=SC2086
-	${MPP_REAL_CC:-mpicc} -O2 ${MPP_TEST_CFLAGS:-} -I"$apps_src" -o "$1.real" "${2:-$apps_src/$1.c}" -lm \
+	${MPP_REAL_CC:-mpicc} -O2 ${MPP_TEST_CFLAGS:-} "${@:3}" -I"$apps_src" -o "$1.real" "${2:-$apps_src/$1.c}" -lm \
 	  -L"$MPP_BUILD/lib" -Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict
 }
-build_smpi() { # app [source] -> ./app.smpi
-	smpicc -O2 -I"$apps_src" -o "$1.smpi" "${2:-$apps_src/$1.c}" \
+build_smpi() { # app [source [flags...]] -> ./app.smpi
+	smpicc -O2 "${@:3}" -I"$apps_src" -o "$1.smpi" "${2:-$apps_src/$1.c}" \
 	  "$MPP_BUILD/lib/mpp-smpitrace.o" -lm 2>smpicc.err
 }
-build_prog() { # name: progs/name.c -> ./name.real and ./name.smpi, or exit 1
-	build_real "$1" "$MPP_SRC/tests/simulate/progs/$1.c" && build_smpi "$1" "$MPP_SRC/tests/simulate/progs/$1.c" ||
+build_prog() { # name [flags...]: progs/name.c -> ./name.real and ./name.smpi, or exit 1
+	local src=$MPP_SRC/tests/simulate/progs/$1.c
+	build_real "$1" "$src" "${@:2}" && build_smpi "$1" "$src" "${@:2}" ||
 		{ echo "build failed: $(tail -3 smpicc.err)"; exit 1; }
 }
 wall_of() { # trace dir -> slowest rank's wall seconds

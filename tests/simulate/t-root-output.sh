@@ -14,16 +14,11 @@
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
-src=$MPP_SRC/tests/simulate/progs/serialskip.c
-# shellcheck disable=SC2086
-mpicc -O2 -g ${MPP_TEST_CFLAGS:-} -o ss.real "$src" -L"$MPP_BUILD/lib" \
-	-Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict &&
-	smpicc -O2 -g -o ss.smpi "$src" "$MPP_BUILD/lib/mpp-smpitrace.o" 2>smpicc.err ||
-	{ echo "build failed: $(tail -3 smpicc.err)"; exit 1; }
+build_prog serialskip -g
 fail=0
 train=()
 for n in 200 400; do
-	traced r$n 2 ./ss.real -n $n -s 10
+	traced r$n 2 ./serialskip.real -n $n -s 10
 	mkdir -p t$n
 	cp r$n/meta t$n/meta
 	for r in 0 1; do
@@ -40,7 +35,7 @@ for n in 200 400; do
 done
 for np in 8 2; do
 	mpipredict-simulate predict --profile profile.json "${train[@]}" --ranks $np \
-		--nodes $((np / 2)) --json --no-residual -- ./ss.smpi -n 400 -s 10 >p$np.json 2>err$np.txt ||
+		--nodes $((np / 2)) --json --no-residual -- ./serialskip.smpi -n 400 -s 10 >p$np.json 2>err$np.txt ||
 		{ echo "predict at $np ranks failed: $(cat err$np.txt)"; exit 1; }
 	jq -e '.ranks[0].compute_s >= 0.16 and
 	       ([.ranks[1:][] | .compute_s] | max) < 0.05 * .ranks[0].compute_s' p$np.json >/dev/null ||

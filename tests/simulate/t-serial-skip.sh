@@ -14,16 +14,11 @@
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
-src=$MPP_SRC/tests/simulate/progs/serialskip.c
-# shellcheck disable=SC2086
-mpicc -O2 -g ${MPP_TEST_CFLAGS:-} -o ss.real "$src" -L"$MPP_BUILD/lib" \
-	-Wl,-rpath,"$MPP_BUILD/lib" -lmpipredict &&
-	smpicc -O2 -g -o ss.smpi "$src" "$MPP_BUILD/lib/mpp-smpitrace.o" 2>smpicc.err ||
-	{ echo "build failed: $(tail -3 smpicc.err)"; exit 1; }
+build_prog serialskip -g
 fail=0
 train=()
 for n in 200 400; do
-	traced r$n 1 ./ss.real -n $n -s 10
+	traced r$n 1 ./serialskip.real -n $n -s 10
 	# the shape: init, one computation, finalize; no site
 	[ "$(awk '$1 != "#" { printf "%s ", $2 }' r$n/rank-0.ti)" = "init compute finalize " ] &&
 		! grep -q '^# @' r$n/rank-0.ti ||
@@ -34,18 +29,18 @@ for n in 200 400; do
 		r$n/rank-0.ti >t$n/rank-0.ti
 	train+=(--train "t$n")
 done
-traced r2 2 ./ss.real -n 200 -s 10
+traced r2 2 ./serialskip.real -n 200 -s 10
 grep -q '^# @' r2/rank-0.ti && grep -q ' allreduce ' r2/rank-0.ti ||
 	{ echo "expected the 2-rank trace to have its calls and their sites"; fail=1; }
 mpipredict-simulate predict --profile profile.json "${train[@]}" --ranks 2 \
-	--skeleton "$PWD/sk" -- ./ss.smpi -n 600 -s 10 >p.txt 2>err.txt ||
+	--skeleton "$PWD/sk" -- ./serialskip.smpi -n 600 -s 10 >p.txt 2>err.txt ||
 	{ echo "predict failed: $(cat err.txt)"; exit 1; }
 grep -q "call MPI only to start and stop" p.txt ||
 	{ echo "expected the report to say the traces call MPI only to start and stop, got: $(grep -i segments p.txt)"; fail=1; }
 ! grep -q "built alike" p.txt ||
 	{ echo "expected no blame on the builds, got: $(grep 'built alike' p.txt)"; fail=1; }
 mpipredict-simulate predict --profile profile.json "${train[@]}" --ranks 2 --json \
-	--skeleton "$PWD/sk" -- ./ss.smpi -n 600 -s 10 >p.json 2>err.txt ||
+	--skeleton "$PWD/sk" -- ./serialskip.smpi -n 600 -s 10 >p.json 2>err.txt ||
 	{ echo "predict --json failed: $(cat err.txt)"; exit 1; }
 ranks_compute_is p.json 0.09 0.01 "(the whole run's law at -n 600, 10 ms x 3^2)" || fail=1
 exit $fail
