@@ -123,7 +123,7 @@ static int keyset_add(struct keyset *s, uint64_t key)
  * a function that does not return except as a statement that can be
  * wrapped, no setjmp() (the locals would be indeterminate after a
  * longjmp back), no nested function, no call of an MPI routine or of a
- * function of another file (calls_out); and no pragma inside it (an
+ * function of another file (calls_other_file); and no pragma inside it (an
  * OpenMP region with default(none) would have to name the locals). */
 struct frame {
 	size_t kw;       /* the loop keyword */
@@ -725,19 +725,21 @@ static CXCursor dependent_callee(struct ctx *x, CXCursor call)
 	return r;
 }
 
-static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
+/* Tags an MPI call site (its call wrapped to name it first); 1 if the
+ * callee is an MPI routine, tagged or not (a note says why not). */
+static int tag_call(struct ctx *x, CXCursor call, unsigned depth)
 {
 	CXCursor ref = clang_getCursorReferenced(call);
 	if (x->cxx && clang_Cursor_isNull(ref))
 		ref = dependent_callee(x, call);
 	if (clang_Cursor_isNull(ref) ||
 	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
-		return;
+		return 0;
 	CXString sp = clang_getCursorSpelling(ref);
 	const char *mpi = mpi_name(clang_getCString(sp));
 	clang_disposeString(sp);
 	if (!mpi)
-		return;
+		return 0;
 	/* The callee's name: the DeclRefExpr under casts and parentheses. */
 	CXCursor c = call;
 	size_t at = x->nstack;
@@ -745,7 +747,7 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 		size_t n = push_children(x, c);
 		if (n == 0) {
 			x->nstack = at;
-			return;
+			return 1;
 		}
 		c = x->stack[x->nstack - n];
 		x->nstack -= n;
@@ -753,14 +755,14 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 	size_t f, e;
 	CXSourceLocation l = clang_getCursorLocation(c);
 	if (exp_off(x, l, &e) < 0 || file_off(x, l, &f) < 0)
-		return;
+		return 1;
 	long m = mpp_tu_macro_inside(x->t, f);
 	if (!mpp_source_is_word(x->src, f, mpi) ||
 	    (m >= 0 && x->t->macros[m].is_definition)) {
 		char mac[64];
 		macro_name(x, e, mac, sizeof(mac));
 		add_note(x, e, "call of %s written inside macro %s", mpi, mac);
-		return;
+		return 1;
 	}
 	if (m >= 0 && x->t->macros[m].stringizes) {
 		char mac[64];
@@ -770,13 +772,13 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 			 "stringizes an argument (its text must stay the "
 			 "original's)",
 			 mpi, mac);
-		return;
+		return 1;
 	}
 	int r = keyset_add(&x->used, ((uint64_t)f << 3) | 7);
 	if (r <= 0) {
 		/* A macro that uses its argument twice: one tag serves both. */
 		x->oom |= r < 0;
-		return;
+		return 1;
 	}
 	struct mpp_plan *p = x->plan;
 	if (p->nsites == p->capsites) {
@@ -784,7 +786,7 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 		struct mpp_site_info *v = realloc(p->sites, cap * sizeof(*v));
 		if (!v) {
 			x->oom = 1;
-			return;
+			return 1;
 		}
 		p->sites = v;
 		p->capsites = cap;
@@ -795,7 +797,7 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 	s->func = strdup(x->func ? x->func : "");
 	if (!s->func) {
 		x->oom = 1;
-		return;
+		return 1;
 	}
 	char buf[96];
 	snprintf(buf, sizeof(buf), "(__mpp_tag_%s(&__mpp_s_%s[%zu]), ", x->id,
@@ -803,6 +805,7 @@ static void tag_call(struct ctx *x, CXCursor call, unsigned depth)
 	p->nsites++;
 	add_edit(x, f, MPP_EDIT_OPEN, depth, buf);
 	add_edit(x, f + strlen(mpi), MPP_EDIT_CLOSE, depth, ")");
+	return 1;
 }
 
 static size_t min_size(size_t a, size_t b)
@@ -1206,24 +1209,18 @@ int mpp_call_effect(CXTranslationUnit tu, CXCursor call)
 	return r;
 }
 
-/* Whether a call leaves the unit for real work: an MPI routine, or a
- * function with no body in this unit that no system header declares (the
- * user's function in another file). A loop making such a call pays a call
- * per iteration, so its counts in memory cost nothing measurable, while a
- * host would hold them in registers until the loop ends: a job's time-step
- * loop in main would show no progress while the job runs (issue 37). */
-static int calls_out(CXCursor call)
+/* Whether a call goes to a function of another file: no body in this
+ * unit, and no system header declares it. A loop making such a call (or
+ * an MPI call) pays a call per iteration, so its counts in memory cost
+ * nothing measurable, while a host would hold them in registers until the
+ * loop ends: a job's time-step loop in main would show no progress while
+ * the job runs (issue 37). */
+static int calls_other_file(CXCursor call)
 {
 	CXCursor ref = clang_getCursorReferenced(call);
 	if (clang_Cursor_isNull(ref) ||
-	    clang_getCursorKind(ref) != CXCursor_FunctionDecl)
-		return 0;
-	CXString sp = clang_getCursorSpelling(ref);
-	int mpi = mpi_name(clang_getCString(sp)) != NULL;
-	clang_disposeString(sp);
-	if (mpi)
-		return 1;
-	if (clang_Location_isInSystemHeader(clang_getCursorLocation(ref)))
+	    clang_getCursorKind(ref) != CXCursor_FunctionDecl ||
+	    clang_Location_isInSystemHeader(clang_getCursorLocation(ref)))
 		return 0;
 	return clang_Cursor_isNull(clang_getCursorDefinition(ref));
 }
@@ -1806,17 +1803,18 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 				    (size_t)ke, (size_t)kb, (size_t)kt};
 		}
 		break;
-	case CXCursor_CallExpr:
-		tag_call(x, c, depth);
+	case CXCursor_CallExpr: {
+		int mpi = tag_call(x, c, depth);
 		if (x->nframes) {
 			int eff = mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
-			else if (eff || (x->cxx && may_throw(c)) ||
-				 calls_out(c))
+			else if (eff || mpi || (x->cxx && may_throw(c)) ||
+				 calls_other_file(c))
 				unclean(x);
 		}
 		break;
+	}
 	case CXCursor_CXXThrowExpr:
 	case CXCursor_CXXNewExpr:
 	case CXCursor_CXXTryStmt:
