@@ -1489,20 +1489,6 @@ int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *const *src,
 					   y->n;
 				double f =
 				    src[b]->a[r % p][y->at[j]].flops / smean[b];
-				/* A rank beyond the source's takes rank r % p's
-				 * timing relative to what SMPI gives each of
-				 * the two: the source's split among its ranks
-				 * is the program's too (PENNANT's rank 0 alone
-				 * writes the output: at 64 ranks from 2, the
-				 * even ranks shared its writing, and rank 0
-				 * computed 1/32 of it) */
-				const struct occ *xq =
-				    &ko[(size_t)(r % p) * nk + s];
-				double mr = x->sum / (double)x->n,
-				       mq = xq->n ? xq->sum / (double)xq->n : 0;
-				if (r >= p && mq > 0 && isfinite(mq) &&
-				    isfinite(mr))
-					f *= mr / mq;
 				if (nr == cap) {
 					size_t c = cap ? 2 * cap : 256;
 					struct reshape *t =
