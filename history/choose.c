@@ -70,6 +70,30 @@ static void part(const mpp_swf_job *jobs, const mpp_easy_job_out *out, size_t a,
 	*under = nu / (double)(b - a);
 }
 
+void mpp_choose_pick(mpp_choose_result *r, double margin)
+{
+	double lo = r->cand[0].avebsld_old;
+	const mpp_choose_score *ch, *cp = &r->cand[r->champion];
+
+	for (int i = 1; i < MPP_CHOOSE_NCAND; i++)
+		if (r->cand[i].avebsld_old < lo)
+			lo = r->cand[i].avebsld_old;
+	/* Among those within the margin of the best on the older part, the
+	 * most accurate there; ties go to the earlier candidate, the simpler.
+	 */
+	r->challenger = -1;
+	for (int i = 0; i < MPP_CHOOSE_NCAND; i++)
+		if (r->cand[i].avebsld_old <= lo * (1 + margin) &&
+		    (r->challenger < 0 ||
+		     r->cand[i].mae_old_s < r->cand[r->challenger].mae_old_s))
+			r->challenger = i;
+	ch = &r->cand[r->challenger];
+	r->chosen = r->champion;
+	if (ch->avebsld_new < cp->avebsld_new * (1 - margin) &&
+	    ch->mae_new_s <= cp->mae_new_s)
+		r->chosen = r->challenger;
+}
+
 int mpp_choose(const mpp_swf_job *jobs, size_t n, const mpp_choose_opts *o,
 	       mpp_choose_result *r, char *err, size_t errlen)
 {
@@ -114,7 +138,7 @@ int mpp_choose(const mpp_swf_job *jobs, size_t n, const mpp_choose_opts *o,
 				    .pred = MPP_EASY_HISTORY,
 				    .bound_s = 10};
 		mpp_easy_stats st;
-		double mae_old, under_old;
+		double under_old;
 
 		mpp_choose_candidate(i, &eo.hist_method, &eo.corrector);
 		c->method = eo.hist_method;
@@ -122,25 +146,15 @@ int mpp_choose(const mpp_swf_job *jobs, size_t n, const mpp_choose_opts *o,
 		rc = mpp_easy_run(js, n, &eo, out, &st, err, errlen);
 		if (rc)
 			break;
-		part(js, out, 0, m, eo.bound_s, &c->avebsld_old, &mae_old,
+		part(js, out, 0, m, eo.bound_s, &c->avebsld_old, &c->mae_old_s,
 		     &under_old);
 		part(js, out, m, n, eo.bound_s, &c->avebsld_new, &c->mae_new_s,
 		     &c->under_new);
-		/* Ties go to the earlier candidate: the simpler one. */
-		if (c->avebsld_old < r->cand[r->challenger].avebsld_old)
-			r->challenger = i;
 	}
 	free(js);
 	free(out);
 	if (rc)
 		return rc;
-	{
-		const mpp_choose_score *ch = &r->cand[r->challenger];
-		const mpp_choose_score *cp = &r->cand[r->champion];
-		r->chosen = r->champion;
-		if (ch->avebsld_new < cp->avebsld_new * (1 - margin) &&
-		    ch->mae_new_s <= cp->mae_new_s * (1 + margin))
-			r->chosen = r->challenger;
-	}
+	mpp_choose_pick(r, margin);
 	return MPP_OK;
 }

@@ -6,13 +6,15 @@
  * Each candidate (tsafrir, ours, learned, online, each with the step and
  * the request corrector) replays the jobs through EASY++ (easy.h). The
  * jobs are cut in two by submission order: the older part (the first
- * `split` of them) chooses the challenger, the candidate with the lowest
- * AVEbsld there; the newest part, which it was not chosen on, judges it
- * against the champion (the current choice). The challenger replaces the
- * champion only when, on the newest part, its AVEbsld is below the
- * champion's by more than `margin` (5 % by default) and its MAE is not
- * above the champion's by more than the same margin (the MAE is what a
- * user sees of a prediction; a scheduler's gain bought with wilder answers
+ * `split` of them) chooses the challenger: of the candidates whose AVEbsld
+ * there is within `margin` (5 % by default) of the lowest, the one with
+ * the lowest MAE there (the MAE is what a user sees of a prediction;
+ * AVEbsld differences within the margin are mostly chance, a candidate's
+ * rank moving from one part of a trace to the next). The newest part,
+ * which it was not chosen on, judges it against the champion (the current
+ * choice): the challenger replaces the champion only when, there, its
+ * AVEbsld is below the champion's by more than `margin` and its MAE is
+ * not above the champion's (a scheduler's gain bought with wilder answers
  * is not taken). The spirit of regress/challenge.h: a switch needs
  * evidence the candidate did not see. Deterministic (the replays are).
  *
@@ -46,6 +48,7 @@ typedef struct mpp_choose_score {
 	int corrector;      /* easy.h corrector */
 	double avebsld_old; /* on the older part */
 	double avebsld_new; /* on the newest part */
+	double mae_old_s;   /* on the older part */
 	double mae_new_s;   /* on the newest part */
 	double under_new;   /* share under-predicted on the newest part */
 } mpp_choose_score;
@@ -53,7 +56,7 @@ typedef struct mpp_choose_score {
 typedef struct mpp_choose_result {
 	mpp_choose_score cand[MPP_CHOOSE_NCAND];
 	size_t nold, nnew; /* jobs in each part */
-	int challenger;    /* lowest AVEbsld on the older part */
+	int challenger;    /* chosen on the older part (above) */
 	int champion;      /* the choice before this call */
 	int chosen;        /* the choice: champion or challenger */
 } mpp_choose_result;
@@ -70,5 +73,8 @@ int mpp_choose_parse(const char *s, int *i);
  * clamped to it (a machine size guessed from a table may be short). */
 int mpp_choose(const mpp_swf_job *jobs, size_t n, const mpp_choose_opts *o,
 	       mpp_choose_result *r, char *err, size_t errlen);
+/* The rule alone, on scores already in r->cand (r->champion set): sets
+ * r->challenger and r->chosen. margin >= 0. */
+void mpp_choose_pick(mpp_choose_result *r, double margin);
 
 #endif

@@ -177,9 +177,9 @@ static void print_choice(const mpp_choose_result *r)
 	for (int i = 0; i < MPP_CHOOSE_NCAND; i++) {
 		const mpp_choose_score *c = &r->cand[i];
 		printf("candidate %s avebsld_old=%.2f avebsld_new=%.2f "
-		       "mae_new_s=%.0f under_new=%.3f\n",
+		       "mae_old_s=%.0f mae_new_s=%.0f under_new=%.3f\n",
 		       mpp_choose_name(i), c->avebsld_old, c->avebsld_new,
-		       c->mae_new_s, c->under_new);
+		       c->mae_old_s, c->mae_new_s, c->under_new);
 	}
 	printf("choice %s challenger=%s champion=%s old=%zu new=%zu\n",
 	       mpp_choose_name(r->chosen), mpp_choose_name(r->challenger),
@@ -187,7 +187,8 @@ static void print_choice(const mpp_choose_result *r)
 }
 
 /* The same as one JSON object: {chosen, challenger, champion, old, new,
- * candidates: [{name, avebsld_old, avebsld_new, mae_new_s, under_new}]}. */
+ * candidates: [{name, avebsld_old, avebsld_new, mae_old_s, mae_new_s,
+ * under_new}]}. */
 static json_t *choice_json(const mpp_choose_result *r)
 {
 	json_t *a = json_array();
@@ -195,11 +196,11 @@ static json_t *choice_json(const mpp_choose_result *r)
 	for (int i = 0; a && i < MPP_CHOOSE_NCAND; i++) {
 		const mpp_choose_score *c = &r->cand[i];
 		json_array_append_new(
-		    a,
-		    json_pack("{s:s, s:f, s:f, s:f, s:f}", "name",
-			      mpp_choose_name(i), "avebsld_old", c->avebsld_old,
-			      "avebsld_new", c->avebsld_new, "mae_new_s",
-			      c->mae_new_s, "under_new", c->under_new));
+		    a, json_pack("{s:s, s:f, s:f, s:f, s:f, s:f}", "name",
+				 mpp_choose_name(i), "avebsld_old",
+				 c->avebsld_old, "avebsld_new", c->avebsld_new,
+				 "mae_old_s", c->mae_old_s, "mae_new_s",
+				 c->mae_new_s, "under_new", c->under_new));
 	}
 	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:o}", "chosen",
 			 mpp_choose_name(r->chosen), "challenger",

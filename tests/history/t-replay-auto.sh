@@ -21,7 +21,7 @@ grep -q "^choice ours/.* champion=tsafrir/steps old=300 new=300" out ||
 # Then the choice is replayed with EASY++: its line is the last.
 tail -n 1 out | grep -q "^easy++ $choice jobs=600 " || fail "expected the replay of $choice last, got: $(tail -n 1 out)"
 # Ours' scores on the newest part: exact predictions, lower AVEbsld.
-ours=$(awk '$1 == "candidate" && $2 == "ours/steps" {sub("avebsld_new=", "", $4); sub("mae_new_s=", "", $5); print $4, $5}' out)
+ours=$(awk '$1 == "candidate" && $2 == "ours/steps" {sub("avebsld_new=", "", $4); sub("mae_new_s=", "", $6); print $4, $6}' out)
 tsa=$(awk '$1 == "candidate" && $2 == "tsafrir/steps" {sub("avebsld_new=", "", $4); print $4}' out)
 awk -v o="${ours% *}" -v m="${ours#* }" -v t="$tsa" 'BEGIN { exit !(o < 0.95 * t && m == 0) }' ||
 	fail "expected ours' AVEbsld below 95 % of Tsafrir's and its MAE 0, got ours '$ours', tsafrir '$tsa'"

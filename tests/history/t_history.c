@@ -5,12 +5,14 @@
  * same request and size and removing the user's bias, intervals from the
  * user's errors, bad input, many users; the learned method's fit; the
  * online learner (nag.h): its fit, its scale invariance, where each loss
- * puts its answer, bad input and loss specs, and the online method.
+ * puts its answer, bad input and loss specs, and the online method; the
+ * auto rule (choose.h) on hand-made scores.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "history/choose.h"
 #include "history/history.h"
 #include "history/nag.h"
 #include "common/status.h"
@@ -619,6 +621,46 @@ static void guard(void)
 	mpp_hist_free(off);
 }
 
+/* The auto rule on scores shaped like KTH-SP2's submit times x0.7 (first
+ * half): learned/request (5) the lowest AVEbsld on the older part, ours
+ * (3) within the margin of it with a lower MAE. */
+static void choose_rule(void)
+{
+	mpp_choose_result r;
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < MPP_CHOOSE_NCAND; i++)
+		r.cand[i] = (mpp_choose_score){.avebsld_old = 700,
+					       .avebsld_new = 740,
+					       .mae_old_s = 5200,
+					       .mae_new_s = 4600};
+	r.cand[5].avebsld_old = 455.7, r.cand[5].mae_old_s = 5039;
+	r.cand[5].avebsld_new = 393.2, r.cand[5].mae_new_s = 4834;
+	r.cand[3].avebsld_old = 470.1, r.cand[3].mae_old_s = 4257;
+	r.cand[3].avebsld_new = 393.2, r.cand[3].mae_new_s = 3909;
+	mpp_choose_pick(&r, 0.05);
+	EXPECT(r.challenger == 3 && r.chosen == 3,
+	       "expected ours/request (3), within 5 %% of the best and more "
+	       "accurate, challenger and chosen; got %d and %d",
+	       r.challenger, r.chosen);
+	/* Past the margin, the more accurate one is not a challenger. */
+	r.cand[3].avebsld_old = 480;
+	mpp_choose_pick(&r, 0.05);
+	EXPECT(r.challenger == 5, "expected learned/request (5), got %d",
+	       r.challenger);
+	/* A challenger whose MAE on the newest part is above the champion's,
+	 * even by 1 %, does not replace it. */
+	r.cand[5].mae_new_s = 4646;
+	mpp_choose_pick(&r, 0.05);
+	EXPECT(r.chosen == 0, "expected the champion (0) kept, got %d",
+	       r.chosen);
+	/* Nor one that wins by less than the margin. */
+	r.cand[5].mae_new_s = 4600, r.cand[5].avebsld_new = 710;
+	mpp_choose_pick(&r, 0.05);
+	EXPECT(r.chosen == 0, "expected the champion (0) kept, got %d",
+	       r.chosen);
+}
+
 int main(void)
 {
 	tsafrir();
@@ -633,6 +675,7 @@ int main(void)
 	online();
 	guard();
 	aliases();
+	choose_rule();
 	if (failures)
 		printf("%d failures\n", failures);
 	return failures ? 1 : 0;
