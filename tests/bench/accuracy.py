@@ -716,6 +716,18 @@ def session_gap(app, split):
     return 100 * statistics.mean(gaps) if gaps else None
 
 
+def runs_gap(app, split):
+    """How far apart the runs themselves are from one repeat to the next
+    on the same test settings as session_gap: the mean of |t1 - t2| /
+    ((t1 + t2) / 2) over their first two runs, in percent (issue 40,
+    requirement 3: the sessions' answers within 1.2x of it)."""
+    a = ENTRIES.get((app, split, "params/session1", "all"), [])
+    gaps = [abs(st.times[0] - st.times[1]) / ((st.times[0] + st.times[1]) / 2)
+            for st, _, _ in a if len(st.times) >= 2
+            and st.times[0] + st.times[1] > 0]
+    return 100 * statistics.mean(gaps) if gaps else None
+
+
 def verdict(iv, goal):
     """met when the whole interval is within the goal, NOT met when all
     of it is above, otherwise not resolved: this many test settings and
@@ -790,8 +802,9 @@ def stability(results):
     print("\nStability (issue 15), parameters path, all test settings: "
           "MAPE trained on session 1 / session 2, ratio (goal <= 1.5) with "
           "its 90 % interval over the test settings, how far apart the "
-          "two sessions' answers are (mean |p1 - p2| over their mean), "
-          "answered")
+          "two sessions' answers are (mean |p1 - p2| over their mean) "
+          "against how far apart the runs' own first two repeats are "
+          "(goal: answers <= 1.2x runs), answered")
     for (app, split, m), r in sorted(get.items()):
         if m != "params/session1":
             continue
@@ -804,12 +817,17 @@ def stability(results):
         ratio = hi / lo if lo > 0 else float("inf")
         iv = stability_interval(app, split, rng)
         gap = session_gap(app, split)
-        print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s apart %s%%; "
-              "answered %s%% / %s%%; default/params answered %s%%; "
-              "terms %s" % (
+        rgap = runs_gap(app, split)
+        print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s apart %s%% "
+              "(runs %s%%: %s); answered %s%% / %s%%; default/params "
+              "answered %s%%; terms %s" % (
                   app, split, r[6], r2[6], ratio,
                   "[%.2f, %.2f] %s" % (iv[1], iv[2], verdict(iv, 1.5))
-                  if iv else "", fmt(gap), fmt(r[9]), fmt(r2[9]),
+                  if iv else "", fmt(gap), fmt(rgap),
+                  "x%.2f %s" % (gap / rgap, "met" if gap <= 1.2 * rgap
+                                else "NOT met")
+                  if gap is not None and rgap else "n/a",
+                  fmt(r[9]), fmt(r2[9]),
                   fmt(d[9]) if d else "n/a", same_terms(app, split)))
 
 

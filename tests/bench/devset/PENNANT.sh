@@ -21,7 +21,7 @@ devset_build() {
 # An N x N mesh, declared as nzx=N (a deck shows the parameters nothing).
 devset_design() {
 	local n role
-	for n in 80 110 140 170 220 280; do
+	for n in 80 98 116 134 152 170 220 280; do
 		role=train
 		[ "$n" -gt 170 ] && role=held
 		printf '%s\tnzx=%s\tsedov-%s.pnt\n' "$role" "$n" "$n"

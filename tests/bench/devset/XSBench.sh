@@ -14,7 +14,7 @@ devset_build() {
 # grid points per nuclide.
 devset_design() {
 	local l role
-	for l in 100000 200000 300000 400000 600000 800000; do
+	for l in 100000 160000 220000 280000 340000 400000 600000 800000; do
 		role=train
 		[ "$l" -gt 400000 ] && role=held
 		printf '%s\t\t-m event -s small -g 1000 -l %s\n' "$role" "$l"

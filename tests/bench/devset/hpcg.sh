@@ -10,9 +10,9 @@ devset_build() {
 # nx = ny = 16 (a multiple of 8); nz grows. --rt=0: one CG set.
 devset_design() {
 	local nz role
-	for nz in 16 24 32 40 56 72; do
+	for nz in 16 24 32 40 48 56 80 104; do
 		role=train
-		[ "$nz" -gt 40 ] && role=held
+		[ "$nz" -gt 56 ] && role=held
 		printf '%s\t\t--nx=16 --ny=16 --nz=%s --rt=0\n' "$role" "$nz"
 	done
 }

@@ -9,7 +9,7 @@ devset_build() {
 }
 devset_design() {
 	local nz role
-	for nz in 20 40 60 80 120 160; do
+	for nz in 20 32 44 56 68 80 120 160; do
 		role=train
 		[ "$nz" -gt 80 ] && role=held
 		printf '%s\t\tnx=20 ny=20 nz=%s\n' "$role" "$nz"
