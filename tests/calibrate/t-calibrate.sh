@@ -7,9 +7,8 @@
 #     socket and net null and listed in "missing" with why;
 #   - the memory curve (level mem, calibrate/memory.h) of that node: at
 #     least 10 footprints from 1 MiB up, increasing, curves for 1 and 2
-#     streaming ranks, every time per byte positive, and the largest
-#     footprint slower per byte than the smallest (out of the caches, on
-#     any machine with caches);
+#     streaming ranks, every time per byte positive (how fast the memory
+#     is at each footprint is this machine's, not the feature's);
 #   - --show prints the stored profile, the same document;
 #   - two packages of two PUs, 4 ranks: cmp (0,1) and socket (0,2) measured,
 #     one contention step (ranks 2 and 3, j = 2) on cmp: h[1] a number,
