@@ -16,7 +16,8 @@
  * outermost loop that may be wrapped whole (see struct frame) and holds at
  * most HOST_LOCALS counters, or else the innermost such loops, becomes a
  * host: `{__extension__ unsigned long long __mpp_lK = 0, ...; LOOP
- * __mpp_c_ID[K] += __mpp_lK; ...}`, and every counter made inside it (its
+ * __mpp_c_ID[K] += __mpp_lK; ...}` (the add written as a relaxed atomic
+ * store, host_text says why), and every counter made inside it (its
  * own, those of the loops and branches within) counts into its local.
  * Every way out reaches a flush: the loop's end and `break` the one after
  * the loop, a `return`, a `goto` (its label is outside, none may be inside)
@@ -1274,10 +1275,10 @@ static void add_leave(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 static char *host_text(const struct ctx *x, const struct host *h, int which,
 		       int reset, size_t at)
 {
-	/* Bounds: `__mpp_c_<id>[k] += __mpp_lk; __mpp_lk = 0; ` with k and
-	 * the id's 16 digits under 24 characters each; a derived loop's
-	 * flush adds its variable's name. */
-	size_t cap = 64 + (h->c1 - h->c0) * 128, n = 0;
+	/* Bounds: a flush (below) is under 256 characters with k and the
+	 * id's 16 digits under 24 characters each; a derived loop's flush
+	 * adds its variable's name and two numbers. */
+	size_t cap = 64 + (h->c1 - h->c0) * 256, n = 0;
 	for (size_t k = h->c0; k < h->c1; k++)
 		if (x->iv_of[k] >= 0)
 			cap += strlen(x->ivs[x->iv_of[k]].var) + 128;
@@ -1303,31 +1304,44 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 					       : NULL;
 			const struct ivrec *v =
 			    x->iv_of[k] >= 0 ? &x->ivs[x->iv_of[k]] : NULL;
+			/* A way out of the function (which 'l': a return, a
+			 * goto, a call that does not return) stores the sum
+			 * by a relaxed atomic store, not `+=`: once the
+			 * function is inlined into a call-free nest, a
+			 * compiler keeps a plain slot in a register until
+			 * the nest ends (store motion), and a running job's
+			 * progress thread reads 0 meanwhile (issue 37:
+			 * prime). It is a plain store on x86 and ARM, but no
+			 * compiler moves it out of a loop, so the loop's own
+			 * end keeps `+=` (written there atomically it cost
+			 * nests 5-7 % more instructions, bench-overhead). */
+			if (which == 'l')
+				PUT("__atomic_store_n(&__mpp_c_%s[%zu], "
+				    "__mpp_c_%s[%zu] + (",
+				    x->id, k, x->id, k);
+			else
+				PUT("__mpp_c_%s[%zu] += ", x->id, k);
 			if (d)
-				PUT("__mpp_c_%s[%zu] += __mpp_l%zu - "
-				    "__mpp_l%zu; ",
-				    x->id, k, d->body, d->then);
+				PUT("__mpp_l%zu - __mpp_l%zu", d->body,
+				    d->then);
 			else if (v && at >= v->body_b && at < v->body_e &&
 				 v->up)
 				/* Leaving from inside the body: it ran once
 				 * more than v tells. */
-				PUT("__mpp_c_%s[%zu] += __extension__ "
-				    "((__mpp_l%zu + "
+				PUT("__extension__ ((__mpp_l%zu + "
 				    "(unsigned long long)(%s) + %luULL) / "
-				    "%luULL); ",
-				    x->id, k, k, v->var, v->step, v->step);
+				    "%luULL)",
+				    k, v->var, v->step, v->step);
 			else if (v && at >= v->body_b && at < v->body_e)
-				PUT("__mpp_c_%s[%zu] += __extension__ "
-				    "((__mpp_l%zu + %luULL - "
-				    "(unsigned long long)(%s)) / %luULL); ",
-				    x->id, k, k, v->step, v->var, v->step);
+				PUT("__extension__ ((__mpp_l%zu + %luULL - "
+				    "(unsigned long long)(%s)) / %luULL)",
+				    k, v->step, v->var, v->step);
 			else if (v)
-				PUT("__mpp_c_%s[%zu] += __mpp_l%zu / "
-				    "__extension__ %luULL; ",
-				    x->id, k, k, v->step);
+				PUT("__mpp_l%zu / __extension__ %luULL", k,
+				    v->step);
 			else
-				PUT("__mpp_c_%s[%zu] += __mpp_l%zu; ", x->id, k,
-				    k);
+				PUT("__mpp_l%zu", k);
+			PUT(which == 'l' ? "), __ATOMIC_RELAXED); " : "; ");
 		}
 		for (size_t k = h->c0; reset && k < h->c1; k++)
 			if (x->derived[k] < 0)
