@@ -200,7 +200,7 @@ static json_t *to_json(const struct app_result *a)
 		    json_pack("[f, f]", m->range_lo[i], m->range_hi[i]));
 	json_t *out = json_pack(
 	    "{s:s, s:{s:I, s:i}, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:{s:f, "
+	    "s:I, s:b, s:f, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:b, s:{s:f, "
 	    "s:[f, f], "
 	    "s:[f, f], s:o}}",
 	    "app", m->app, "model", "id", (json_int_t)m->id, "version",
@@ -218,9 +218,9 @@ static json_t *to_json(const struct app_result *a)
 	    "cv_mape_params_pct", jnum(m->cv_mape_params), "cv_params_runs",
 	    (json_int_t)r->nparams_cv, "cv_mape_nnls_pct",
 	    jnum(r->cv_mape_nnls), "cv_mape_ridge_pct", jnum(r->cv_mape_ridge),
-	    "interval", "coverage", m->coverage, "features", m->rel_lo,
-	    m->rel_hi, "parameters", m->prel_lo, m->prel_hi, "cv_coverage",
-	    jnum(r->cv_coverage));
+	    "ridge_cancels", r->ridge_cancels, "interval", "coverage",
+	    m->coverage, "features", m->rel_lo, m->rel_hi, "parameters",
+	    m->prel_lo, m->prel_hi, "cv_coverage", jnum(r->cv_coverage));
 	/* Issue 15: which path answers from parameters, the run-time law,
 	 * the training ranges, the extrapolation interval, and whether the
 	 * errors above are nested estimates (with the inner ones). */
@@ -409,6 +409,8 @@ static void print_summary(const struct app_result *a)
 	if (isfinite(r->cv_mape_nnls) && isfinite(r->cv_mape_ridge))
 		printf(" (CV MAPE nnls %.2f %%, ridge %.2f %%)",
 		       r->cv_mape_nnls, r->cv_mape_ridge);
+	if (r->ridge_cancels)
+		printf(" (ridge's terms cancelled each other: NNLS kept)");
 	printf("\n  %14.6g s    intercept\n", m->intercept);
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];

@@ -1,41 +1,40 @@
 #!/usr/bin/env bash
-# Issue 15: a ridge model's answers outside the training range. The rows of
-# tests/regress/data/cg-ridge-train.csv and cg-ridge-held.csv are real:
-# tests/apps/cg.c measured by make bench-accuracy on 2026-11-27 (session
-# 6), 3 repeats of -n 32-80 x -i 100-300 at 1 and 2 ranks for training,
-# -n 96 held out (columns constant over all the rows left out). On these
-# 72 runs ridge wins the cross-validation over NNLS (6.9 % against 9.3 %)
-# with ten terms whose shares cancel (-808 % to +806 %); past -n 80 they
-# stop cancelling.
+# A model's answers outside the training range when ridge wins the
+# cross-validation with terms that cancel (issue 40, requirement 3: no
+# model keeps them). The rows of tests/regress/data/cg-ridge-train.csv and
+# cg-ridge-held.csv are real: tests/apps/cg.c measured by make
+# bench-accuracy on 2026-11-27 (session 6), 3 repeats of -n 32-80 x -i
+# 100-300 at 1 and 2 ranks for training, -n 96 held out (columns constant
+# over all the rows left out). On these 72 runs ridge wins the
+# cross-validation over NNLS (7.4 % against 9.6 %) with ten terms whose
+# shares cancel (-808 % to +806 %); past -n 80 they stop cancelling.
 #
 # Asserted:
-#   - the model's final fit is ridge and it has an extrapolation fit (NNLS
-#     on the same terms) that drops some of them;
-#   - from features, the held runs at -n 96 (outside the range) are at
-#     least 8 points closer with it than with the same model stored
-#     without it (models.xintercept NULL, as a store of schema 8 has);
-#   - from parameters, the same for -n 96 -i 200 at 1 rank, against the
-#     held runs' median, and mpipredictd answers the same from the store;
-#   - the extrapolation interval covers the edge checks' held ratios
-#     (-n's sets its top);
-#   - inside the range the answers are those of ridge, the same with and
-#     without it;
+#   - training keeps NNLS (ridge_cancels), every share positive, no
+#     extrapolation fit (that is for ridge models);
+#   - from features, the held runs at -n 96 (outside the range) within
+#     15 % (13.0 % measured; ridge with its NNLS extrapolation fit, the
+#     model before, answered 12.2 %); from parameters
+#     -n 96 -i 200 at 1 rank within 15 % of the held runs' median, and
+#     mpipredictd answers the same from the store;
+#   - the extrapolation interval covers the edge checks' held ratios;
 #   - from features, outside the range the interval is the wider of the
 #     features one and the extrapolation one, inside it the features one;
 #   - a LULESH-shaped twin (synthetic rows: an element loop N^3 I, a node
 #     loop 8 N^3 I, boundary faces 6 N^2 I, a per-plane loop N I, a branch
 #     and halo traffic at 2 ranks; cost per element up 1.9x from N = 32 to
 #     48 as the mesh leaves the cache, flat after) trained on N = 24-56:
-#     ridge again with terms that cancel, and at N = 64 and 80 the
-#     extrapolation fit is at least 8 points closer than ridge.
+#     ridge wins again with terms that cancel (129, -75 and 16 %), NNLS is
+#     kept, and at N = 64 and 80 it answers within 5 % (3.1 % measured;
+#     ridge with its extrapolation fit 5.2 %).
 . "$MPP_SRC/tests/server/lib.sh"
 
 data=$MPP_SRC/tests/regress/data
 mpipredict-train --db "$DB" --json "$data/cg-ridge-train.csv" >train.json 2>err.txt ||
 	fail "expected training to work: $(cat err.txt)"
-jq -e '.models[0] | .fit == "ridge" and .extrapolation_fit.fit == "nnls"
-	and ([.extrapolation_fit.coef[] | select(. == 0)] | length) > 0' train.json >/dev/null ||
-	fail "expected a ridge model with an NNLS extrapolation fit that drops terms, got $(jq -c '.models[0] | {fit, kept, extrapolation_fit}' train.json)"
+jq -e '.models[0] | .fit == "nnls" and .ridge_cancels == true and .extrapolation_fit == null
+	and .cv_mape_ridge_pct < .cv_mape_nnls_pct and all(.terms[]; .share_pct > 0)' train.json >/dev/null ||
+	fail "expected NNLS kept over ridge's cancelling terms, got $(jq -c '.models[0] | {fit, ridge_cancels, cv_mape_nnls_pct, cv_mape_ridge_pct, s: [.terms[].share_pct]}' train.json)"
 
 # The edge checks' held runs were answers past a range: the extrapolation
 # interval covers their ratios actual / predicted, and here -n's top ratio
@@ -43,8 +42,6 @@ jq -e '.models[0] | .fit == "ridge" and .extrapolation_fit.fit == "nnls"
 jq -e '.models[0] | .interval.extrapolated as $x | [.edges[] | .check_ratios | select(.[0] != null)] |
 	length > 0 and all(.[0] >= $x[0] - 1e-9 and .[1] <= $x[1] + 1e-9)' train.json >/dev/null ||
 	fail "expected the extrapolation interval to cover the edge checks' ratios, got $(jq -c '.models[0] | {x: .interval.extrapolated, r: [.edges[] | .check_ratios]}' train.json)"
-jq -e '.models[0] | (.edges["-n"].check_ratios[1] - .interval.extrapolated[1] | fabs) < 1e-9' train.json >/dev/null ||
-	fail "expected -n's edge check to set the interval's top, got $(jq -c '.models[0] | {x: .interval.extrapolated, r: .edges["-n"].check_ratios}' train.json)"
 
 # mape FILE: the held runs' error (percent) of mpipredict-predict's answers
 mape() {
@@ -70,22 +67,12 @@ expect_status 200 "$st" "the daemon, past the range"
 jq -e --argjson p "$(cat par-with.txt)" '(.runtime_s / $p - 1 | fabs) < 1e-5 and .extrapolated == ["-n"]' body >/dev/null ||
 	fail "the daemon: expected $(cat par-with.txt) s with extrapolated [\"-n\"], got $(cat body)"
 stop_daemon
-sqlite3 "$DB" "UPDATE models SET xintercept = NULL, xpintercept = NULL" || fail "could not drop the extrapolation fit"
-answers without
-
 fw=$(mape feat-with.txt)
-fo=$(mape feat-without.txt)
-echo "cg at -n 96 from features: $fw % with the extrapolation fit, $fo % without"
-awk -v a="$fw" -v b="$fo" 'BEGIN { exit !(a <= b - 8) }' ||
-	fail "from features: expected the extrapolation fit 8 points closer or more, got $fw % with it, $fo % without"
-
 pw=$(cat par-with.txt)
-po=$(cat par-without.txt)
-read -r ew eo < <(awk -v a="$pw" -v b="$po" -v t="$truth" 'BEGIN {
-	x = (a - t) / t; y = (b - t) / t; printf "%.2f %.2f\n", 100 * (x < 0 ? -x : x), 100 * (y < 0 ? -y : y) }')
-echo "cg -n 96 -i 200 from parameters: $pw s ($ew %) with it, $po s ($eo %) without, measured $truth s"
-awk -v a="$ew" -v b="$eo" 'BEGIN { exit !(a <= b - 8) }' ||
-	fail "from parameters: expected the extrapolation fit 8 points closer or more, got $ew % with it, $eo % without"
+ew=$(awk -v a="$pw" -v t="$truth" 'BEGIN { x = (a - t) / t; printf "%.2f\n", 100 * (x < 0 ? -x : x) }')
+echo "cg at -n 96: from features $fw %; -n 96 -i 200 from parameters $pw s ($ew %), measured $truth s"
+awk -v a="$fw" -v b="$ew" 'BEGIN { exit !(a <= 15 && b <= 15) }' ||
+	fail "expected cg at -n 96 within 15 % from features and from parameters, got $fw % and $ew %"
 
 # The features answers outside the range get the wider extrapolation
 # interval (upper / answer = the larger of the two factors), inside it their own.
@@ -96,8 +83,6 @@ awk -F, -v f="$fhi" -v x="$xhi" '{ h = (f > x ? f : x); r = $4 / $2; if (r < h *
 mpipredict-predict --csv --db "$DB" --app cg --features in.csv 2>/dev/null | awk -F, -v f="$fhi" '{ r = $4 / $2; exit !(r > f * 0.9999 && r < f * 1.0001) }' ||
 	fail "features inside the range: expected upper = answer x $fhi"
 
-cmp -s in-with.txt in-without.txt ||
-	fail "inside the range: expected ridge's answers either way, got $(paste -d' ' in-with.txt in-without.txt | tr '\n' ';')"
 # The LULESH-shaped twin (the generator's rows are deterministic).
 gen_lulesh() { # SEED SIZES
 	awk -v seed="$1" -v sizes="$2" 'BEGIN {
@@ -117,17 +102,12 @@ gen_lulesh 7 "24 32 40 48 56" >lulesh-train.csv
 gen_lulesh 8 "64 80" >lulesh-held.csv
 rm -f "$DB"*
 mpipredict-train --db "$DB" --json lulesh-train.csv >ltrain.json 2>err.txt || fail "lulesh twin: training: $(cat err.txt)"
-jq -e '.models[0] | .fit == "ridge" and .extrapolation_fit != null and ([.terms[] | select(.share_pct < 0)] | length) > 0' ltrain.json >/dev/null ||
-	fail "lulesh twin: expected ridge with a negative share and an extrapolation fit, got $(jq -c '.models[0] | {fit, s: [.terms[].share_pct]}' ltrain.json)"
-lmape() {
-	mpipredict-predict --csv --db "$DB" --app lulesh --features lulesh-held.csv 2>/dev/null |
-		paste -d, - <(tail -n +2 lulesh-held.csv | cut -d, -f8) |
-		awk -F, '{ d = ($2 - $5) / $5; s += (d < 0 ? -d : d); n++ } END { printf "%.2f", 100 * s / n }'
-}
-lw=$(lmape)
-sqlite3 "$DB" "UPDATE models SET xintercept = NULL, xpintercept = NULL" || fail "could not drop the extrapolation fit"
-lo=$(lmape)
-echo "lulesh twin at N = 64, 80 from features: $lw % with the extrapolation fit, $lo % without"
-awk -v a="$lw" -v b="$lo" 'BEGIN { exit !(a <= b - 8) }' ||
-	fail "lulesh twin: expected the extrapolation fit 8 points closer or more, got $lw % with it, $lo % without"
+jq -e '.models[0] | .fit == "nnls" and .ridge_cancels == true and all(.terms[]; .share_pct > 0)' ltrain.json >/dev/null ||
+	fail "lulesh twin: expected NNLS kept over ridge's cancelling terms, got $(jq -c '.models[0] | {fit, ridge_cancels, s: [.terms[].share_pct]}' ltrain.json)"
+lw=$(mpipredict-predict --csv --db "$DB" --app lulesh --features lulesh-held.csv 2>/dev/null |
+	paste -d, - <(tail -n +2 lulesh-held.csv | cut -d, -f8) |
+	awk -F, '{ d = ($2 - $5) / $5; s += (d < 0 ? -d : d); n++ } END { printf "%.2f", 100 * s / n }')
+echo "lulesh twin at N = 64, 80 from features: $lw %"
+awk -v a="$lw" 'BEGIN { exit !(a <= 5) }' ||
+	fail "lulesh twin: expected N = 64 and 80 within 5 %, got $lw %"
 exit 0
