@@ -39,7 +39,9 @@ grep -Eq '[0-9]-[0-9][0-9]:[0-9][0-9]:[0-9][0-9]' out.txt ||
 	bad "developer: no answer with a Slurm limit (D-HH:MM:SS) in the output: $(head -c 400 out.txt)"
 [ "$(wc -l <try/mpipredict-runs/jacobi3d.csv)" -ge 17 ] ||
 	bad "expected the 16 runs' rows in the local file, got $(($(wc -l <try/mpipredict-runs/jacobi3d.csv) - 1))"
-[ "$(active try/centre.db jacobi3d)" = 1 ] ||
+# Any version: with --retrain-rows 8 and 16 forwarded rows the daemon may
+# train twice, and the second may go live (on a loaded machine it did).
+[ -n "$(active try/centre.db jacobi3d)" ] ||
 	bad "admin: the daemon did not train jacobi3d from the rows the runs sent"
 [ "$(sqlite3 try/centre.db 'SELECT count(*) FROM runs')" = 8 ] ||
 	bad "admin: expected the 8 runs in the daemon's store, got $(sqlite3 try/centre.db 'SELECT count(*) FROM runs')"
