@@ -66,6 +66,7 @@ REPORTED = {}  # (app, work folder) -> training's reported errors
 ENTRIES = {}   # (app or "all apps", split, method, scope) -> [(setting, p)]
 BOOT = 2000    # bootstrap resamples for a goal's interval
 SESSION_TERMS = {}  # (app, split, session) -> (fit, kept features)
+TRAIN_GAP = {}  # (app, work folder name) -> training runs' repeat gap, %
 NOISE_ALL = {}  # app -> noise floor over all its settings
 
 
@@ -243,6 +244,13 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
             "mpipredict-train failed (see %s)" % log
 
     # Two sessions of the same design: run k of every training setting.
+    # How far apart their inputs are: the training settings' first two
+    # runs, as runs_gap measures the test settings'.
+    tg = [abs(st.times[0] - st.times[1]) / ((st.times[0] + st.times[1]) / 2)
+          for st in train if len(st.times) >= 2
+          and st.times[0] + st.times[1] > 0]
+    if tg:
+        TRAIN_GAP[(app, os.path.basename(work))] = 100 * statistics.mean(tg)
     for k in (1, 2):
         name = "params/session%d" % k
         srows = [rows[s.rows[k - 1]] for s in train if len(s.rows) >= k]
@@ -818,15 +826,16 @@ def stability(results):
         iv = stability_interval(app, split, rng)
         gap = session_gap(app, split)
         rgap = runs_gap(app, split)
+        tgap = TRAIN_GAP.get((app, split))
         print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s apart %s%% "
-              "(runs %s%%: %s); answered %s%% / %s%%; default/params "
-              "answered %s%%; terms %s" % (
+              "(runs %s%%: %s; training runs %s%%); answered %s%% / %s%%; "
+              "default/params answered %s%%; terms %s" % (
                   app, split, r[6], r2[6], ratio,
                   "[%.2f, %.2f] %s" % (iv[1], iv[2], verdict(iv, 1.5))
                   if iv else "", fmt(gap), fmt(rgap),
                   "x%.2f %s" % (gap / rgap, "met" if gap <= 1.2 * rgap
                                 else "NOT met")
-                  if gap is not None and rgap else "n/a",
+                  if gap is not None and rgap else "n/a", fmt(tgap),
                   fmt(r[9]), fmt(r2[9]),
                   fmt(d[9]) if d else "n/a", same_terms(app, split)))
 
