@@ -107,7 +107,9 @@ else
 		if command -v man >/dev/null; then
 			MANWIDTH=80 man -l "$page" >page.txt 2>err.txt
 		else
-			groff -man -Tutf8 "$page" >page.txt 2>err.txt
+			# grotty without bold and underline: plain text, as man
+			# gives it (else NAME is written N^HNA^HA...).
+			groff -man -Tutf8 -P-cbu "$page" >page.txt 2>err.txt
 		fi
 		[ $? = 0 ] && grep -q "^NAME" page.txt && grep -q "$p $version" page.txt ||
 			fail "$page does not render with its NAME and version: $(head -c 300 err.txt)"
