@@ -93,14 +93,15 @@ all:
 # and gnuplot-nox (bench-accuracy's tables and plots). libinih-dev: the
 # INI parser of the daemon's and the clients' configuration files; help2man:
 # the manual pages, from each command's --help (docs/module.mk); groff-base:
-# tests/cli/t-convention.sh renders them (a new Debian 12 has no groff).
+# tests/cli/t-convention.sh renders them (a new Debian 12 has no groff);
+# bc: the simulation tests' expected times (a new Debian 12 has none).
 # libsimgrid-dev: SimGrid 3.32 (smpicc, smpirun, trace replay) for
 # mpipredict-simulate; Debian 12 has no separate `simgrid` binary package.
 DEPS := build-essential pkg-config clang-14 clang libclang-14-dev libomp-14-dev \
         libgsl-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libyajl-dev libjansson-dev \
         libcurl4-openssl-dev libinih-dev help2man groff-base libopenmpi-dev openmpi-bin csmith libcsmith-dev \
         libslurm-dev curl jq xxd gdb valgrind linux-perf bsdextrautils libfuzzer-14-dev xz-utils \
-        chromium python3 iproute2 libsimgrid-dev libhwloc-dev autoconf cmake
+        chromium python3 iproute2 libsimgrid-dev libhwloc-dev autoconf cmake bc
 DEPS_SLURM := slurmctld slurmd slurm-client munge
 DEPS_BENCH := hyperfine wrk valgrind time python3 gnuplot-nox
 DEPS_DEV   := clang-format bear
