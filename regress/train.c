@@ -68,24 +68,38 @@ static char *build_ids(const mpp_runs *rs, const size_t *rows, size_t nrows)
 	return out;
 }
 
-/* 1 when the fit c of the columns F cancels: over the runs its terms'
- * absolute contributions add up to more than twice the prediction (a
- * ridge model of XSBench kept three with shares -14262, +16809 and
- * -2313 %, and answered 39 % off in range; issue 40, requirement 3). */
+/* Column j's contribution over the runs at coefficient coef, and the
+ * fit's prediction over the runs: a term's share is their ratio. */
+static double contribution(const struct data *d, size_t j, double coef)
+{
+	double s = 0;
+
+	for (size_t r = 0; r < d->m; r++)
+		s += coef * xval(d, r, j);
+	return s;
+}
+
+static double predicted_total(const struct data *d, const size_t *F, size_t t,
+			      const double *c)
+{
+	double s = 0;
+
+	for (size_t r = 0; r < d->m; r++)
+		s += mpp_tr_predict_row(d, r, F, t, c);
+	return s;
+}
+
+/* 1 when the fit c of the columns F cancels: its terms' absolute shares
+ * add up to more than 200 % (a ridge model of XSBench kept three with
+ * shares -14262, +16809 and -2313 %; issue 40, requirement 3). */
 static int cancels(const struct data *d, const size_t *F, size_t t,
 		   const double *c)
 {
-	double total = 0, abs_sum = 0;
+	double abs_sum = 0;
 
-	for (size_t r = 0; r < d->m; r++)
-		total += mpp_tr_predict_row(d, r, F, t, c);
-	for (size_t i = 0; i < t; i++) {
-		double contrib = 0;
-		for (size_t r = 0; r < d->m; r++)
-			contrib += c[1 + i] * xval(d, r, F[i]);
-		abs_sum += fabs(contrib);
-	}
-	return abs_sum > 2 * fabs(total);
+	for (size_t i = 0; i < t; i++)
+		abs_sum += fabs(contribution(d, F[i], c[1 + i]));
+	return abs_sum > 2 * fabs(predicted_total(d, F, t, c));
 }
 
 /* A ridge choice whose terms cancel on all the runs becomes NNLS at its
@@ -123,13 +137,11 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		       const double *c, mpp_model *m, double *share,
 		       size_t *tcol)
 {
-	double total = 0;
+	double total = predicted_total(d, F, t, c);
 
 	m->terms = calloc(t ? t : 1, sizeof(*m->terms));
 	if (!m->terms)
 		return MPP_ENOMEM;
-	for (size_t r = 0; r < d->m; r++)
-		total += mpp_tr_predict_row(d, r, F, t, c);
 	m->intercept = c[0];
 	for (size_t i = 0; i < t; i++) {
 		/* A term the final fit zeroed (NNLS) is not worth asking for.
@@ -139,15 +151,13 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 		mpp_term *term = &m->terms[m->nterms++];
 		size_t j = F[i];
 		tcol[m->nterms - 1] = j;
-		double mean = 0, ss = 0, contrib = 0;
+		double mean = 0, ss = 0, contrib = contribution(d, j, c[1 + i]);
 		term->feature = dupstr(rs->features[d->col[j]]);
 		term->coef = c[1 + i];
 		for (size_t r = 0; r < d->m; r++)
 			mean += xval(d, r, j) / (double)d->m;
-		for (size_t r = 0; r < d->m; r++) {
+		for (size_t r = 0; r < d->m; r++)
 			ss += (xval(d, r, j) - mean) * (xval(d, r, j) - mean);
-			contrib += c[1 + i] * xval(d, r, j);
-		}
 		term->center = mean;
 		term->scale = sqrt(ss / (double)d->m);
 		share[m->nterms - 1] = total > 0 ? 100 * contrib / total : NAN;
