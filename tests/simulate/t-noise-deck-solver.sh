@@ -11,11 +11,11 @@
 # Checked: the decks converge in different iteration counts (else the
 # mapping is not exercised); the noisy trace of the largest deck shows
 # rank 1 slowed; the prediction takes its noise from that trace, rank 1
-# computes >= 1.2x rank 0's time, rank 0 waits >= 40 % of the simulated
-# time (75 % seen) and at least twice as long as with --no-noise (SMPI's
-# own benchmark of the segments: 10-17 % seen), the work replayed is the
-# same; the noise adds
-# >= 15 % (42 % seen).
+# computes >= 1.2x rank 0's time, rank 0 is held up (not computing) for
+# >= 40 % of the simulated time (75 % seen) and waits at least twice as
+# long as with --no-noise (SMPI's own benchmark of the segments: 10-17 %
+# seen), the work replayed is the same; the noise adds >= 15 % (42 %
+# seen).
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json

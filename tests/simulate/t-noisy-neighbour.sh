@@ -10,7 +10,7 @@
 # Checked: the noisy trace of the largest input shows rank 1 slowed (else
 # the test cannot say anything: 3 attempts, then it fails, naming it); the prediction takes its noise from
 # the 2-rank trace of the largest input; rank 1 computes at least 1.2x
-# rank 0's time and rank 0 waits for at least 25 % of the simulated time
+# rank 0's time and rank 0 is held up (not computing) for >= 25 % of the simulated time
 # (41-56 % in 6 runs with one busy loop), and the work replayed is the
 # same as without the noise (only its timing moved); rank 0 waits at least
 # twice as long as with --no-noise (SMPI's own benchmark leaves 2-17 %);
