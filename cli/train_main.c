@@ -327,6 +327,18 @@ static json_t *to_json(const struct app_result *a)
 					    json_real(m->mem_law.expo[v]));
 		json_object_set_new(mlaw, "expo", ex);
 	}
+	json_t *prog = json_null();
+	if (m->progress_feature) {
+		json_t *ex = json_object();
+		for (size_t v = 0; v < m->progress.nvars; v++)
+			json_object_set_new(ex, m->progress.vars[v],
+					    json_real(m->progress.expo[v]));
+		prog = json_pack("{s:s, s:f, s:o, s:o}", "feature",
+				 m->progress_feature, "log_c",
+				 m->progress.log_c, "cv_mape_pct",
+				 jnum(m->progress.cv_mape), "expo", ex);
+	}
+	json_object_set_new(out, "progress_counter", prog);
 	json_object_set_new(
 	    out, "memory",
 	    json_pack(
@@ -455,6 +467,15 @@ static void print_summary(const struct app_result *a)
 				printf(" * %s^%.3f", m->law.vars[v],
 				       m->law.expo[v]);
 		printf(" s  (CV error %.1f %%)\n", m->law.cv_mape);
+	}
+	if (m->progress_feature) {
+		printf("progress counter (running jobs): %s ~ %.3g",
+		       m->progress_feature, exp(m->progress.log_c));
+		for (size_t v = 0; v < m->progress.nvars; v++)
+			if (fabs(m->progress.expo[v]) >= 5e-4)
+				printf(" * %s^%.3f", m->progress.vars[v],
+				       m->progress.expo[v]);
+		printf("  (CV error %.1f %%)\n", m->progress.cv_mape);
 	}
 	printf("%s MAPE: %.2f %% from features, ",
 	       !r->nested             ? "CV"

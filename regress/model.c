@@ -55,6 +55,8 @@ void mpp_model_free(mpp_model *m)
 	for (int k = 0; k < MPP_NCOMM_LAWS; k++)
 		param_model_free(&m->comm_laws[k]);
 	param_model_free(&m->mem_law);
+	param_model_free(&m->progress);
+	free(m->progress_feature);
 	free(m->mem);
 	free(m->comm_profile_json);
 	if (m->comm_profile) {

@@ -182,6 +182,14 @@ typedef struct mpp_model {
 	struct mpp_mem_curve *mem; /* owned */
 	mpp_param_model mem_law;
 	double mem_a, mem_b;
+
+	/* The progress counter of a running job (server/progress.c): the
+	 * loop or branch counter with the most counts over the training runs
+	 * among those whose total the job's parameters predict (progress),
+	 * so the innermost loop of the main phase rather than a set-up loop
+	 * done once. NULL: none. */
+	char *progress_feature;
+	mpp_param_model progress;
 } mpp_model;
 
 /* Which path gave an answer. */

@@ -130,6 +130,97 @@ static int no_cancelling(const struct data *d, const struct cv *cv,
 	return rc;
 }
 
+/* Column j's power law in the job's parameters on every run into pm, and
+ * how well it predicts (pm->predictable 0: not well enough). */
+static int power_law(const struct data *d, size_t j, mpp_param_model *pm)
+{
+	double *pc = malloc((d->nvars + 2) * sizeof(*pc));
+
+	if (!pc)
+		return MPP_ENOMEM;
+	pm->cv_mape = mpp_tr_power_cv(d, d->K, j);
+	pm->predictable = mpp_tr_predictable(d, d->K, j, pc);
+	pm->log_c = pm->predictable ? pc[0] : 0;
+	pm->zero_serial = pm->predictable && pc[d->nvars + 1] != 0;
+	if (pm->predictable) {
+		pm->vars = calloc(d->nvars + 1, sizeof(char *));
+		pm->expo = calloc(d->nvars + 1, sizeof(double));
+		if (!pm->vars || !pm->expo) {
+			free(pc);
+			return MPP_ENOMEM;
+		}
+		for (; pm->nvars < d->nvars; pm->nvars++) {
+			pm->expo[pm->nvars] = pc[1 + pm->nvars];
+			if (!(pm->vars[pm->nvars] = dupstr(d->vars[pm->nvars]))) {
+				free(pc);
+				return MPP_ENOMEM;
+			}
+		}
+	}
+	free(pc);
+	return MPP_OK;
+}
+
+/* The progress counter (model.h progress_feature): of the loop and
+ * branch counters counted in every run, the one with the most counts (the
+ * geometric mean over the runs), tried in that order until one's total
+ * the parameters predict, at most PROGRESS_TRIES of them (each try is a
+ * cross-validated power law). A set-up loop runs once over the problem;
+ * the main phase's innermost loop runs over it at every step, so it
+ * counts more and its count grows until the job ends. */
+#define PROGRESS_TRIES 8
+static int progress_counter(const struct data *d, const mpp_runs *rs,
+			    mpp_model *m)
+{
+	size_t best[PROGRESS_TRIES], nb = 0;
+	double score[PROGRESS_TRIES];
+
+	for (size_t j = 0; j < d->k; j++) {
+		const char *f = rs->features[d->col[j]];
+		size_t n = strlen(f);
+		double sl = 0;
+		int ok = n > 5 && !strcmp(f + n - 5, ".mean") &&
+			 (!strncmp(f, "loop:", 5) || !strncmp(f, "then:", 5) ||
+			  !strncmp(f, "else:", 5));
+		for (size_t r = 0; ok && r < d->m; r++) {
+			double x = xval(d, r, j);
+			ok = x > 0 && isfinite(x);
+			sl += ok ? log(x) : 0;
+		}
+		if (!ok)
+			continue;
+		size_t at = nb;
+		while (at > 0 && score[at - 1] < sl)
+			at--;
+		if (at >= PROGRESS_TRIES)
+			continue;
+		if (nb < PROGRESS_TRIES)
+			nb++;
+		for (size_t q = nb - 1; q > at; q--) {
+			best[q] = best[q - 1];
+			score[q] = score[q - 1];
+		}
+		best[at] = j;
+		score[at] = sl;
+	}
+	for (size_t q = 0; q < nb; q++) {
+		mpp_param_model pm = {0};
+		int rc = power_law(d, best[q], &pm);
+		if (rc == MPP_OK && pm.predictable) {
+			m->progress = pm;
+			m->progress_feature = dupstr(rs->features[d->col[best[q]]]);
+			return m->progress_feature ? MPP_OK : MPP_ENOMEM;
+		}
+		for (size_t v = 0; v < pm.nvars; v++)
+			free(pm.vars[v]);
+		free(pm.vars);
+		free(pm.expo);
+		if (rc)
+			return rc;
+	}
+	return MPP_OK;
+}
+
 /* Fill the model's terms from the kept columns F and coefficients c;
  * tcol[i] gets the column of term i. */
 static int build_terms(const struct data *d, const mpp_runs *rs,
@@ -173,31 +264,9 @@ static int build_terms(const struct data *d, const mpp_runs *rs,
 				  dupstr(rs->features[d->col[l]])))
 				return MPP_ENOMEM;
 		/* Its power law on every run, and how well that predicts. */
-		mpp_param_model *pm = &term->pm;
-		double *pc = malloc((d->nvars + 2) * sizeof(*pc));
-		if (!pc)
-			return MPP_ENOMEM;
-		pm->cv_mape = mpp_tr_power_cv(d, d->K, j);
-		pm->predictable = mpp_tr_predictable(d, d->K, j, pc);
-		pm->log_c = pm->predictable ? pc[0] : 0;
-		pm->zero_serial = pm->predictable && pc[d->nvars + 1] != 0;
-		if (pm->predictable) {
-			pm->nvars = d->nvars;
-			pm->vars = calloc(d->nvars + 1, sizeof(char *));
-			pm->expo = calloc(d->nvars + 1, sizeof(double));
-			if (!pm->vars || !pm->expo) {
-				free(pc);
-				return MPP_ENOMEM;
-			}
-			for (size_t v = 0; v < d->nvars; v++) {
-				pm->expo[v] = pc[1 + v];
-				if (!(pm->vars[v] = dupstr(d->vars[v]))) {
-					free(pc);
-					return MPP_ENOMEM;
-				}
-			}
-		}
-		free(pc);
+		int rc = power_law(d, j, &term->pm);
+		if (rc)
+			return rc;
 	}
 	return MPP_OK;
 }
@@ -486,6 +555,8 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		rc = extrapolation_fit(d, fit, tcol, m);
 	if (rc == MPP_OK)
 		rc = mpp_tr_mem_model(d, rs, o, m);
+	if (rc == MPP_OK)
+		rc = progress_counter(d, rs, m);
 	free(tcol);
 	free(F);
 	free(c);

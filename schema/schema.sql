@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 15 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 16 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -82,6 +82,10 @@ CREATE TABLE models (
 	mem_curve TEXT,
 	mem_a REAL,
 	mem_b REAL,
+	-- The progress counter of a running job (regress/model.h
+	-- progress_feature); its total's law is the param_models row with
+	-- idx -6. NULL: none.
+	progress_feature TEXT,
 	UNIQUE (app_id, version)
 );
 CREATE UNIQUE INDEX models_one_active ON models(app_id) WHERE active = 1;
@@ -293,4 +297,4 @@ CREATE TABLE extensions (
 );
 CREATE INDEX extensions_job ON extensions(job_id);
 
-PRAGMA user_version = 15;
+PRAGMA user_version = 16;

@@ -2,16 +2,21 @@
  * progress.c: POST /v1/progress, GET /v1/jobs/{job_id} and the running
  * jobs of the staff page (see progress.h).
  *
- * How far a job is: the app's active model prices each kept counter
- * (seconds per unit, the features path's coefficients); the counters a
- * job has done, priced, over the same counters as the model expects them
- * for the job's parameters (each term's power law), priced, is its
- * progress p ("counters"). The time left is then the model's cost of the
- * rest, (1 - p) times the prediction from the parameters, and its
- * interval the same share of the prediction's. When no kept counter is
- * both posted and predictable from the parameters, p is the elapsed
- * time's share of the prediction ("time") and the time left is the
- * prediction minus the elapsed time, clipped at 0.
+ * How far a job is: the count of the model's progress counter (model.h
+ * progress_feature: the loop counted most in training, so the main
+ * phase's) over its total by its power law in the job's parameters is
+ * its progress p ("counter"). A model without one, or a post without it:
+ * the app's active model prices each kept counter (seconds per unit, the
+ * features path's coefficients); the counters a job has done, priced,
+ * over the same counters as the model expects them for the job's
+ * parameters (each term's power law), priced, is p ("counters"), which a
+ * set-up loop among them puts ahead of the run. The time left is then the
+ * model's cost of the rest, (1 - p) times the prediction from the
+ * parameters, and its interval the same share of the prediction's. When
+ * no such counter is both posted and predictable from the parameters, or
+ * all are done while the job still runs, p is the elapsed time's share of
+ * the prediction ("time") and the time left is the prediction minus the
+ * elapsed time, clipped at 0.
  * Not for: routing (http.c), the model's arithmetic (regress/model.c).
  */
 #include "server/progress.h"
@@ -525,22 +530,31 @@ static double posted(const struct entry *e, const mpp_term *t)
 	return NAN;
 }
 
-/* Term t's count for the whole job by its power law in p, or NAN. */
-static double expected(const mpp_term *t, const mpp_params *p)
+/* The posted value of feature f, or NAN. */
+static double posted_feature(const struct entry *e, const char *f)
 {
-	double logx = t->pm.log_c;
+	for (size_t i = 0; i < e->nf; i++)
+		if (!strcmp(e->names[i], f))
+			return e->vals[i];
+	return NAN;
+}
+
+/* A count for the whole job by its power law pm in p, or NAN. */
+static double expected(const mpp_param_model *pm, const mpp_params *p)
+{
+	double logx = pm->log_c;
 	const double *np;
 
-	if (!t->pm.predictable)
+	if (!pm->predictable)
 		return NAN;
-	if (t->pm.zero_serial && (np = mpp_params_get(p, "nprocs")) && *np == 1)
+	if (pm->zero_serial && (np = mpp_params_get(p, "nprocs")) && *np == 1)
 		return 0;
-	for (size_t j = 0; j < t->pm.nvars; j++) {
-		const double *v = mpp_params_get(p, t->pm.vars[j]);
+	for (size_t j = 0; j < pm->nvars; j++) {
+		const double *v = mpp_params_get(p, pm->vars[j]);
 
 		if (!v || !(*v > 0))
 			return NAN;
-		logx += t->pm.expo[j] * log(*v);
+		logx += pm->expo[j] * log(*v);
 	}
 	return exp(logx);
 }
@@ -549,6 +563,7 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 		     struct estimate *x)
 {
 	double done = 0, whole = 0, d, w, left;
+	const char *basis = "counters";
 	mpp_prediction pr;
 	mpp_snapshot *snap;
 	const mpp_model *m;
@@ -578,13 +593,21 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 		snprintf(x->note, sizeof x->note, "no prediction: %s", err);
 		goto out;
 	}
-	for (size_t i = 0; i < m->nterms; i++) {
+	/* The model's progress counter, posted: it alone says how far. */
+	if (m->progress_feature &&
+	    isfinite(d = posted_feature(e, m->progress_feature)) &&
+	    isfinite(w = expected(&m->progress, &p)) && w > 0) {
+		done = d;
+		whole = w;
+		basis = "counter";
+	}
+	for (size_t i = 0; !(whole > 0) && i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
 
 		if (!(t->coef > 0))
 			continue;
 		d = posted(e, t);
-		w = expected(t, &p);
+		w = expected(&t->pm, &p);
 		if (!isfinite(d) || !isfinite(w))
 			continue;
 		done += t->coef * d;
@@ -596,7 +619,7 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 	 * make bench-remaining), they say nothing of what is left: the
 	 * elapsed time does. */
 	if (whole > 0 && done < whole * (1 - 1e-9)) { /* laws' rounding */
-		x->basis = "counters";
+		x->basis = basis;
 		x->progress = done / whole;
 		left = 1 - x->progress;
 		x->remaining = left * pr.runtime_s;

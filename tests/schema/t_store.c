@@ -89,13 +89,24 @@ static mpp_model *sample_model(double intercept)
 	t->coef = 0.25;
 	t->scale = 1;
 	t->pm.cv_mape = 80;
+	m->progress_feature = strdup("loop:a.c:7:5.mean");
+	m->progress.log_c = 2;
+	m->progress.nvars = 1;
+	m->progress.vars = malloc(sizeof(char *));
+	m->progress.vars[0] = strdup("-n");
+	m->progress.expo = malloc(sizeof(double));
+	m->progress.expo[0] = 4;
+	m->progress.cv_mape = 2.5;
+	m->progress.predictable = 1;
 	return m;
 }
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 16 (issue 37): the progress counter. */
+#define DROP_V15 "ALTER TABLE models DROP COLUMN progress_feature; "
 /* Version 15 (issue 37): the limit-extension policy's actions. */
-#define DROP_V14 "DROP TABLE extensions; "
+#define DROP_V14 DROP_V15 "DROP TABLE extensions; "
 /* Version 14 (issue 40): the edge factor's groups. */
 #define DROP_V13 DROP_V14 "ALTER TABLE param_ranges DROP COLUMN edge_group; "
 /* Version 13 (issue 37): the progress of running jobs. */
@@ -191,6 +202,12 @@ int main(void)
 	    got->x_mape != 16.5 || strcmp(got->fit, "nnls") ||
 	    got->ntrain != 40)
 		FAIL("expected the model to load back as saved");
+	if (!got->progress_feature ||
+	    strcmp(got->progress_feature, "loop:a.c:7:5.mean") ||
+	    got->progress.log_c != 2 || got->progress.nvars != 1 ||
+	    strcmp(got->progress.vars[0], "-n") ||
+	    got->progress.expo[0] != 4 || !got->progress.predictable)
+		FAIL("expected the progress counter and its law to load back");
 	if (mpp_model_find_term(got, "loop:a.c:2:1.mean") != 0)
 		FAIL("expected the alias to find term 0");
 	mpp_model_free(got);
@@ -303,7 +320,8 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* Version 13 (before the edge factor's groups), version 11 (before
+	/* Version 15 (before the progress counter), version 13 (before the
+	 * edge factor's groups), version 11 (before
 	 * the model events), version 5 (before the
 	 * run-time law and the parameter ranges),
 	 * version 2 (before the parameters path's own fit) and version 1
@@ -311,6 +329,7 @@ int main(void)
 	 * their models load, without a parameters-path fit, a law or
 	 * ranges. */
 	static const char *const older[][2] = {
+	    {"v15.db", DROP_V15 "PRAGMA user_version = 15"},
 	    {"v13.db", DROP_V13 "PRAGMA user_version = 13"},
 	    {"v11.db", DROP_V11 "PRAGMA user_version = 11"},
 	    {"v5.db", DROP_V6 "PRAGMA user_version = 5"},
@@ -324,7 +343,7 @@ int main(void)
 	     "ALTER TABLE param_models DROP COLUMN zero_serial; "
 	     "PRAGMA user_version = 1"},
 	};
-	for (int v = 0; v < 5; v++) {
+	for (int v = 0; v < 6; v++) {
 		char copy[64];
 		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
 		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
@@ -343,8 +362,8 @@ int main(void)
 		if (mpp_store_load_active(s, "jacobi", &got, err,
 					  sizeof(err)) ||
 		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
-		    (v > 2 && got->pcoef) || got->has_law || got->nranges ||
-		    got->intercept != 0.5)
+		    (v > 3 && got->pcoef) || got->has_law || got->nranges ||
+		    got->progress_feature || got->intercept != 0.5)
 			FAIL("expected the model of %s to load, migrated",
 			     older[v][0]);
 		mpp_model_free(got);
