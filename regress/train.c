@@ -151,7 +151,8 @@ static int power_law(const struct data *d, size_t j, mpp_param_model *pm)
 		}
 		for (; pm->nvars < d->nvars; pm->nvars++) {
 			pm->expo[pm->nvars] = pc[1 + pm->nvars];
-			if (!(pm->vars[pm->nvars] = dupstr(d->vars[pm->nvars]))) {
+			if (!(pm->vars[pm->nvars] =
+				  dupstr(d->vars[pm->nvars]))) {
 				free(pc);
 				return MPP_ENOMEM;
 			}
@@ -208,7 +209,8 @@ static int progress_counter(const struct data *d, const mpp_runs *rs,
 		int rc = power_law(d, best[q], &pm);
 		if (rc == MPP_OK && pm.predictable) {
 			m->progress = pm;
-			m->progress_feature = dupstr(rs->features[d->col[best[q]]]);
+			m->progress_feature =
+			    dupstr(rs->features[d->col[best[q]]]);
 			return m->progress_feature ? MPP_OK : MPP_ENOMEM;
 		}
 		for (size_t v = 0; v < pm.nvars; v++)

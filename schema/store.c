@@ -538,8 +538,8 @@ static int save_terms(mpp_store *s, const mpp_model *m, char *err,
 		rc = save_pm(s, pm, var, m->id, MEM_LAW_IDX, &m->mem_law, err,
 			     errlen);
 	if (rc == MPP_OK && m->progress_feature)
-		rc = save_pm(s, pm, var, m->id, PROGRESS_IDX, &m->progress,
-			     err, errlen);
+		rc = save_pm(s, pm, var, m->id, PROGRESS_IDX, &m->progress, err,
+			     errlen);
 	/* The placement's traffic laws (model.h comm_laws): idx -1 - k. */
 	for (int k = 0;
 	     rc == MPP_OK && m->comm_profile_json && k < MPP_NCOMM_LAWS; k++)
@@ -713,8 +713,7 @@ static int load_neg_laws(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	mpp_param_model *pm;
 	int rc, r;
 
-	if (!m->comm_profile_json && !(m->mem_beta > 0) &&
-	    !m->progress_feature)
+	if (!m->comm_profile_json && !(m->mem_beta > 0) && !m->progress_feature)
 		return MPP_OK;
 	rc = prepare(s,
 		     "SELECT idx, log_c, cv_mape, predictable, zero_serial "

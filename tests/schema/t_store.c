@@ -205,8 +205,8 @@ int main(void)
 	if (!got->progress_feature ||
 	    strcmp(got->progress_feature, "loop:a.c:7:5.mean") ||
 	    got->progress.log_c != 2 || got->progress.nvars != 1 ||
-	    strcmp(got->progress.vars[0], "-n") ||
-	    got->progress.expo[0] != 4 || !got->progress.predictable)
+	    strcmp(got->progress.vars[0], "-n") || got->progress.expo[0] != 4 ||
+	    !got->progress.predictable)
 		FAIL("expected the progress counter and its law to load back");
 	if (mpp_model_find_term(got, "loop:a.c:2:1.mean") != 0)
 		FAIL("expected the alias to find term 0");
