@@ -12,7 +12,11 @@
  * parameters (each term's power law), priced, is p ("counters"), which a
  * set-up loop among them puts ahead of the run. The time left is then the
  * model's cost of the rest, (1 - p) times the prediction from the
- * parameters, and its interval the same share of the prediction's. When
+ * parameters, and its interval the same share of the prediction's; once
+ * a later post of the job shows the progress counter moving ("rate"),
+ * the count left at the job's own pace since its first post with the
+ * counter above 0 (which leaves out the set-up before it), with the
+ * prediction's relative interval. When
  * no such counter is both posted and predictable from the parameters, or
  * all are done while the job still runs, p is the elapsed time's share of
  * the prediction ("time") and the time left is the prediction minus the
@@ -47,6 +51,10 @@ struct entry {
 	size_t nf;
 	char **names;
 	double *vals;
+	/* The job's first post whose progress counter was above 0: its
+	 * elapsed time and count, under model a_model (0: none yet). */
+	double a_elapsed, a_count;
+	int64_t a_model;
 };
 
 static struct {
@@ -298,7 +306,8 @@ static char *features_json(const struct entry *e)
 /* ---- the table ---------------------------------------------------------- */
 
 /* Under tab.lock: e in place of the job's previous entry (the table
- * takes it); entries past MPP_PROGRESS_KEEP_S dropped. 0, or -1 (out of
+ * takes it, and the previous one's anchor when it is the same run);
+ * entries past MPP_PROGRESS_KEEP_S dropped. 0, or -1 (out of
  * memory: e freed). */
 static int put_locked(struct entry *e, double now)
 {
@@ -307,8 +316,14 @@ static int put_locked(struct entry *e, double now)
 	for (i = 0; i < tab.n; i++) {
 		struct entry *x = tab.v[i];
 
-		if (!strcmp(x->job_id, e->job_id) ||
-		    now - x->received_at > MPP_PROGRESS_KEEP_S)
+		int same = !strcmp(x->job_id, e->job_id);
+
+		if (same && !strcmp(x->run_id, e->run_id)) {
+			e->a_elapsed = x->a_elapsed;
+			e->a_count = x->a_count;
+			e->a_model = x->a_model;
+		}
+		if (same || now - x->received_at > MPP_PROGRESS_KEEP_S)
 			entry_free(x);
 		else
 			tab.v[k++] = x;
@@ -425,7 +440,7 @@ static void put_num(yajl_gen g, const char *k, double x)
 		yajl_gen_null(g);
 }
 
-static void consider_extension(const mpp_api *api, const struct entry *e);
+static void consider_extension(const mpp_api *api, struct entry *e);
 
 void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 		      mpp_reply *r)
@@ -510,6 +525,7 @@ void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 /* What the model says of a job's entry (see the top of this file). */
 struct estimate {
 	double elapsed, total, remaining, lower, upper, progress;
+	double count; /* the progress counter's posted count, or NAN */
 	const char *basis; /* "counters", "time", NULL: no estimate */
 	int outlives;      /* -1: limit unknown or no estimate */
 	int64_t model_id;
@@ -575,6 +591,7 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 	x->elapsed =
 	    e->elapsed_s + (now > e->received_at ? now - e->received_at : 0);
 	x->total = x->remaining = x->lower = x->upper = x->progress = NAN;
+	x->count = NAN;
 	snap = mpp_cache_acquire(api->cache);
 	m = mpp_snapshot_find(snap, e->app, NULL);
 	if (!m) {
@@ -600,6 +617,7 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 		done = d;
 		whole = w;
 		basis = "counter";
+		x->count = d;
 	}
 	for (size_t i = 0; !(whole > 0) && i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
@@ -625,6 +643,22 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 		x->remaining = left * pr.runtime_s;
 		x->lower = left * pr.lower_s;
 		x->upper = left * pr.upper_s;
+		/* The job's own pace since its counter started: the count
+		 * left at the rate it went from the anchor to this post,
+		 * less the time since the post; the interval keeps the
+		 * prediction's relative width. */
+		if (isfinite(x->count) && e->a_model == m->id &&
+		    x->count > e->a_count && e->elapsed_s > e->a_elapsed &&
+		    pr.runtime_s > 0) {
+			double rate = (x->count - e->a_count) /
+				      (e->elapsed_s - e->a_elapsed);
+			double r = fmax(0, (whole - x->count) / rate -
+					       (x->elapsed - e->elapsed_s));
+			x->basis = "rate";
+			x->remaining = r;
+			x->lower = r * pr.lower_s / pr.runtime_s;
+			x->upper = r * pr.upper_s / pr.runtime_s;
+		}
 	} else {
 		x->basis = "time";
 		x->progress =
@@ -643,11 +677,18 @@ out:
 
 /* Under tab.lock: the limit-extension policy's look at a post just taken
  * (a queue: Slurm is asked on the policy's own thread, extend.h). */
-static void consider_extension(const mpp_api *api, const struct entry *e)
+static void consider_extension(const mpp_api *api, struct entry *e)
 {
 	struct estimate x;
 
 	estimate(api, e, e->received_at, &x);
+	/* The first post with the progress counter above 0 anchors the
+	 * job's pace (a new model: anchored again). */
+	if (isfinite(x.count) && x.count > 0 && e->a_model != x.model_id) {
+		e->a_elapsed = e->elapsed_s;
+		e->a_count = x.count;
+		e->a_model = x.model_id;
+	}
 	if (x.basis)
 		mpp_extend_consider(e->job_id, e->received_at, e->elapsed_s,
 				    x.upper, e->time_limit_s);

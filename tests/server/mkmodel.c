@@ -6,8 +6,10 @@
  *   mkmodel DB APP INTERCEPT [FEATURE=COEF[@LOG_C[@VAR^EXPO]...]]...
  *
  * Each term predicts runtime += COEF * x; from job parameters
- * log(x) = LOG_C + sum EXPO * log(VAR). Interval factors are 0.8/1.25
- * (features) and 0.5/2 (parameters). Prints "ID VERSION".
+ * log(x) = LOG_C + sum EXPO * log(VAR). A term spelt progress:FEATURE=0@...
+ * is the model's progress counter and its law instead (model.h), not a
+ * term. Interval factors are 0.8/1.25 (features) and 0.5/2 (parameters).
+ * Prints "ID VERSION".
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,12 +76,24 @@ int main(int argc, char **argv)
 	m->intercept = atof(argv[3]);
 	m->nterms = (size_t)(argc - 4);
 	m->terms = calloc(m->nterms + 1, sizeof *m->terms);
-	for (size_t i = 0; i < m->nterms; i++)
-		if (parse_term(&m->terms[i], argv[4 + i]) != 0) {
+	size_t k = 0;
+	for (size_t i = 0; i < m->nterms; i++) {
+		int pg = !strncmp(argv[4 + i], "progress:", 9);
+		mpp_term *t = &m->terms[k];
+		if (parse_term(t, argv[4 + i] + (pg ? 9 : 0)) != 0) {
 			fprintf(stderr, "mkmodel: bad term '%s'\n",
 				argv[4 + i]);
 			return 1;
 		}
+		if (!pg) {
+			k++;
+			continue;
+		}
+		m->progress_feature = t->feature;
+		m->progress = t->pm;
+		memset(t, 0, sizeof *t);
+	}
+	m->nterms = k;
 	m->ntrain = 10;
 	m->nfeatures_in = m->nterms;
 	m->cv_mape = 3.5;

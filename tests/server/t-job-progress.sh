@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # POST /v1/progress stores a running job's latest counters (token, text
 # rule, one row per job in the progress table) and GET /v1/jobs/{job_id}
-# answers from the app's hand-written model: progress from the counters
-# done over those the model expects for the job's parameters, the time
+# answers from the app's hand-written model: progress from the model's
+# progress counter when it has one and the post carries it, else from the
+# counters done over those the model expects for the job's parameters, the time
 # left as the model's cost of the rest, or, without such counters, the
 # elapsed time's share of the prediction; remaining = predicted_total -
 # elapsed, never below 0; outlives_limit against the posted limit. An
@@ -14,6 +15,11 @@
 # = 10 * nprocs: at 4 ranks 40 iterations and 22 s, interval x0.5 / x2.
 "$HELPERS/mkmodel" "$DB" jac 2 'loop:a.c:1:1.mean=0.5@2.302585092994046@nprocs^1' >/dev/null ||
 	fail "expected mkmodel to work"
+# The same with a progress counter (the main loop: 100 * nprocs counts,
+# 400 at 4 ranks) beside the kept term (a set-up loop).
+"$HELPERS/mkmodel" "$DB" jacp 2 'loop:a.c:1:1.mean=0.5@2.302585092994046@nprocs^1' \
+	'progress:loop:a.c:9:1.mean=0@4.605170185988092@nprocs^1' >/dev/null ||
+	fail "expected mkmodel to store a progress counter"
 printf 's3cr3t\n' >token
 start_daemon --token-file token
 auth=(-H 'Authorization: Bearer s3cr3t')
@@ -55,6 +61,33 @@ check_job 77
 close_to "progress" 0.75 "$(jq .progress body)"
 close_to "remaining_s" 5.5 "$(jq .remaining_s body)"
 [ "$(jq .outlives_limit body)" = false ] || fail "expected outlives_limit false, got $(cat body)"
+
+# With a progress counter the answer reads it alone (basis counter): 100
+# of its 400, a quarter, though the kept set-up loop is all done (40 of
+# 40); a post without it falls back on the kept terms.
+st=$(post '{"job_id":"77p","app":"jacp","nprocs":4,"nnodes":1,"elapsed_s":5,"features":{"loop:a.c:1:1.mean":40,"loop:a.c:9:1.mean":100}}')
+expect_status 200 "$st" "post with a progress counter"
+check_job 77p
+[ "$(jq -r .progress_basis body)" = counter ] || fail "expected basis counter, got $(cat body)"
+close_to "progress (progress counter)" 0.25 "$(jq .progress body)"
+close_to "remaining_s (progress counter)" 16.5 "$(jq .remaining_s body)"
+# A later post of the same run: the job's own pace since the first post
+# that showed the counter (100 at 5 s, 200 at 7 s: 50 a second) says the
+# time left, (400 - 200) / 50 = 4 s less the time since the post (basis
+# rate), with the prediction's relative interval (x0.5, x2).
+st=$(post '{"job_id":"77p","app":"jacp","nprocs":4,"nnodes":1,"elapsed_s":7,"features":{"loop:a.c:1:1.mean":40,"loop:a.c:9:1.mean":200}}')
+expect_status 200 "$st" "second post with a progress counter"
+check_job 77p
+[ "$(jq -r .progress_basis body)" = rate ] || fail "expected basis rate on the second post, got $(cat body)"
+close_to "progress (rate)" 0.5 "$(jq .progress body)"
+jq -e '(.remaining_s + .reported_s_ago - 4 | fabs) < 1e-3 and (.lower_s / .remaining_s - 0.5 | fabs) < 1e-6 and
+	(.upper_s / .remaining_s - 2 | fabs) < 1e-6' body >/dev/null ||
+	fail "expected remaining = 4 s less the time since the post, interval x0.5 to x2, got $(cat body)"
+st=$(post '{"job_id":"77q","app":"jacp","nprocs":4,"nnodes":1,"elapsed_s":5,"features":{"loop:a.c:1:1.mean":10}}')
+expect_status 200 "$st" "post without the progress counter"
+check_job 77q
+[ "$(jq -r .progress_basis body)" = counters ] || fail "expected basis counters without the progress counter posted, got $(cat body)"
+close_to "progress (kept terms)" 0.25 "$(jq .progress body)"
 
 # More done than the model expects while the job still runs: the counters
 # say nothing of what is left, the elapsed time does (basis time): past
