@@ -4,8 +4,8 @@
 # 90 % under half of it).
 #
 # Per app: a design of settings (the example apps: sizes x iterations x 1
-# and 2 ranks; SRC=DIR: the development set's recipes, every size of
-# their design, at 1 rank). Two settings inside the range are the jobs;
+# and 2 ranks; SRC=DIR: the development set's recipes, the sizes of
+# their devset_long_design, at 1 rank). Two settings inside the range are the jobs;
 # the others are run REPEATS times (interleaved) and trained on, so a job
 # is an in-range setting the model never saw. Then mpipredictd serves the
 # store, and each job setting is run twice (the examples: at 1 and 2
@@ -92,10 +92,11 @@ if [ -n "$devset" ]; then
 		IFS=$'\t' read -r exe rundir <"$out/build/$code.where"
 		DEVSET_TRAIN=$(. "tests/bench/devset/$code.sh" && echo "${DEVSET_TRAIN:-}")
 		[ -z "$DEVSET_TRAIN" ] || printf '%s\t%s\n' "$code" "$DEVSET_TRAIN" >>"$out/train-args.tsv"
-		# Every size of the recipe's design is the range here (its
-		# held sizes too: longer runs, more posts); the 2nd and 3rd
+		# The recipe's sizes for this bench (devset_long_design: jobs
+		# of 2-3 s, about 20 posts at 0.1 s; the accuracy design's ran
+		# 0.5-0.9 s and got 0-2 posts) are the range; the 2nd and 3rd
 		# largest are the jobs, inside it.
-		mapfile -t lines < <(. "tests/bench/devset/$code.sh" && devset_design)
+		mapfile -t lines < <(. "tests/bench/devset/$code.sh" && devset_long_design)
 		n=${#lines[@]}
 		for i in "${!lines[@]}"; do
 			role=train

@@ -3,7 +3,8 @@
 # accuracy.sh relies on: a size parameter that every setting shows as
 # regress/params.h names it (read by accuracy.py's reader, the one the
 # tables use), 5-8 sizes in the trained range (one run of each, a session,
-# is enough to train on) and 1-2 past it, all larger;
+# is enough to train on) and 1-2 past it, all larger; bench-remaining's
+# devset_long_design 6-8 rising sizes;
 # and SRC=DIR refuses a folder that is missing or holds none of the codes
 # with one line, exit 1. No third-party code is needed: nothing is built.
 fail=0
@@ -40,6 +41,29 @@ if not 5 <= len(train) <= 8 or not 1 <= len(held) <= 2:
 if min(held) <= max(train):
     sys.exit("%s: held-out sizes %s not past the trained %s" % (code, held, train))
 ' "$code" || bad "$code: design refused (line above)"
+	# bench-remaining's sizes: train rows only, the size shown, 6-8 of
+	# them rising (its jobs are the 2nd and 3rd largest).
+	out=$(bash -c '. "$1" && type devset_long_design >/dev/null &&
+		printf "%s\n" "$DEVSET_SIZE" && devset_long_design' _ "$r") ||
+		{ bad "$code: the recipe lacks devset_long_design"; continue; }
+	printf '%s\n' "$out" | MPP_SRC=$MPP_SRC python3 -c '
+import os, sys
+sys.path.insert(0, os.environ["MPP_SRC"] + "/tests/bench")
+import accuracy
+code = sys.argv[1]
+lines = sys.stdin.read().splitlines()
+size, sizes = lines[0], []
+for d in lines[1:]:
+    f = d.split("\t")
+    if len(f) != 3 or f[0] != "train":
+        sys.exit("%s: devset_long_design: not train<TAB>PARAMS<TAB>ARGS: %r" % (code, d))
+    p = accuracy.params_of((f[2] + " " + f[1]).strip(), 1)
+    if size not in p:
+        sys.exit("%s: devset_long_design: %r does not show %s" % (code, d, size))
+    sizes.append(p[size])
+if not 6 <= len(sizes) <= 8 or sizes != sorted(set(sizes)):
+    sys.exit("%s: devset_long_design: expected 6-8 rising sizes, got %s" % (code, sizes))
+' "$code" || bad "$code: devset_long_design refused (line above)"
 done
 [ "$n" -ge 4 ] || bad "expected at least 4 recipes, found $n"
 

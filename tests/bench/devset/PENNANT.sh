@@ -11,7 +11,7 @@ devset_build() {
 	# first time step with it (1e-4 at 45 zones: at 360 zones that step
 	# inverts zones, "Error: 66 negative side volumes", exit 1).
 	mkdir -p "$2/decks" || return 1
-	for n in $(devset_design | sed 's/.*nzx=\([0-9]*\).*/\1/'); do
+	for n in $( (devset_design && devset_long_design) | sed 's/.*nzx=\([0-9]*\).*/\1/' | sort -un); do
 		sed -e "s/^meshparams .*/meshparams $n $n 1.125 1.125/" \
 			-e "s/^dtinit .*/dtinit $(awk "BEGIN { print 1e-4 * 45 / $n }")/" \
 			test/sedov/sedov.pnt >"$2/decks/sedov-$n.pnt" || return 1
@@ -25,5 +25,12 @@ devset_design() {
 		role=train
 		[ "$n" -gt 170 ] && role=held
 		printf '%s\tnzx=%s\tsedov-%s.pnt\n' "$role" "$n" "$n"
+	done
+}
+# bench-remaining's sizes: jobs of 2-3 s, inside the range.
+devset_long_design() {
+	local n
+	for n in 100 150 200 250 300 340 380 420; do
+		printf 'train\tnzx=%s\tsedov-%s.pnt\n' "$n" "$n"
 	done
 }

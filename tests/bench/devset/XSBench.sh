@@ -20,3 +20,10 @@ devset_design() {
 		printf '%s\t\t-m event -s small -g 1000 -l %s\n' "$role" "$l"
 	done
 }
+# bench-remaining's sizes: jobs of 2-3 s, inside the range.
+devset_long_design() {
+	local l
+	for l in 200000 400000 800000 1200000 1600000 2000000 2400000 2800000; do
+		printf 'train\t\t-m event -s small -g 1000 -l %s\n' "$l"
+	done
+}

@@ -16,3 +16,13 @@ devset_design() {
 		printf '%s\t\t--nx=16 --ny=16 --nz=%s --rt=0\n' "$role" "$nz"
 	done
 }
+# bench-remaining's sizes: jobs of 2-3 s (about 20 progress posts at
+# 0.1 s), the longest two still inside the range; 24 x 24 columns, as
+# HPCG refuses a local grid whose smallest side is under an eighth of
+# its largest (nz 160 on 16 x 16 exits 127).
+devset_long_design() {
+	local nz
+	for nz in 24 48 72 96 120 144 168 192; do
+		printf 'train\t\t--nx=24 --ny=24 --nz=%s --rt=0\n' "$nz"
+	done
+}

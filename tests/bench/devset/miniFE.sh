@@ -15,3 +15,10 @@ devset_design() {
 		printf '%s\t\tnx=20 ny=20 nz=%s\n' "$role" "$nz"
 	done
 }
+# bench-remaining's sizes: jobs of 2-3 s, inside the range.
+devset_long_design() {
+	local nz
+	for nz in 40 80 120 160 200 240 300 360; do
+		printf 'train\t\tnx=20 ny=20 nz=%s\n' "$nz"
+	done
+}
