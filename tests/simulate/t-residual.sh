@@ -15,7 +15,11 @@
 #     does not move, the residual per MPI action grows by 50 ms over that
 #     trace's MPI actions per rank, and the prediction by that times the
 #     target's actions per rank (its skeleton's);
-#   - --no-residual: predicted_s = simulated_s, and the report says none.
+#   - --no-residual: predicted_s = simulated_s, and the report says none;
+#   - at 4 ranks, beyond the traced ones: the residual is the share of
+#     the simulated time that the 2-rank run of the largest deck spent
+#     beyond its replay (its wall and the kept replay's log), not per
+#     MPI action.
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
@@ -59,6 +63,18 @@ awk -v p0="$p0" -v p1="$p1" -v a="$a120" -v t="$atgt" 'BEGIN { w = 0.05 / a * t;
 	{ echo "expected the prediction to grow by 50 ms x $atgt / $a120 target/training actions, got $p0 -> $p1 s"; fail=1; }
 jq -e '.predicted_s == .simulated_s and .residual_s == 0 and .residual_per_action_s == null' off.json >/dev/null ||
 	{ echo "--no-residual: expected predicted_s = simulated_s, got $(jq -c '{simulated_s, residual_s, predicted_s}' off.json)"; fail=1; }
+# Beyond the traced rank counts (4 ranks from 2-rank traces): the share
+# of the simulated time the 2-rank run spent beyond its replay, not the
+# actions per rank (a rank's actions grow with its neighbours while its
+# time falls).
+MPIPREDICT_PARAMS="nx=144" mpipredict-simulate predict --profile profile.json --train h96 --train h120 --ranks 4 \
+	--json --keep k4 -- ./heat.smpi d144.in >four.json 2>err.txt || { echo "predict at 4 ranks failed: $(head -3 err.txt)"; exit 1; }
+w=$(awk '$1 == "#" && $2 == "wall" && $3 > w { w = $3 } END { print w }' h120/rank-*.ti)
+s=$(sed -n 's/.*Simulation time \([0-9.e+-]*\).*/\1/p' k4/residual-0/replay.log)
+jq -e --argjson w "$w" --argjson s "$s" '(.residual_fraction - ($w - $s) / $s | fabs) < 1e-6 and
+	(.residual_s - .residual_fraction * .simulated_s | fabs) < 1e-6 * .predicted_s and
+	(.predicted_s - .simulated_s - .residual_s | fabs) < 1e-6 * .predicted_s' four.json >/dev/null ||
+	{ echo "at 4 ranks: expected residual_s = (wall - replay) / replay of h120 ($w, $s) x simulated_s, got $(jq -c '{simulated_s, residual_fraction, residual_s, predicted_s}' four.json)"; fail=1; }
 MPIPREDICT_PARAMS="nx=144" mpipredict-simulate predict --profile profile.json --train h96 --train h120 --ranks 2 \
 	--skeleton "$PWD/sk" -- ./heat.smpi d144.in >text.txt 2>err.txt || { echo "predict (text) failed: $(head -3 err.txt)"; exit 1; }
 grep -q "^residual: [-+][0-9.]* s (.* per MPI action beyond the replay of 1 2-rank 'd120.in nx=120' run(s)" text.txt &&
