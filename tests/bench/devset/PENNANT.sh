@@ -11,10 +11,17 @@ devset_build() {
 	# first time step with it (1e-4 at 45 zones: at 360 zones that step
 	# inverts zones, "Error: 66 negative side volumes", exit 1).
 	mkdir -p "$2/decks" || return 1
-	for n in $( (devset_design && devset_long_design) | sed 's/.*nzx=\([0-9]*\).*/\1/' | sort -un); do
+	for n in $(devset_design | sed 's/.*nzx=\([0-9]*\).*/\1/'); do
 		sed -e "s/^meshparams .*/meshparams $n $n 1.125 1.125/" \
 			-e "s/^dtinit .*/dtinit $(awk "BEGIN { print 1e-4 * 45 / $n }")/" \
 			test/sedov/sedov.pnt >"$2/decks/sedov-$n.pnt" || return 1
+	done
+	# bench-remaining's: 200 cycles instead of the deck's 10.
+	for n in $(devset_long_design | sed 's/.*nzx=\([0-9]*\).*/\1/'); do
+		sed -e "s/^meshparams .*/meshparams $n $n 1.125 1.125/" \
+			-e "s/^dtinit .*/dtinit $(awk "BEGIN { print 1e-4 * 45 / $n }")/" \
+			-e "s/^cstop .*/cstop 200/" \
+			test/sedov/sedov.pnt >"$2/decks/sedov-c200-$n.pnt" || return 1
 	done
 	DEVSET_EXE=$2/pennant/build/pennant DEVSET_RUNDIR=$2/decks
 }
@@ -27,10 +34,11 @@ devset_design() {
 		printf '%s\tnzx=%s\tsedov-%s.pnt\n' "$role" "$n" "$n"
 	done
 }
-# bench-remaining's sizes: jobs of 2-3 s, inside the range.
+# bench-remaining's sizes: jobs of 2-3 s, inside the range, of 200
+# cycles (the deck's 10 make a run a fifth set-up and a fifth output).
 devset_long_design() {
 	local n
-	for n in 100 150 200 250 300 340 380 420; do
-		printf 'train\tnzx=%s\tsedov-%s.pnt\n' "$n" "$n"
+	for n in 40 50 60 70 80 90 100 110; do
+		printf 'train\tnzx=%s\tsedov-c200-%s.pnt\n' "$n" "$n"
 	done
 }
