@@ -38,7 +38,7 @@ devset_design() {
 # cycles (the deck's 10 make a run a fifth set-up and a fifth output).
 devset_long_design() {
 	local n
-	for n in 40 50 60 70 80 90 100 110; do
+	for n in 60 80 100 120 140 160 180 200; do
 		printf 'train\tnzx=%s\tsedov-c200-%s.pnt\n' "$n" "$n"
 	done
 }
