@@ -557,7 +557,7 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		rc = extrapolation_fit(d, fit, tcol, m);
 	if (rc == MPP_OK)
 		rc = mpp_tr_mem_model(d, rs, o, m);
-	if (rc == MPP_OK)
+	if (rc == MPP_OK && !o->inner) /* nested checks answer no job */
 		rc = progress_counter(d, rs, m);
 	free(tcol);
 	free(F);
