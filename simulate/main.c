@@ -620,9 +620,9 @@ static int residual_per_action(const struct mpp_profile *p,
 		gsl_sort(fr, 1, *used);
 		*per = use_min ? v[0]
 			       : gsl_stats_median_from_sorted_data(v, 1, *used);
-		*frac = use_min ? fr[0]
-				: gsl_stats_median_from_sorted_data(fr, 1,
-								    *used);
+		*frac = use_min
+			    ? fr[0]
+			    : gsl_stats_median_from_sorted_data(fr, 1, *used);
 	}
 	return 0;
 }
@@ -905,8 +905,7 @@ static int cmd_predict(int argc, char **argv)
 			 "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
 			 "computation scaled from %zu training trace(s):\n%s",
 			 plain, smpi_wall, nt, rep);
-	rc = replay_and_report(&o, &p, &skel, dir, extra, text, resid,
-			       rf_used);
+	rc = replay_and_report(&o, &p, &skel, dir, extra, text, resid, rf_used);
 	json_decref(extra);
 	if (!o.json && rc == 0)
 		printf("prediction wall time %.3f s (SMPI run + replay)\n",
