@@ -526,7 +526,7 @@ void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 struct estimate {
 	double elapsed, total, remaining, lower, upper, progress;
 	double count;      /* the progress counter's posted count, or NAN */
-	const char *basis; /* "counters", "time", NULL: no estimate */
+	const char *basis; /* "counter", "rate", "counters", "time"; NULL: none */
 	int outlives;      /* -1: limit unknown or no estimate */
 	int64_t model_id;
 	int model_version;
