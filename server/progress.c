@@ -525,10 +525,9 @@ void mpp_api_progress(const mpp_api *api, const char *body, size_t len,
 /* What the model says of a job's entry (see the top of this file). */
 struct estimate {
 	double elapsed, total, remaining, lower, upper, progress;
-	double count; /* the progress counter's posted count, or NAN */
-	const char
-	    *basis;   /* "counter", "rate", "counters", "time"; NULL: none */
-	int outlives; /* -1: limit unknown or no estimate */
+	double count;      /* the progress counter's posted count, or NAN */
+	const char *basis; /* counter, rate, counters, time; NULL: none */
+	int outlives;      /* -1: limit unknown or no estimate */
 	int64_t model_id;
 	int model_version;
 	char note[320]; /* why there is no estimate */
