@@ -16,54 +16,42 @@ n=0
 for r in "$MPP_SRC"/tests/bench/devset/*.sh; do
 	code=$(basename "$r" .sh)
 	n=$((n + 1))
+	# The accuracy design, a line "--", then bench-remaining's sizes.
 	out=$(bash -c '. "$1" && type devset_build >/dev/null &&
-		printf "%s\n" "$DEVSET_SIZE" && devset_design' _ "$r") ||
-		{ bad "$code: the recipe does not source or lacks devset_build/devset_design"; continue; }
+		printf "%s\n" "$DEVSET_SIZE" && devset_design && echo -- &&
+		devset_long_design' _ "$r") ||
+		{ bad "$code: the recipe does not source or lacks devset_build/devset_design/devset_long_design"; continue; }
 	printf '%s\n' "$out" | MPP_SRC=$MPP_SRC python3 -c '
 import os, sys
 sys.path.insert(0, os.environ["MPP_SRC"] + "/tests/bench")
 import accuracy
 code = sys.argv[1]
 lines = sys.stdin.read().splitlines()
-size, design = lines[0], lines[1:]
-train, held = [], []
-for d in design:
-    f = d.split("\t")
-    if len(f) != 3 or f[0] not in ("train", "held"):
-        sys.exit("%s: not ROLE<TAB>PARAMS<TAB>ARGS: %r" % (code, d))
-    # What the row will show: the arguments, then the declared parameters.
-    p = accuracy.params_of((f[2] + " " + f[1]).strip(), 1)
-    if size not in p:
-        sys.exit("%s: %r does not show %s" % (code, d, size))
-    (train if f[0] == "train" else held).append(p[size])
+size, cut = lines[0], lines.index("--")
+def sizes(design, roles, what):
+    got = {r: [] for r in roles}
+    for d in design:
+        f = d.split("\t")
+        if len(f) != 3 or f[0] not in roles:
+            sys.exit("%s: %snot %s<TAB>PARAMS<TAB>ARGS: %r" % (code, what, "/".join(roles), d))
+        # What the row will show: the arguments, then the declared parameters.
+        p = accuracy.params_of((f[2] + " " + f[1]).strip(), 1)
+        if size not in p:
+            sys.exit("%s: %s%r does not show %s" % (code, what, d, size))
+        got[f[0]].append(p[size])
+    return got
+g = sizes(lines[1:cut], ("train", "held"), "")
+train, held = g["train"], g["held"]
 if not 5 <= len(train) <= 8 or not 1 <= len(held) <= 2:
     sys.exit("%s: %d sizes in range, %d past it" % (code, len(train), len(held)))
 if min(held) <= max(train):
     sys.exit("%s: held-out sizes %s not past the trained %s" % (code, held, train))
+# bench-remaining: train rows only, 6-8 rising sizes (its jobs are the
+# 2nd and 3rd largest).
+long = sizes(lines[cut + 1:], ("train",), "devset_long_design: ")["train"]
+if not 6 <= len(long) <= 8 or long != sorted(set(long)):
+    sys.exit("%s: devset_long_design: expected 6-8 rising sizes, got %s" % (code, long))
 ' "$code" || bad "$code: design refused (line above)"
-	# bench-remaining's sizes: train rows only, the size shown, 6-8 of
-	# them rising (its jobs are the 2nd and 3rd largest).
-	out=$(bash -c '. "$1" && type devset_long_design >/dev/null &&
-		printf "%s\n" "$DEVSET_SIZE" && devset_long_design' _ "$r") ||
-		{ bad "$code: the recipe lacks devset_long_design"; continue; }
-	printf '%s\n' "$out" | MPP_SRC=$MPP_SRC python3 -c '
-import os, sys
-sys.path.insert(0, os.environ["MPP_SRC"] + "/tests/bench")
-import accuracy
-code = sys.argv[1]
-lines = sys.stdin.read().splitlines()
-size, sizes = lines[0], []
-for d in lines[1:]:
-    f = d.split("\t")
-    if len(f) != 3 or f[0] != "train":
-        sys.exit("%s: devset_long_design: not train<TAB>PARAMS<TAB>ARGS: %r" % (code, d))
-    p = accuracy.params_of((f[2] + " " + f[1]).strip(), 1)
-    if size not in p:
-        sys.exit("%s: devset_long_design: %r does not show %s" % (code, d, size))
-    sizes.append(p[size])
-if not 6 <= len(sizes) <= 8 or sizes != sorted(set(sizes)):
-    sys.exit("%s: devset_long_design: expected 6-8 rising sizes, got %s" % (code, sizes))
-' "$code" || bad "$code: devset_long_design refused (line above)"
 done
 [ "$n" -ge 4 ] || bad "expected at least 4 recipes, found $n"
 
