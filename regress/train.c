@@ -204,21 +204,17 @@ static int progress_counter(const struct data *d, const mpp_runs *rs,
 		best[at] = j;
 		score[at] = sl;
 	}
+	/* Not predictable, power_law allocates nothing: the next try
+	 * overwrites it; an allocation failure is freed with the model. */
 	for (size_t q = 0; q < nb; q++) {
-		mpp_param_model pm = {0};
-		int rc = power_law(d, best[q], &pm);
-		if (rc == MPP_OK && pm.predictable) {
-			m->progress = pm;
+		int rc = power_law(d, best[q], &m->progress);
+		if (rc)
+			return rc;
+		if (m->progress.predictable) {
 			m->progress_feature =
 			    dupstr(rs->features[d->col[best[q]]]);
 			return m->progress_feature ? MPP_OK : MPP_ENOMEM;
 		}
-		for (size_t v = 0; v < pm.nvars; v++)
-			free(pm.vars[v]);
-		free(pm.vars);
-		free(pm.expo);
-		if (rc)
-			return rc;
 	}
 	return MPP_OK;
 }

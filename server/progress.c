@@ -533,19 +533,6 @@ struct estimate {
 	char note[320]; /* why there is no estimate */
 };
 
-/* The posted value of term t (its feature or an alias), or NAN. */
-static double posted(const struct entry *e, const mpp_term *t)
-{
-	for (size_t i = 0; i < e->nf; i++) {
-		if (!strcmp(e->names[i], t->feature))
-			return e->vals[i];
-		for (size_t a = 0; a < t->naliases; a++)
-			if (!strcmp(e->names[i], t->aliases[a]))
-				return e->vals[i];
-	}
-	return NAN;
-}
-
 /* The posted value of feature f, or NAN. */
 static double posted_feature(const struct entry *e, const char *f)
 {
@@ -553,6 +540,16 @@ static double posted_feature(const struct entry *e, const char *f)
 		if (!strcmp(e->names[i], f))
 			return e->vals[i];
 	return NAN;
+}
+
+/* The posted value of term t (its feature or an alias), or NAN. */
+static double posted(const struct entry *e, const mpp_term *t)
+{
+	double v = posted_feature(e, t->feature);
+
+	for (size_t a = 0; isnan(v) && a < t->naliases; a++)
+		v = posted_feature(e, t->aliases[a]);
+	return v;
 }
 
 /* A count for the whole job by its power law pm in p, or NAN. */
