@@ -383,11 +383,13 @@ static double now(void)
 
 /* Replay t on the profile's machine in dir; print the analyses. The
  * answer adds `residual` seconds, or, when rfrac is a number, rfrac times
- * the simulated time (predict beyond the traced rank counts). */
+ * the simulated time (predict beyond the traced rank counts). band (may
+ * be NULL): the interval as factors of the answer, on what (basis). */
 static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 			     const struct mpp_trace *t, const char *dir,
 			     json_t *extra, const char *text_extra,
-			     double residual, double rfrac)
+			     double residual, double rfrac, const double *band,
+			     const char *basis)
 {
 	struct mpp_placement pl;
 	struct mpp_timeline tl;
@@ -439,6 +441,14 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 		 * misses (predict's residual, 0 for a replay). */
 		json_object_set_new(j, "predicted_s",
 				    json_real(a.makespan + residual));
+		if (band) {
+			double v = a.makespan + residual;
+			json_object_set_new(
+			    j, "interval_s",
+			    json_pack("[f,f]", v * band[0], v * band[1]));
+			json_object_set_new(j, "interval_basis",
+					    json_string(basis));
+		}
 		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
 		putchar('\n');
 		json_decref(j);
@@ -450,6 +460,10 @@ static int replay_and_report(const struct opts *o, const struct mpp_profile *p,
 			printf("predicted run time   %.6f s (simulated %+.6f s "
 			       "residual)\n",
 			       a.makespan + residual, residual);
+		if (band)
+			printf("interval: [%.6f, %.6f] s (%s)\n",
+			       (a.makespan + residual) * band[0],
+			       (a.makespan + residual) * band[1], basis);
 		if (!tl.nlinks)
 			printf("(no SimGrid link trace: links, link_bytes and "
 			       "utilisation not measured)\n");
@@ -501,7 +515,7 @@ static int cmd_replay(int argc, char **argv)
 		mpp_trace_free(&t);
 		return 2;
 	}
-	rc = replay_and_report(&o, &p, &t, dir, NULL, NULL, 0, NAN);
+	rc = replay_and_report(&o, &p, &t, dir, NULL, NULL, 0, NAN, NULL, NULL);
 	clean_or_keep(&o, dir, rc);
 	mpp_trace_free(&t);
 	return rc;
@@ -571,17 +585,24 @@ static double mpi_actions_per_rank(const struct mpp_trace *t)
  * the sources (the least with use_min), seconds per action; *frac: the
  * same as a share of each source's replayed time; *used:
  * sources measured (0: none had two ranks, a wall and MPI actions).
+ * run[0..*nrun): every source with a wall (a single rank's too), its
+ * wall, replayed time and MPI actions per rank, for the interval.
  * Returns 0, or -1 with err. */
+struct src_run {
+	double wall, sim, acts;
+};
+
 static int residual_per_action(const struct mpp_profile *p,
 			       const struct mpp_trace *const *src, size_t nsrc,
 			       int use_min, const char *dir, double *per,
-			       double *frac, size_t *used, char *err,
-			       size_t errlen)
+			       double *frac, size_t *used, struct src_run *run,
+			       size_t *nrun, char *err, size_t errlen)
 {
 	double v[32], fr[32];
 	*per = 0;
 	*frac = 0;
 	*used = 0;
+	*nrun = 0;
 	for (size_t s = 0; s < nsrc; s++) {
 		const struct mpp_trace *t = src[s];
 		double acts = mpi_actions_per_rank(t);
@@ -589,12 +610,7 @@ static int residual_per_action(const struct mpp_profile *p,
 		struct mpp_timeline tl;
 		char rdir[4200];
 		size_t approx;
-		/* A single rank waits for no one: its wall minus its
-		 * replay is the calls' own cost, not the waits at an
-		 * exchange that the replay misses. Added to the 2-rank
-		 * targets of bench-simulate's first design (traced at 1
-		 * rank) it made the error worse in 3 of 3 runs. */
-		if (t->nranks < 2 || !(t->wall > 0) || acts < 1)
+		if (!(t->wall > 0))
 			continue;
 		snprintf(rdir, sizeof rdir, "%s/residual-%zu", dir, s);
 		if (mkdir(rdir, 0777) < 0 && errno != EEXIST) {
@@ -606,7 +622,16 @@ static int residual_per_action(const struct mpp_profile *p,
 		    mpp_trace_write_replay(t, rdir, &approx, err, errlen) < 0 ||
 		    mpp_replay_run(rdir, t->nranks, 0, &tl, err, errlen) < 0)
 			return -1;
-		if (*used < 32 && tl.sim_time > 0) {
+		if (*nrun < 32 && tl.sim_time > 0)
+			run[(*nrun)++] =
+			    (struct src_run){t->wall, tl.sim_time, acts};
+		/* A single rank waits for no one: its wall minus its
+		 * replay is the calls' own cost, not the waits at an
+		 * exchange that the replay misses. Added to the 2-rank
+		 * targets of bench-simulate's first design (traced at 1
+		 * rank) it made the error worse in 3 of 3 runs. */
+		if (t->nranks >= 2 && acts >= 1 && *used < 32 &&
+		    tl.sim_time > 0) {
 			fr[*used] = (t->wall - tl.sim_time) / tl.sim_time;
 			v[(*used)++] = (t->wall - tl.sim_time) / acts;
 		}
@@ -847,14 +872,17 @@ static int cmd_predict(int argc, char **argv)
 	 * while each rank's time fell (miniFE at 4, 16, 64 ranks: 0.51,
 	 * 0.88, 1.31 s, of which simulated 0.21, 0.09, 0.06 s). */
 	double rper = 0, rfrac = 0, resid = 0, rf_used = NAN;
-	size_t rused = 0;
-	if (!o.no_residual && nsrc &&
+	size_t rused = 0, nrun = 0;
+	struct src_run run[32];
+	if (nsrc &&
 	    residual_per_action(&p, ns, nsrc, o.use_min, dir, &rper, &rfrac,
-				&rused, err, sizeof err) < 0) {
+				&rused, run, &nrun, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: residual: %s\n", prog, err);
 		json_decref(from);
 		goto clean;
 	}
+	if (o.no_residual) /* replayed all the same: the interval's runs */
+		rper = rfrac = 0, rused = 0;
 	double tacts = mpi_actions_per_rank(&skel);
 	resid = rper * tacts;
 	rl = strlen(rep);
@@ -880,6 +908,59 @@ static int cmd_predict(int argc, char **argv)
 			 "actions per rank)\n",
 			 resid, 1e6 * rper, rused, ns[0]->nranks, ns[0]->args,
 			 tacts);
+	/* The interval: the method's answer for the noise's sources (each
+	 * one's replay plus the residual rule; their median, or the least
+	 * with --repeats min, as the method takes repeats) against their
+	 * measured walls, the least and most of the ratios; widened both ways
+	 * by the law's error per unit of log distance (at the traced input
+	 * nearest the target, from the others) times the target's distance
+	 * from that input: nothing at a traced input, more the farther the
+	 * answer reaches in sizes or ranks. */
+	double band[2] = {1, 1}, av[32], qlo = 1, qhi = 1, lper, ldist, lw = 1;
+	size_t lnear;
+	char basis[1400];
+	for (size_t s = 0; s < nrun; s++)
+		av[s] = run[s].sim +
+			(beyond > 0 ? rfrac * run[s].sim : rper * run[s].acts);
+	if (nrun) {
+		gsl_sort(av, 1, nrun);
+		double A = o.use_min
+			       ? av[0]
+			       : gsl_stats_median_from_sorted_data(av, 1, nrun);
+		qlo = qhi = run[0].wall / A;
+		for (size_t s = 1; s < nrun; s++) {
+			qlo = fmin(qlo, run[s].wall / A);
+			qhi = fmax(qhi, run[s].wall / A);
+		}
+	}
+	if (mpp_trace_law_error(train, nt, args, o.ranks, o.use_min, &lper,
+				&ldist, &lnear) < 0) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		json_decref(from);
+		goto clean;
+	}
+	if (isfinite(lper))
+		lw = exp(lper * ldist);
+	band[0] = fmin(1, qlo) / lw;
+	band[1] = fmax(1, qhi) * lw;
+	rl = nrun ? (size_t)snprintf(basis, sizeof basis,
+				     "walls of %zu %d-rank '%.200s' run(s) "
+				     "x%.3f-%.3f of the answer for them",
+				     nrun, ns[0]->nranks, ns[0]->args, qlo, qhi)
+		  : (size_t)snprintf(basis, sizeof basis,
+				     "no --train run at %d ranks or fewer to "
+				     "compare",
+				     o.ranks);
+	if (isfinite(lper))
+		snprintf(basis + rl, sizeof basis - rl,
+			 "; law x%.3f: its error at %d-rank '%.200s' from "
+			 "the other inputs, %.3g per log unit, x %.3g to the "
+			 "target",
+			 lw, train[lnear].nranks, train[lnear].args, lper,
+			 ldist);
+	else
+		snprintf(basis + rl, sizeof basis - rl,
+			 "; law unchecked (one training input)");
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
 	json_t *extra = json_pack(
@@ -905,7 +986,8 @@ static int cmd_predict(int argc, char **argv)
 			 "plain SMPI (online)  %.6f s simulated, %.3f s wall\n"
 			 "computation scaled from %zu training trace(s):\n%s",
 			 plain, smpi_wall, nt, rep);
-	rc = replay_and_report(&o, &p, &skel, dir, extra, text, resid, rf_used);
+	rc = replay_and_report(&o, &p, &skel, dir, extra, text, resid, rf_used,
+			       band, basis);
 	json_decref(extra);
 	if (!o.json && rc == 0)
 		printf("prediction wall time %.3f s (SMPI run + replay)\n",

@@ -1194,6 +1194,101 @@ out:
 	return rc;
 }
 
+/* Log distance between two inputs over the law's variables and the rank
+ * count (a variable or not: the work is assumed conserved over it then,
+ * an assumption as uncertain as an exponent). */
+static double log_dist(const mpp_params *a, const mpp_params *b,
+		       const char *const *vars, size_t nv)
+{
+	double d2 = 0;
+	int np = 0;
+	for (size_t v = 0; v <= nv; v++) {
+		const char *nm = v < nv ? vars[v] : "nprocs";
+		if (v == nv && np)
+			break;
+		np |= !strcmp(nm, "nprocs");
+		const double *x = mpp_params_get(a, nm);
+		const double *y = mpp_params_get(b, nm);
+		if (x && y && *x > 0 && *y > 0)
+			d2 += (log(*x) - log(*y)) * (log(*x) - log(*y));
+	}
+	return sqrt(d2);
+}
+
+/* The whole run's computation of training trace j, but 0 (absent) for
+ * the left-out group. */
+struct left_out {
+	const struct mpp_trace *train;
+	const size_t *grp;
+	size_t out;
+};
+
+static double whole_but(size_t j, const void *ctx)
+{
+	const struct left_out *o = ctx;
+	double s = 0;
+	if (o->grp[j] == o->out)
+		return 0;
+	for (int r = 0; r < o->train[j].nranks; r++)
+		s += mpp_trace_compute(&o->train[j], r);
+	return s;
+}
+
+int mpp_trace_law_error(const struct mpp_trace *train, size_t ntrain,
+			const char *target_args, int nranks, int use_min,
+			double *per, double *dist, size_t *near)
+{
+	struct law_in in;
+	double best = INFINITY, dn = INFINITY, v, got;
+	size_t G0 = 0, j0 = 0;
+	*per = NAN;
+	*dist = 0;
+	*near = 0;
+	if (!ntrain)
+		return 0;
+	if (law_in_init(&in, train, ntrain, target_args, nranks, use_min))
+		return -1;
+	struct law lw = in.lw;
+	for (size_t j = 0; j < ntrain; j++) {
+		double d = log_dist(&in.target, &in.tp[j], lw.vars, lw.nv);
+		if (d < best) {
+			best = d;
+			G0 = in.grp[j];
+			j0 = j;
+		}
+	}
+	*dist = best;
+	*near = j0;
+	for (size_t j = 0; j < ntrain; j++) {
+		double d = log_dist(&in.tp[j0], &in.tp[j], lw.vars, lw.nv);
+		if (in.grp[j] != G0 && d < dn)
+			dn = d;
+	}
+	/* The left-out input as its repeats give it (as the law takes
+	 * them), and as the law of the others predicts it. */
+	struct left_out all = {train, in.grp, (size_t)-1};
+	size_t n = 0;
+	for (size_t j = 0; j < ntrain; j++)
+		if (in.grp[j] == G0)
+			in.vals[n++] = whole_but(j, &all);
+	gsl_sort(in.vals, 1, n);
+	got = use_min ? in.vals[0]
+		      : gsl_stats_median_from_sorted_data(in.vals, 1, n);
+	struct left_out lo = {train, in.grp, G0};
+	lw.target = &in.tp[j0];
+	int h = isfinite(dn) && dn > 0 && got > 0
+		    ? law_at_target(&lw, whole_but, &lo, &v, NULL)
+		    : 0;
+	if (h < 0) {
+		law_in_free(&in);
+		return -1;
+	}
+	if (h)
+		*per = fabs(log(v / got)) / dn;
+	law_in_free(&in);
+	return 0;
+}
+
 /* The cost per unit of counted work (mpp_trace_work_cost). */
 static double counted_work(size_t j, const void *ctx)
 {

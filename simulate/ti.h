@@ -106,6 +106,17 @@ size_t mpp_trace_noise_sources(const struct mpp_trace *train, size_t ntrain,
 int mpp_trace_noise(struct mpp_trace *skel, const struct mpp_trace *const *src,
 		    size_t nsrc, size_t *changed, char *err, size_t errlen);
 
+/* How far the whole run's computation law (mpp_trace_scale's) is off,
+ * from the traces alone: the training input nearest the target (log
+ * distance over the law's variables and the rank count; *near: one of
+ * its traces) predicted by the law fitted on the other inputs. *per: its
+ * error |log(law / traced)| over its distance from the nearest other
+ * input (NAN: one input, or no law); *dist: the target's distance from
+ * it. Returns 0, or -1 out of memory. */
+int mpp_trace_law_error(const struct mpp_trace *train, size_t ntrain,
+			const char *target_args, int nranks, int use_min,
+			double *per, double *dist, size_t *near);
+
 /* Write DIR/r<r>.ti (replayable actions) and DIR/list. Returns the number
  * of actions dropped or approximated in *approx. */
 int mpp_trace_write_replay(const struct mpp_trace *t, const char *dir,
