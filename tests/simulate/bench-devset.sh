@@ -21,6 +21,9 @@
 #        would be oversubscribed and are not measured); the prediction, its
 #        warnings, and the prediction's wall time and peak memory
 #        (/usr/bin/time -v: the largest process of the tree, smpirun's).
+# Each prediction's interval (interval_s) is in the tables; for A, A' and
+# B `inside` says whether the median truth fell in it and how many of the
+# REPS walls did.
 # The truth is the trace's wall (MPI_Init to MPI_Finalize, slowest rank,
 # median of REPS), as tests/simulate/bench.sh takes it. The profile:
 # $MPP_PROFILE (mpipredict-calibrate's JSON), else the test profile.
@@ -68,9 +71,9 @@ done
 chmod +x shim/*/*
 
 echo "bench-simulate SRC=$SRC: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, $REPS runs each (median)"
-printf '%-8s %-2s %-22s %-6s %5s %9s %7s %9s %7s %9s %7s %9s %7s %8s %s\n' code id input traced ranks measured spread simulate err no_resid err plainSMPI err pred_wall warnings >table.txt
+printf '%-8s %-2s %-22s %-6s %5s %9s %7s %9s %7s %9s %7s %9s %7s %8s %-17s %-7s %s\n' code id input traced ranks measured spread simulate err no_resid err plainSMPI err pred_wall interval inside warnings >table.txt
 cat table.txt
-printf '%-8s %-22s %5s %9s %9s %9s %9s %10s %9s %s\n' code input ranks simulate no_resid residual plainSMPI wall_s maxrss_MB 'extrapolated / warnings' >ranks.txt
+printf '%-8s %-22s %5s %9s %9s %9s %9s %10s %9s %-17s %s\n' code input ranks simulate no_resid residual plainSMPI wall_s maxrss_MB interval 'extrapolated / warnings' >ranks.txt
 row() { # code id input traced ranks "walls..." json errfile: the
 	# measured median, and the walls' spread (max - min) / median
 	local w m sp
@@ -82,9 +85,13 @@ row() { # code id input traced ranks "walls..." json errfile: the
 	    -v nr="$(jq -r '.simulated_s // "nan"' "$7" 2>/dev/null)" \
 	    -v b="$(jq -r '.plain_smpi_s // "nan"' "$7" 2>/dev/null)" \
 	    -v pw="$(jq -r '(.smpi_run_wall_s // 0) + (.replay_wall_s // 0)' "$7" 2>/dev/null)" -v w="${w:-0}" \
+	    -v iv="$(jq -r '.interval_s // [0, 0] | "\(.[0]) \(.[1])"' "$7" 2>/dev/null)" -v ws="$6" \
 	    'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
-	    BEGIN { printf "%-8s %-2s %-22s %-6s %5s %9.4f %7s %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %8.2f %s\n",
-	      c, i, inp, t, r, m, sp, s, e(s, m), nr, e(nr, m), b, e(b, m), pw, w }' | tee -a table.txt
+	    BEGIN { split(iv, I, " "); n = split(ws, W, " "); k = 0
+	      for (q = 1; q <= n; q++) k += W[q] >= I[1] && W[q] <= I[2]
+	      printf "%-8s %-2s %-22s %-6s %5s %9.4f %7s %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %8.2f %7.4f-%-9.4f %-7s %s\n",
+	      c, i, inp, t, r, m, sp, s, e(s, m), nr, e(nr, m), b, e(b, m), pw, I[1], I[2],
+	      (m >= I[1] && m <= I[2] ? "y " : "n ") k "/" n, w }' | tee -a table.txt
 }
 
 for code in ${CODES:-PENNANT miniFE}; do
@@ -163,8 +170,9 @@ for code in ${CODES:-PENNANT miniFE}; do
 		    -v b="$(jq -r '.plain_smpi_s // "nan"' "$code/r$np.json" 2>/dev/null)" \
 		    -v w="$(awk -F': ' '/Elapsed \(wall/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s }' "$code/r$np.time")" \
 		    -v m="$(awk -F': ' '/Maximum resident/ { print $2 / 1024 }' "$code/r$np.time")" \
+		    -v iv="$(jq -r '.interval_s // [0, 0] | "\(.[0]) \(.[1])"' "$code/r$np.json" 2>/dev/null)" \
 		    -v x="x$(jq -r '.extrapolated_ranks // "-"' "$code/r$np.json" 2>/dev/null)$(jq -r 'if .capped then ", capped" else "" end' "$code/r$np.json" 2>/dev/null); $(grep -c 'warning:' "$code/r$np.err") warning(s)" \
-		    'BEGIN { printf "%-8s %-22s %5s %9.4f %9.4f %9.4f %9.4f %10.2f %9.0f %s\n", c, inp, r, s, nr, rs, b, w, m, x }' >>ranks.txt
+		    'BEGIN { split(iv, I, " "); printf "%-8s %-22s %5s %9.4f %9.4f %9.4f %9.4f %10.2f %9.0f %7.4f-%-9.4f %s\n", c, inp, r, s, nr, rs, b, w, m, I[1], I[2], x }' >>ranks.txt
 	done
 done
 echo "never-run configurations (measured: median wall of $REPS runs at 2 ranks on 2 cores; spread: (max - min) / median):"
