@@ -42,6 +42,7 @@ out=$MPP_BUILD/bench/simulate-devset
 if [ "${MPP_BENCH_REBUILD:-1}" = 0 ]; then rm -rf "$out"/*/tr "$out"/*/*.json "$out"/*/*.err "$out"/*/*.time
 else rm -rf "$out"; fi
 mkdir -p "$out" && cd "$out" || exit 1
+rm -f inside.txt
 . "$src/tests/simulate/lib.sh"
 if [ -n "${MPP_PROFILE:-}" ]; then cp "$MPP_PROFILE" profile.json; pname=$MPP_PROFILE
 else write_profile profile.json; pname="test profile (tests/simulate/lib.sh)"; fi
@@ -91,7 +92,8 @@ row() { # code id input traced ranks "walls..." json errfile: the
 	      for (q = 1; q <= n; q++) k += W[q] >= I[1] && W[q] <= I[2]
 	      printf "%-8s %-2s %-22s %-6s %5s %9.4f %7s %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %8.2f %7.4f-%-9.4f %-7s %s\n",
 	      c, i, inp, t, r, m, sp, s, e(s, m), nr, e(nr, m), b, e(b, m), pw, I[1], I[2],
-	      (m >= I[1] && m <= I[2] ? "y " : "n ") k "/" n, w }' | tee -a table.txt
+	      (m >= I[1] && m <= I[2] ? "y " : "n ") k "/" n, w
+	      print (m >= I[1] && m <= I[2]), k, n >>"inside.txt" }' | tee -a table.txt
 }
 
 for code in ${CODES:-PENNANT miniFE}; do
@@ -177,6 +179,7 @@ for code in ${CODES:-PENNANT miniFE}; do
 done
 echo "never-run configurations (measured: median wall of $REPS runs at 2 ranks on 2 cores; spread: (max - min) / median):"
 cat table.txt
+awk '{ y += $1; k += $2; n += $3; t++ } END { printf "truth inside the interval: %d of %d (walls: %d of %d)\n", y, t, k, n }' inside.txt 2>/dev/null
 echo "larger rank counts (not measured: 2 cores), 2 ranks per node:"
 cat ranks.txt
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); files in $out"

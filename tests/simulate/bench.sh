@@ -66,7 +66,7 @@ TRAIN[is]="-n 400000 -i $ii|-n 800000 -i $ii|-n 1200000 -i $ii"; TARGET[is]="-n 
 TRAIN[cg]="-n 24 -i $ic|-n 32 -i $ic|-n 40 -i $ic"; TARGET[cg]="-n 52 -i $ic"
 
 echo "bench-simulate: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), profile: $pname, repeats: $STAT, iterations: ${ITERS:-long}, traced at ranks: ${TRAIN_RANKS:-1}"
-printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s %9s %7s %9s %7s %9s %7s %9s %7s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err no_noise err work err no_resid err work_nr err
+printf '%-9s %-6s %9s %9s %7s %9s %7s %9s %7s %9s %9s %7s %7s %9s %7s %9s %7s %9s %7s %9s %7s %-17s %s\n' app place measured simulate err plainSMPI err replay err pred_wall rt_meas regress err no_noise err work err no_resid err work_nr err interval inside
 # The real builds count their loops (mpipredict-cc): their rows give the
 # counted work that `predict --runs` uses (column work).
 export MPP_REAL_CC="mpipredict-cc mpicc"
@@ -164,9 +164,14 @@ for app in ${APPS:-prime jacobi3d is cg}; do
 		reg=$(mpipredict-predict --csv --db models.db --app "$app.real" \
 		  --args "${TARGET[$app]}" --ntasks 2 --nodes $nodes 2>/dev/null | tail -1 | cut -d, -f2)
 		awk -v a="$app" -v p="$place" -v m="$meas" -v s="$sim" -v b="$plain" \
-		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" -v nn="${nn:-nan}" -v wk="${wk:-nan}" -v nr="${nr:-nan}" -v wn="${wknr:-nan}" 'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
-		    BEGIN { printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%%\n",
-		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt), nn, e(nn, m), wk, e(wk, m), nr, e(nr, m), wn, e(wn, m) }' | tee -a table.txt
+		    -v r="$rep" -v w="$pw" -v rt="$rt" -v g="${reg:-nan}" -v nn="${nn:-nan}" -v wk="${wk:-nan}" -v nr="${nr:-nan}" -v wn="${wknr:-nan}" \
+		    -v iv="$(jq -r '.interval_s // [0, 0] | "\(.[0]) \(.[1])"' pred-$app-$place.json)" -v ws="$(cut -d' ' -f1 w.txt | tr '\n' ' ')" \
+		    'function e(x, y) { return y > 0 && x == x + 0 ? 100 * (x - y) / y : 0 }
+		    BEGIN { split(iv, I, " "); n = split(ws, W, " "); k = 0
+		      for (q = 1; q <= n; q++) k += W[q] >= I[1] && W[q] <= I[2]
+		      printf "%-9s %-6s %9.4f %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.2f %9.4f %7.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %9.4f %6.1f%% %7.4f-%-9.4f %s\n",
+		      a, p, m, s, e(s, m), b, e(b, m), r, e(r, m), w, rt, g, e(g, rt), nn, e(nn, m), wk, e(wk, m), nr, e(nr, m), wn, e(wn, m),
+		      I[1], I[2], (m >= I[1] && m <= I[2] ? "y " : "n ") k "/" n }' | tee -a table.txt
 		awk -v a="$app" -v p="$place" -v lo="$(head -1 w.txt | cut -d' ' -f1)" \
 		    -v m="$(sed -n "$(((REPS + 1) / 2))p" w.txt | cut -d' ' -f1)" \
 		    -v hi="$(tail -1 w.txt | cut -d' ' -f1)" -v mc="$mc" -v pc="$pc" -v r="$rep" -v rc="$rc" -v s="$sim" -v w="$meas" \
@@ -182,6 +187,8 @@ awk '{ gsub("%", ""); s += ($5 < 0 ? -$5 : $5); b += ($7 < 0 ? -$7 : $7); r += (
 read -ra mp < <(tail -n 1 mape.txt)
 echo "MAPE over $(wc -l <table.txt) never-run configurations:"
 printf '  simulate %s %% (without the residual %s %%, --no-noise %s %%, --runs counted work %s %%, without the residual %s %%), plain SMPI %s %%, same config replayed %s %%, regression parameters path %s %% (vs runtime_s); slowest prediction %s s wall\n' "${mp[@]}"
+awk '{ n++; y += $23 == "y"; split($24, f, "/"); k += f[1]; m += f[2] }
+  END { printf "  truth inside the interval: %d of %d targets (walls: %d of %d)\n", y, n, k, m }' table.txt
 echo "Where the error comes from (walls of the $REPS target runs: min, median, max, spread;"
 echo "computation per rank: measured in the $STAT run, predicted; rest = wall - mean compute of that run: measured, own trace replayed, predicted):"
 printf '%-9s %-6s %8s %8s %8s %7s | %8s %8s %7s | %8s %8s %8s\n' app place wmin wmed wmax spread c_meas c_pred c_err rest_m rest_rep rest_pred
