@@ -287,6 +287,8 @@ static json_t *to_json(const struct app_result *a)
 			    jnum(r->cv_mape_params_inner));
 	json_object_set_new(out, "extrapolation_checked_runs",
 			    json_integer((json_int_t)r->nextrap_checked));
+	json_object_set_new(out, "extrapolation_distance",
+			    m->xdist > 0 ? json_real(m->xdist) : json_null());
 	/* The error outside the ranges (regress/train_check.c). */
 	json_object_set_new(out, "x_mape_pct", jnum(m->x_mape));
 	json_object_set_new(out, "x_mape_answers",
@@ -499,6 +501,10 @@ static void print_summary(const struct app_result *a)
 	if (isfinite(m->x_mape))
 		printf("; MAPE %.2f %% on %zu answers past a range", m->x_mape,
 		       r->x_answers);
+	if (m->xdist > 0)
+		printf("; checked %.3g past the ranges (log), farther answers "
+		       "wider",
+		       m->xdist);
 	putchar('\n');
 	/* Parameters equal or collinear over the runs are one size: the
 	 * edge factor applies once per group (regress/model.h range_group). */

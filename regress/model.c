@@ -201,6 +201,7 @@ static void judge_ranges(const mpp_model *m, const mpp_params *p,
 {
 	out->nextrapolated = 0;
 	out->edge = 1;
+	out->xdistance = mpp_model_xdistance(m, NULL, NULL, p);
 	for (size_t i = 0; p && i < m->nranges; i++) {
 		double tmp;
 		const double *v = range_value(m, p, i, &tmp);
@@ -218,6 +219,58 @@ static void judge_ranges(const mpp_model *m, const mpp_params *p,
 			out->extrapolated[out->nextrapolated++] =
 			    m->range_names[i];
 	}
+}
+
+double mpp_model_xdistance(const mpp_model *m, const double *lo,
+			   const double *hi, const mpp_params *p)
+{
+	double sum = 0;
+
+	if (!lo || !hi) {
+		lo = m->range_lo;
+		hi = m->range_hi;
+	}
+	/* Each group is counted at its first member (its root). */
+	for (size_t g = 0; p && g < m->nranges; g++) {
+		double far = 0;
+		if (m->range_group && m->range_group[g] != g)
+			continue;
+		for (size_t i = g; i < m->nranges; i++) {
+			double tmp;
+			const double *v;
+			if (i != g &&
+			    (!m->range_group || m->range_group[i] != g))
+				continue;
+			if (!(v = range_value(m, p, i, &tmp)) || !(*v > 0))
+				continue;
+			if (*v > hi[i] && hi[i] > 0)
+				far = fmax(far, log(*v / hi[i]));
+			else if (*v < lo[i] && lo[i] > 0)
+				far = fmax(far, log(lo[i] / *v));
+		}
+		sum += far;
+	}
+	return sum;
+}
+
+/* The interval of an answer outside a range: the wider of its own and
+ * the extrapolation checks' factors, those raised to distance / xdist
+ * when the answer is farther out than the checks were, at most to
+ * XK_MAX: a design of random sizes checks a hair past its range (gen-md:
+ * 0.025), where a check's error is the runs' noise, not a slope, and
+ * 5 % compounded 18 times bounded nothing (15 to 746 s for 87). */
+#define XK_MAX 4.0
+static void widen_past(const mpp_model *m, const mpp_prediction *out,
+		       double *lo, double *hi)
+{
+	double k = 1;
+
+	if (!out->nextrapolated)
+		return;
+	if (m->xdist > 0 && out->xdistance > m->xdist)
+		k = fmin(out->xdistance / m->xdist, XK_MAX);
+	*lo = fmin(*lo, exp(k * log(m->xlo)));
+	*hi = fmax(*hi, exp(k * log(m->xhi)));
 }
 
 /* Ranks per node of the job p (1 when p does not say). */
@@ -310,10 +363,7 @@ static int predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
 	/* Outside a range, the wider of its own interval and the one
 	 * training's extrapolation check measured. */
 	double lo = m->rel_lo, hi = m->rel_hi;
-	if (out->nextrapolated) {
-		lo = fmin(lo, m->xlo);
-		hi = fmax(hi, m->xhi);
-	}
+	widen_past(m, out, &lo, &hi);
 	return finish(m, "features", y, lo, hi, out, err, errlen);
 }
 
@@ -462,10 +512,7 @@ static int predict_params(const mpp_model *m, const mpp_params *p, int xfit,
 					   &y, err, errlen);
 	if (rc)
 		return rc;
-	if (out->nextrapolated) {
-		lo = fmin(lo, m->xlo);
-		hi = fmax(hi, m->xhi);
-	}
+	widen_past(m, out, &lo, &hi);
 	if (mem_factor(m, NAN, p, ranks_per_node(m, p), out, err, errlen))
 		return MPP_EINVAL;
 	y *= out->edge * out->mem_factor;

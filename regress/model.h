@@ -130,6 +130,14 @@ typedef struct mpp_model {
 	char **range_names;
 	double *range_lo, *range_hi;
 	double xlo, xhi;
+	/* How far past their training runs' ranges the extrapolation checks
+	 * answered (schema v17; mpp_model_xdistance; 0: not measured): an
+	 * answer farther out than that gets xlo, xhi raised to the power
+	 * distance / xdist. A model that errs by a factor f at one step past
+	 * its range errs by about f^2 at two (a wrong slope in log-log); the
+	 * fixed factors covered 74-85 % of the development set's runs one
+	 * and two sizes past the range. */
+	double xdist;
 	/* The error an answer outside the ranges can expect (schema v10,
 	 * percent; NAN: not measured): the MAPE of the parameters path on
 	 * the held runs of training's extrapolation checks (the longest fifth
@@ -199,6 +207,14 @@ enum mpp_path {
 	MPP_PATH_RUNTIME_LAW, /* parameters -> time (the law)    */
 };
 
+/* How far job p is outside the ranges [lo[i], hi[i]] of m's parameters:
+ * the sum over the groups of equal or collinear parameters (range_group)
+ * of the largest |log(value / nearest bound)| among the group's members
+ * (a parameter <= 0, or one p does not show, counts 0). m's own ranges
+ * when lo and hi are NULL. */
+double mpp_model_xdistance(const mpp_model *m, const double *lo,
+			   const double *hi, const mpp_params *p);
+
 /* The name of a path as answers say it: "features", "parameters",
  * "runtime-law". */
 const char *mpp_path_name(int path);
@@ -214,6 +230,7 @@ typedef struct mpp_prediction {
 	size_t nextrapolated;
 	const char *extrapolated[MPP_MAX_EXTRAPOLATED];
 	double edge; /* the product of the edge factors applied (1: none) */
+	double xdistance; /* mpp_model_xdistance (0: inside every range) */
 	/* The memory regime's factor applied (1: none) and the node
 	 * footprint (KiB) it was read at (NAN: none). */
 	double mem_factor, mem_node_kib;

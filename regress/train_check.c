@@ -195,24 +195,56 @@ static double edge_of(const struct data *d, const mpp_model *mm,
 }
 
 /* The answers of the extrapolation checks, pooled into m->x_mape: sum
- * of |predicted - actual| / actual, and how many. */
+ * of |predicted - actual| / actual, and how many; and the sum of their
+ * distances past the check's ranges (mpp_model_xdistance), over the nd
+ * that were past them, into m->xdist. */
 struct xerr {
-	double sum;
-	size_t n;
+	double sum, dsum;
+	size_t n, nd;
 };
 
-/* One answer of a check past a range: its ratio actual / predicted
- * widens the extrapolation interval (m xlo, xhi) and its error counts in
- * x_mape. Returns the ratio. */
+/* One answer of a check past a range, at distance dist past the ranges
+ * of the check's training runs: its ratio actual / predicted widens the
+ * extrapolation interval (m xlo, xhi) and its error counts in x_mape.
+ * Returns the ratio. */
 static double past_range(mpp_model *m, struct xerr *x, double predicted,
-			 double actual)
+			 double actual, double dist)
 {
 	double ratio = actual / predicted;
 	m->xlo = fmin(m->xlo, ratio);
 	m->xhi = fmax(m->xhi, ratio);
 	x->sum += fabs(predicted - actual) / actual;
 	x->n++;
+	if (dist > 0) {
+		x->dsum += dist;
+		x->nd++;
+	}
 	return ratio;
+}
+
+/* The distance of run r past the ranges of the runs q with in[q]. */
+static double dist_past(const struct data *d, const mpp_model *m,
+			const unsigned char *in, size_t r)
+{
+	double *lo = malloc(2 * (m->nranges + 1) * sizeof(*lo));
+	double *hi = lo + m->nranges + 1, dist = 0;
+
+	if (!lo)
+		return 0; /* not measured: the fixed factors */
+	for (size_t i = 0; i < m->nranges; i++) {
+		lo[i] = INFINITY;
+		hi[i] = -INFINITY;
+		for (size_t q = 0; q < d->m; q++) {
+			double v = param_of(d, q, m->range_names[i]);
+			if (in[q] && isfinite(v)) {
+				lo[i] = fmin(lo[i], v);
+				hi[i] = fmax(hi[i], v);
+			}
+		}
+	}
+	dist = mpp_model_xdistance(m, lo, hi, &d->params[r]);
+	free(lo);
+	return dist;
 }
 
 /* One check of parameter `name` within the runs r with in[r]: a training
@@ -348,7 +380,8 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	for (size_t r = 0; r < d->m; r++) {
 		if (isnan(pred[r]))
 			continue;
-		double ratio = past_range(m, xe, pred[r] * fs, ytrue(d, r));
+		double ratio = past_range(m, xe, pred[r] * fs, ytrue(d, r),
+					  dist_past(d, m, in, r));
 		chk[4] = isnan(chk[4]) ? ratio : fmin(chk[4], ratio);
 		chk[5] = isnan(chk[5]) ? ratio : fmax(chk[5], ratio);
 	}
@@ -375,15 +408,32 @@ static int cmp_desc_y(const void *a, const void *b, void *ctx)
 	return (x < z) - (x > z);
 }
 
+/* Runs r and q were run with the same parameters (every range's). */
+static int same_setting(const struct data *d, const mpp_model *m, size_t r,
+			size_t q)
+{
+	for (size_t i = 0; i < m->nranges; i++)
+		if (param_of(d, r, m->range_names[i]) !=
+		    param_of(d, q, m->range_names[i]))
+			return 0;
+	return 1;
+}
+
+/* The longest fifth of the runs, with every repeat of their settings:
+ * held out by run time alone, a repeat of the largest size that ran a
+ * little faster stayed in training, the check answered inside its
+ * training's ranges and measured no extrapolation at all (PENNANT's law,
+ * whose answers past the range then missed their upper bound). */
 static int extrapolation(const struct data *d, const mpp_runs *rs,
 			 const mpp_train_opts *o, mpp_model *m,
 			 mpp_train_report *rep, struct xerr *xe)
 {
 	size_t nx = d->m / 5 ? d->m / 5 : 1;
 	size_t *pos = malloc(d->m * sizeof(*pos));
+	unsigned char *in = malloc(d->m);
 	struct sub s = {malloc(d->m * sizeof(size_t)), 0};
 	mpp_model *sm = NULL;
-	int rc = pos && s.rows ? MPP_OK : MPP_ENOMEM;
+	int rc = pos && in && s.rows ? MPP_OK : MPP_ENOMEM;
 
 	m->xlo = m->prel_lo;
 	m->xhi = m->prel_hi;
@@ -391,19 +441,27 @@ static int extrapolation(const struct data *d, const mpp_runs *rs,
 		pos[r] = r;
 	if (rc == MPP_OK)
 		qsort_r(pos, d->m, sizeof(*pos), cmp_desc_y, (void *)d);
-	for (size_t i = nx; rc == MPP_OK && i < d->m; i++)
-		s.rows[s.n++] = d->row[pos[i]];
+	for (size_t i = 0; rc == MPP_OK && i < d->m; i++) {
+		in[pos[i]] = i >= nx;
+		for (size_t k = 0; in[pos[i]] && k < nx; k++)
+			if (same_setting(d, m, pos[i], pos[k]))
+				in[pos[i]] = 0;
+		if (in[pos[i]])
+			s.rows[s.n++] = d->row[pos[i]];
+	}
 	if (rc == MPP_OK && s.n >= 5 && train_on(rs, &s, o, &sm) == MPP_OK) {
-		for (size_t i = 0; i < nx; i++) {
+		for (size_t r = 0; r < d->m; r++) {
 			mpp_prediction p;
-			if (mpp_model_predict_params(sm, &d->params[pos[i]], &p,
-						     NULL, 0))
+			if (in[r] || mpp_model_predict_params(sm, &d->params[r],
+							      &p, NULL, 0))
 				continue;
-			past_range(m, xe, p.runtime_s, ytrue(d, pos[i]));
+			past_range(m, xe, p.runtime_s, ytrue(d, r),
+				   dist_past(d, m, in, r));
 			rep->nextrap_checked++;
 		}
 	}
 	mpp_model_free(sm);
+	free(in);
 	free(pos);
 	free(s.rows);
 	return rc;
@@ -518,7 +576,7 @@ static int edges(const struct data *d, const mpp_runs *rs,
 		 const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep,
 		 struct xerr *xe)
 {
-	int rc = edge_groups(d, m);
+	int rc = MPP_OK;
 
 	m->range_edge = malloc(m->nranges * sizeof(double));
 	rep->edge_check = malloc(MPP_EDGE_CHECK * m->nranges * sizeof(double));
@@ -564,7 +622,7 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 		 const mpp_train_opts *o, mpp_model *m, mpp_train_report *rep)
 {
 	int rc = MPP_OK;
-	struct xerr xe = {0, 0}, xl = {0, 0};
+	struct xerr xe = {0, 0, 0, 0}, xl = {0, 0, 0, 0};
 
 	rep->cv_mape_inner = m->cv_mape;
 	rep->cv_mape_params_inner = m->cv_mape_params;
@@ -572,6 +630,10 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 	if (cells <= HOLDOUT_MAX_CELLS) {
 		rc = nested(d, rs, o, m, rep,
 			    cells <= CHECK_MAX_CELLS ? d->K : 1);
+		/* The groups first: distances past a range count a group
+		 * once. */
+		if (rc == MPP_OK && m->nranges)
+			rc = edge_groups(d, m);
 		if (rc == MPP_OK)
 			rc = extrapolation(d, rs, o, m, rep, &xl);
 		if (rc == MPP_OK && m->nranges)
@@ -581,6 +643,8 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 	 * the model prices them; the longest fifth (answered without a
 	 * factor, and often inside every range) only when no edge was
 	 * checked. */
+	m->xdist =
+	    xe.nd + xl.nd ? (xe.dsum + xl.dsum) / (double)(xe.nd + xl.nd) : 0;
 	if (xe.n == 0)
 		xe = xl;
 	rep->x_answers = xe.n;

@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 16 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 17 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -10,7 +10,7 @@
 -- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
 -- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events;
 -- 12 -> 13: progress; 13 -> 14: param_ranges.edge_group; 14 -> 15:
--- extensions).
+-- extensions; 15 -> 16: models.progress_feature; 16 -> 17: models.xdist).
 -- It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
@@ -74,6 +74,10 @@ CREATE TABLE models (
 	-- The error (percent) an answer outside the training ranges can
 	-- expect, from training's extrapolation checks. NULL: not measured.
 	x_mape REAL,
+	-- How far past their ranges (mpp_model_xdistance) those checks
+	-- answered: farther answers get xlo, xhi to the power distance /
+	-- xdist. NULL: the fixed factors at every distance.
+	xdist REAL,
 	-- The memory regime (regress/memory.h): answers scale by 1 + mem_beta
 	-- (slowdown - 1) on the curve mem_curve (JSON, profile_json.h MEM);
 	-- a rank's peak memory is mem_a + mem_b * the power law of the
@@ -297,4 +301,4 @@ CREATE TABLE extensions (
 );
 CREATE INDEX extensions_job ON extensions(job_id);
 
-PRAGMA user_version = 16;
+PRAGMA user_version = 17;

@@ -137,6 +137,7 @@ sqlite3 "$DB" "ALTER TABLE models DROP COLUMN xintercept; ALTER TABLE models DRO
 	ALTER TABLE models DROP COLUMN mem_a; ALTER TABLE models DROP COLUMN mem_b;
 	ALTER TABLE param_ranges DROP COLUMN edge_group; DROP TABLE IF EXISTS progress;
 	DROP TABLE IF EXISTS extensions; ALTER TABLE models DROP COLUMN progress_feature;
+	ALTER TABLE models DROP COLUMN xdist;
 	DROP TABLE model_events; PRAGMA user_version = 7;" ||
 	fail "could not make a schema-7 store"
 mpipredict-train --db "$DB" flat.csv >/dev/null 2>err.txt || fail "training on a schema-7 store: $(cat err.txt)"

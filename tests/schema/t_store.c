@@ -59,6 +59,7 @@ static mpp_model *sample_model(double intercept)
 	m->nfeatures_in = 300;
 	m->cv_mape = 3.5;
 	m->x_mape = 16.5;
+	m->xdist = 0.25;
 	m->rel_lo = 0.9;
 	m->rel_hi = 1.2;
 	m->prel_lo = 0.8;
@@ -103,8 +104,10 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 17 (issue 40): the extrapolation checks' distance. */
+#define DROP_V16 "ALTER TABLE models DROP COLUMN xdist; "
 /* Version 16 (issue 37): the progress counter. */
-#define DROP_V15 "ALTER TABLE models DROP COLUMN progress_feature; "
+#define DROP_V15 DROP_V16 "ALTER TABLE models DROP COLUMN progress_feature; "
 /* Version 15 (issue 37): the limit-extension policy's actions. */
 #define DROP_V14 DROP_V15 "DROP TABLE extensions; "
 /* Version 14 (issue 40): the edge factor's groups. */
@@ -199,8 +202,8 @@ int main(void)
 	    !got->terms[0].pm.predictable || got->terms[1].pm.predictable ||
 	    got->intercept != 0.35 || got->rel_hi != 1.2 ||
 	    !isnan(got->cv_mape_params) || got->cv_mape != 3.5 ||
-	    got->x_mape != 16.5 || strcmp(got->fit, "nnls") ||
-	    got->ntrain != 40)
+	    got->x_mape != 16.5 || got->xdist != 0.25 ||
+	    strcmp(got->fit, "nnls") || got->ntrain != 40)
 		FAIL("expected the model to load back as saved");
 	if (!got->progress_feature ||
 	    strcmp(got->progress_feature, "loop:a.c:7:5.mean") ||
@@ -320,7 +323,8 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* Version 15 (before the progress counter), version 13 (before the
+	/* Version 16 (before the checks' distance), version 15 (before the
+	 * progress counter), version 13 (before the
 	 * edge factor's groups), version 11 (before
 	 * the model events), version 5 (before the
 	 * run-time law and the parameter ranges),
@@ -329,6 +333,7 @@ int main(void)
 	 * their models load, without a parameters-path fit, a law or
 	 * ranges. */
 	static const char *const older[][2] = {
+	    {"v16.db", DROP_V16 "PRAGMA user_version = 16"},
 	    {"v15.db", DROP_V15 "PRAGMA user_version = 15"},
 	    {"v13.db", DROP_V13 "PRAGMA user_version = 13"},
 	    {"v11.db", DROP_V11 "PRAGMA user_version = 11"},
@@ -343,7 +348,7 @@ int main(void)
 	     "ALTER TABLE param_models DROP COLUMN zero_serial; "
 	     "PRAGMA user_version = 1"},
 	};
-	for (int v = 0; v < 6; v++) {
+	for (int v = 0; v < 7; v++) {
 		char copy[64];
 		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
 		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
@@ -362,8 +367,9 @@ int main(void)
 		if (mpp_store_load_active(s, "jacobi", &got, err,
 					  sizeof(err)) ||
 		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
-		    (v > 3 && got->pcoef) || got->has_law || got->nranges ||
-		    got->progress_feature || got->intercept != 0.5)
+		    (v > 4 && got->pcoef) || got->has_law || got->nranges ||
+		    (v > 0 && got->progress_feature) || got->xdist != 0 ||
+		    got->intercept != 0.5)
 			FAIL("expected the model of %s to load, migrated",
 			     older[v][0]);
 		mpp_model_free(got);
