@@ -59,7 +59,12 @@ static void usage(FILE *f)
 	    "[ARGS...]\n"
 	    "Predict an MPI program's run time on SimGrid SMPI, on the "
 	    "machine a\n"
-	    "calibration profile describes (see simulate/README.md).\n"
+	    "calibration profile describes (see simulate/README.md). Each "
+	    "answer states\n"
+	    "an interval: the nearest --train runs' walls against the "
+	    "answer for them,\n"
+	    "widened by the law's error times the distance to the traced "
+	    "inputs.\n"
 	    "  --profile F   calibration profile (JSON of "
 	    "mpipredict-calibrate)\n"
 	    "  --ranks N     ranks; --nodes K nodes (default 1); --rpn R "
@@ -960,7 +965,8 @@ static int cmd_predict(int argc, char **argv)
 			 ldist);
 	else
 		snprintf(basis + rl, sizeof basis - rl,
-			 "; law unchecked (one training input)");
+			 "; law unchecked (no second training input to "
+			 "check it from)");
 	/* A reused skeleton's own time is of the placement it was run on:
 	 * no plain SMPI figure for this one (replay the skeleton for it). */
 	json_t *extra = json_pack(
