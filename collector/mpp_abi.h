@@ -69,7 +69,7 @@
 /* Bumped whenever the layout below changes; the runtime refuses (one line on
  * stderr, the unit is ignored) a unit built against another version. The
  * version is the first member of struct __mpp_unit in every version. */
-#define MPP_ABI_VERSION 3
+#define MPP_ABI_VERSION 4
 
 /* One MPI call site. */
 struct __mpp_site {
@@ -112,7 +112,43 @@ struct __mpp_unit {
 	const char *const *site_names;
 
 	struct __mpp_unit *next; /* the runtime's list link; initialise to 0 */
+
+	/* Since version 4 (a version 3 unit ends at next: none). Counters the
+	 * program does not count, by flow conservation: nderived triples
+	 * (e, body, then) in derived, meaning counters[e] = counters[body] -
+	 * counters[then] (an if's else count from the count of the block it
+	 * runs once per pass of, and its then count), or, when the third has
+	 * MPP_DERIVE_SUM set, counters[e] = counters[body] + counters[then
+	 * without the flag] (an else-if's count from its then and else),
+	 * applied in order (a body may be an earlier triple's e). The
+	 * runtime computes them whenever it reads the counters. */
+	unsigned nderived;
+	const unsigned *derived;
 };
+#define MPP_DERIVE_SUM 0x80000000u
+
+/* Counter j of unit u as the program would have counted it: a derived one
+ * from the others, through the triples that define them (the rewriter
+ * makes no cycle); 0 when a read in a running job caught a then count
+ * ahead of its block's (the progress thread reads while the program
+ * counts). What every reader of the counters uses. */
+static inline unsigned long long
+__mpp_counter_value(const struct __mpp_unit *u, unsigned j)
+{
+	const unsigned *d = u->abi_version >= 4 ? u->derived : 0;
+	unsigned i = d ? u->nderived : 0;
+
+	while (i-- > 0)
+		if (d[3 * i] == j) {
+			unsigned k = d[3 * i + 2] & ~MPP_DERIVE_SUM;
+			unsigned long long b = __mpp_counter_value(u, d[3 * i + 1]),
+					   t = __mpp_counter_value(u, k);
+			if (d[3 * i + 2] & MPP_DERIVE_SUM)
+				return b + t;
+			return b > t ? b - t : 0;
+		}
+	return u->counters[j];
+}
 
 /* The tag push as a function: what rewritten units call (a call costs a
  * few instructions more than the inline push, next to the hundreds of an

@@ -188,7 +188,8 @@ void __mpp_register(struct __mpp_unit *u)
 	struct __mpp_unit *p;
 	unsigned i;
 
-	if (u->abi_version != MPP_ABI_VERSION) {
+	/* Version 3 is version 4 without derived counters (mpp_abi.h). */
+	if (u->abi_version != MPP_ABI_VERSION && u->abi_version != 3) {
 		/* abi_version, build_id and file lead every version. */
 		fprintf(stderr,
 			PFX "%s was instrumented for runtime ABI %d, this "
@@ -352,8 +353,8 @@ static void collect_features(struct feats *f, struct __mpp_unit *const *v,
 			const char *c = v[i]->counter_names[j];
 			size_t at = file_at(c, v[i]->file);
 
-			feat(f, v[i]->counters[j], "%.*s%s%s", (int)at, c, tag,
-			     c + at);
+			feat(f, __mpp_counter_value(v[i], (unsigned)j),
+			     "%.*s%s%s", (int)at, c, tag, c + at);
 		}
 		for (j = 0; j < v[i]->nsites; j++) {
 			const char *c = v[i]->site_names[j];

@@ -97,6 +97,15 @@ static int put_quoted(FILE *out, const char *s)
 	return 0;
 }
 
+/* The derived counters' triples (plan.h derived), comma-terminated. */
+static int put_derived(FILE *out, const struct mpp_plan *plan)
+{
+	for (size_t i = 0; i < 3 * plan->nderived; i++)
+		if (fprintf(out, "%zu, ", plan->derived[i]) < 0)
+			return -1;
+	return 0;
+}
+
 int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		      const char *display, const char *app, const char *body,
 		      size_t bodylen)
@@ -238,6 +247,9 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 			goto oom;
 		fputs(", ", out);
 	}
+	fprintf(out, "0}; static const unsigned __mpp_dv_%s[] = {", id);
+	if (put_derived(out, plan) < 0)
+		goto oom;
 	fprintf(out, "0}; static const char *const __mpp_sn_%s[] = {", id);
 	for (size_t i = 0; i < ns; i++) {
 		const struct mpp_site_info *s = &plan->sites[i];
@@ -256,10 +268,11 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"*__mpp_counters; const char *const *__mpp_counter_names; "
 		"unsigned __mpp_nsites; struct __mpp_site *__mpp_sites; "
 		"const char *const *__mpp_site_names; "
-		"struct __mpp_unit *__mpp_next; }; "
+		"struct __mpp_unit *__mpp_next; unsigned __mpp_nderived; "
+		"const unsigned *__mpp_derived; }; "
 		"static struct __mpp_unit __mpp_u_%s = {%d, \"%016llx\", %s, "
 		"%s, %zu, __mpp_c_%s, __mpp_cn_%s, %zu, __mpp_s_%s, "
-		"__mpp_sn_%s, 0}; "
+		"__mpp_sn_%s, 0, %zu, __mpp_dv_%s}; "
 		"__attribute__((__constructor__)) static void "
 		"__mpp_init_%s(void) { __mpp_load(&__mpp_u_%s); } "
 		/* The unit's feature file name and --app name where
@@ -269,8 +282,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		"static const char __mpp_w_%s[] __attribute__((__used__)) = "
 		"\"\\nmpp-unit\\t\" %s \"\\t\" %s \"\\n\";\n",
 		id, MPP_ABI_VERSION, (unsigned long long)h, qnf,
-		qapp ? qapp : "0", nc, id, id, ns, id, id, id, id, id, qnf,
-		qapp ? qapp : "\"\"");
+		qapp ? qapp : "0", nc, id, id, ns, id, id, plan->nderived, id,
+		id, id, id, qnf, qapp ? qapp : "\"\"");
 	free(qname);
 	free(qnf);
 	free(qapp);
@@ -362,7 +375,9 @@ int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
 		      "const char *const *__mpp_counter_names; "
 		      "unsigned __mpp_nsites; struct __mpp_site *__mpp_sites; "
 		      "const char *const *__mpp_site_names; "
-		      "struct __mpp_hunit *__mpp_next; };\n#endif\n",
+		      "struct __mpp_hunit *__mpp_next; "
+		      "unsigned __mpp_nderived; const unsigned *__mpp_derived; "
+		      "};\n#endif\n",
 		      out);
 		/* Tables and tag function have external (weak, hidden) names:
 		 * a header's `inline` functions without `static` may not
@@ -387,16 +402,20 @@ int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
 			key);
 		if (put_names(out, plan, plan->name_file, 1) < 0)
 			goto oom;
+		fprintf(out, "0}; static const unsigned __mpp_hdv_%s[] = {",
+			key);
+		if (put_derived(out, plan) < 0)
+			goto oom;
 		fprintf(out,
 			"0}; struct __mpp_hunit __mpp_hu_%s "
 			"__attribute__((__weak__)) = {%d, \"%016llx\", %s, 0, "
 			"%zu, __mpp_hc_%s, __mpp_hcn_%s, %zu, __mpp_hs_%s, "
-			"__mpp_hsn_%s, 0}; "
+			"__mpp_hsn_%s, 0, %zu, __mpp_hdv_%s}; "
 			"__attribute__((__constructor__)) static void "
 			"__mpp_hinit_%s(void) { __mpp_load((struct "
 			"__mpp_unit *)(void *)&__mpp_hu_%s); }\n#endif\n",
 			key, MPP_ABI_VERSION, (unsigned long long)h, qnf, nc,
-			key, key, ns, key, key, key, key);
+			key, key, ns, key, key, plan->nderived, key, key, key);
 	}
 	fprintf(out, "#line 1 %s\n", qline);
 	fwrite(body, 1, bodylen, out);

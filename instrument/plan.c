@@ -17,6 +17,7 @@ void mpp_plan_free(struct mpp_plan *p)
 	free(p->counters);
 	free(p->sites);
 	free(p->notes);
+	free(p->derived);
 	mpp_edits_free(&p->edits);
 	memset(p, 0, sizeof(*p));
 }

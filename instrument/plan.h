@@ -36,6 +36,12 @@ struct mpp_plan {
 	char **notes; /* "file:line: not instrumented: why" (owned) */
 	size_t nnotes, capnotes;
 	struct mpp_edits edits;
+	/* Counters the runtime computes instead of the program counting
+	 * them (visit.c, flow conservation): triples (e, body, then), slot e
+	 * = slot body - slot then, in this order (a body may be an earlier
+	 * triple's e). */
+	size_t *derived;
+	size_t nderived, capderived; /* triples; capacity in slots */
 	/* The file part of feature names (see mpp_feature_file in
 	 * rewrite.h); codegen uses it for the names it writes. */
 	const char *name_file;

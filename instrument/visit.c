@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/mpp_abi.h"
 #include "instrument/codegen.h"
 #include "instrument/trip.h"
 
@@ -150,6 +151,7 @@ struct leave {
  * with nothing before it that can jump (mark_entered). */
 struct entered {
 	size_t kw, body;
+	int cond; /* body is an else-if's count, kept in its condition */
 };
 
 /* Flow conservation: the else counter `e` of such an if is entries -
@@ -157,6 +159,7 @@ struct entered {
  * flushes instead of counting it. */
 struct derive {
 	size_t e, body, then;
+	int cond; /* as struct entered's */
 };
 
 /* A loop chosen to host: counter slots [c0, c1), leaves [l0, l1). */
@@ -1066,8 +1069,9 @@ static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
 	return *found ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
 
-/* Records the if statements of a loop body (braces) that every iteration
- * reaches: those before which no statement of the body can jump. */
+/* Records the if statements of a loop body or of a branch (braces) that
+ * every pass through it reaches: those before which no statement of the
+ * body can jump. */
 static void mark_entered(struct ctx *x, CXCursor body, long slot)
 {
 	if (clang_getCursorKind(body) != CXCursor_CompoundStmt || x->cxx)
@@ -1082,7 +1086,7 @@ static void mark_entered(struct ctx *x, CXCursor body, long slot)
 		    !grow(x, (void **)&x->entered, x->nentered, &x->capentered,
 			  sizeof(*x->entered)))
 			x->entered[x->nentered++] =
-			    (struct entered){kw, (size_t)slot};
+			    (struct entered){kw, (size_t)slot, 0};
 		find_jump(st, body, &jump);
 		if (!jump)
 			clang_visitChildren(st, find_jump, &jump);
@@ -1092,12 +1096,15 @@ static void mark_entered(struct ctx *x, CXCursor body, long slot)
 	x->nstack = at;
 }
 
-/* The loop body slot an if at kw runs once per iteration of, or -1. */
-static long entered_with(const struct ctx *x, size_t kw)
+/* The slot (a loop body, a branch) an if at kw runs once per pass of, or
+ * -1. */
+static long entered_with(const struct ctx *x, size_t kw, int *cond)
 {
 	for (size_t i = x->nentered; i-- > 0;)
-		if (x->entered[i].kw == kw)
+		if (x->entered[i].kw == kw) {
+			*cond = x->entered[i].cond;
 			return (long)x->entered[i].body;
+		}
 	return -1;
 }
 
@@ -1439,6 +1446,48 @@ static void finish_hosts(struct ctx *x)
 				drop_increment(x, d->e);
 			}
 		}
+	}
+	/* The other derivations where no host holds any of the three: the
+	 * runtime computes the else count from the two in memory (plan
+	 * derived, in visiting order, so that a body derived itself comes
+	 * first). */
+	for (size_t j = 0; j < x->nderives && !x->oom; j++) {
+		const struct derive *d = &x->derives[j];
+		int hosted = 0;
+		for (size_t i = 0; i < x->nhosts; i++) {
+			const struct host *h = &x->hosts[i];
+			hosted |= (d->e >= h->c0 && d->e < h->c1) ||
+				  (d->body >= h->c0 && d->body < h->c1) ||
+				  (d->then >= h->c0 && d->then < h->c1);
+		}
+		struct mpp_plan *p = x->plan;
+		if (hosted || x->derived[d->e] >= 0 ||
+		    x->derived[d->then] >= 0 ||
+		    grow(x, (void **)&p->derived, 3 * p->nderived,
+			 &p->capderived, sizeof(*p->derived)) ||
+		    grow(x, (void **)&p->derived, 3 * p->nderived + 2,
+			 &p->capderived, sizeof(*p->derived)))
+			continue;
+		size_t *t = &p->derived[3 * p->nderived];
+		if (d->cond && x->derived[d->body] < 0) {
+			/* An else-if counted in its condition, `if ((c++,
+			 * test))`, whose own count nothing gives: the sum of
+			 * its then and else instead, counted in their blocks
+			 * (the increment in the test kept gcc from inlining
+			 * XSBench's lookup where one in a block did not). */
+			x->derived[d->body] = (long)j;
+			drop_increment(x, d->body);
+			t[0] = d->body;
+			t[1] = d->then;
+			t[2] = d->e | MPP_DERIVE_SUM;
+		} else {
+			x->derived[d->e] = (long)j;
+			drop_increment(x, d->e);
+			t[0] = d->e;
+			t[1] = d->body;
+			t[2] = d->then;
+		}
+		p->nderived++;
 	}
 	/* Counts from the loop variable where a host holds the counter and
 	 * no else count is derived from it (that reads the local as a count
@@ -1799,22 +1848,44 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			long kt = count_body(x, kw, x->stack[at + 1 + if_base],
 					     MPP_THEN, "if", depth, then_limit),
 			     ke = -1;
+			/* The ifs a branch runs once per pass: their else
+			 * counts are derived from the branch's (XSBench's
+			 * lookup of 8 ifs, 16 counters outside any loop,
+			 * grew past gcc's inlining limit). */
+			if (kt >= 0)
+				mark_entered(x, x->stack[at + 1 + if_base], kt);
 			if (n >= 3 + if_base) {
 				CXCursor els = x->stack[at + 2 + if_base];
+				size_t ekw;
 				if (clang_getCursorKind(els) ==
 					CXCursor_IfStmt &&
-				    else_if_plain(x, els))
+				    else_if_plain(x, els)) {
 					ke = count_else_if(x, kw, els, depth);
-				else
+					/* An else-if runs once per else. */
+					if (ke >= 0 && !x->cxx &&
+					    exp_off(
+						x, clang_getCursorLocation(els),
+						&ekw) == 0 &&
+					    !grow(x, (void **)&x->entered,
+						  x->nentered, &x->capentered,
+						  sizeof(*x->entered)))
+						x->entered[x->nentered++] =
+						    (struct entered){
+							ekw, (size_t)ke, 1};
+				} else {
 					ke = count_body(x, kw, els, MPP_ELSE,
 							"if", depth, limit);
+					if (ke >= 0)
+						mark_entered(x, els, ke);
+				}
 			}
-			long kb = entered_with(x, kw);
+			int cond = 0;
+			long kb = entered_with(x, kw, &cond);
 			if (kt >= 0 && ke >= 0 && kb >= 0 &&
 			    !grow(x, (void **)&x->derives, x->nderives,
 				  &x->capderives, sizeof(*x->derives)))
 				x->derives[x->nderives++] = (struct derive){
-				    (size_t)ke, (size_t)kb, (size_t)kt};
+				    (size_t)ke, (size_t)kb, (size_t)kt, cond};
 		}
 		break;
 	case CXCursor_CallExpr: {

@@ -2,7 +2,8 @@
  * testrt.c: a test fixture, not the mpipredict runtime. It implements the
  * rewriter's side of collector/mpp_abi.h just enough to check rewritten
  * code: it keeps the registered units and, at exit, writes every counter
- * and every site's call count to $MPP_TESTRT_OUT (default counts.txt), one
+ * (the derived ones computed as the runtime does) and every site's call
+ * count to $MPP_TESTRT_OUT (default counts.txt), one
  * "name value" per line. Test programs that define their own fake MPI
  * functions call mpp_testrt_hit() from them, which does what the real PMPI
  * layer does with the tag stack: pop the top tag and count the call there
@@ -60,7 +61,7 @@ __attribute__((destructor)) static void dump(void)
 	for (struct __mpp_unit *u = units; u; u = u->next) {
 		for (unsigned i = 0; i < u->ncounters; i++)
 			fprintf(f, "%s %llu\n", u->counter_names[i],
-				u->counters[i]);
+				__mpp_counter_value(u, i));
 		for (unsigned i = 0; i < u->nsites; i++)
 			fprintf(f, "call:%s %llu\n", u->site_names[i],
 				u->sites[i].calls);
