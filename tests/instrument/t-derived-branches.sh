@@ -116,7 +116,8 @@ grep -E '^(then|else):xs.c:(19|2[0-9]|3[0-9]|4[0-9]):' counts.txt | sort >got.tx
 expect_same "the lookup's counts (test runtime)" want.txt got.txt
 
 # The real runtime's row.
-mpipredict-mpicc -O2 xs.c -o xs.cc 2>build.err || fail "mpipredict-mpicc fails: $(cat build.err)"
+# shellcheck disable=SC2086
+mpipredict-mpicc $CFLAGS_T -O2 xs.c -o xs.cc 2>build.err || fail "mpipredict-mpicc fails: $(cat build.err)"
 MPIPREDICT_RUNS=runs ./xs.cc >/dev/null || fail "the instrumented program exits $?"
 row=$(ls runs/*.csv) || fail "expected a row in runs/"
 while read -r name want; do
