@@ -222,16 +222,16 @@ static double past_range(mpp_model *m, struct xerr *x, double predicted,
 	return ratio;
 }
 
-/* The distance of run r past the ranges of the runs q with in[q]. */
-static double dist_past(const struct data *d, const mpp_model *m,
-			const unsigned char *in, size_t r)
+/* The ranges of the runs q with in[q], for mpp_model_xdistance: lo at
+ * [0, nranges], hi after; NULL when out of memory (the distance is then
+ * not measured: the fixed factors). Free it. */
+static double *ranges_in(const struct data *d, const mpp_model *m,
+			 const unsigned char *in)
 {
 	double *lo = malloc(2 * (m->nranges + 1) * sizeof(*lo));
-	double *hi = lo + m->nranges + 1, dist = 0;
+	double *hi = lo ? lo + m->nranges + 1 : NULL;
 
-	if (!lo)
-		return 0; /* not measured: the fixed factors */
-	for (size_t i = 0; i < m->nranges; i++) {
+	for (size_t i = 0; lo && i < m->nranges; i++) {
 		lo[i] = INFINITY;
 		hi[i] = -INFINITY;
 		for (size_t q = 0; q < d->m; q++) {
@@ -242,9 +242,16 @@ static double dist_past(const struct data *d, const mpp_model *m,
 			}
 		}
 	}
-	dist = mpp_model_xdistance(m, lo, hi, &d->params[r]);
-	free(lo);
-	return dist;
+	return lo;
+}
+
+/* The distance of run r past the ranges rg (ranges_in). */
+static double dist_past(const struct data *d, const mpp_model *m,
+			const double *rg, size_t r)
+{
+	return rg ? mpp_model_xdistance(m, rg, rg + m->nranges + 1,
+					&d->params[r])
+		  : 0;
 }
 
 /* One check of parameter `name` within the runs r with in[r]: a training
@@ -376,15 +383,16 @@ static int edge_check(const struct data *d, const mpp_runs *rs,
 	if ((rc = check_once(d, rs, o, name, in, pred2, &c2)))
 		goto out;
 	chk[7] = c2.w;
-	double fs = exp(c2.w * log(c.es));
+	double fs = exp(c2.w * log(c.es)), *rg = ranges_in(d, m, in);
 	for (size_t r = 0; r < d->m; r++) {
 		if (isnan(pred[r]))
 			continue;
 		double ratio = past_range(m, xe, pred[r] * fs, ytrue(d, r),
-					  dist_past(d, m, in, r));
+					  dist_past(d, m, rg, r));
 		chk[4] = isnan(chk[4]) ? ratio : fmin(chk[4], ratio);
 		chk[5] = isnan(chk[5]) ? ratio : fmax(chk[5], ratio);
 	}
+	free(rg);
 	if (c.w > 0) {
 		memset(in, 1, d->m);
 		double e = edge_of(d, m, name, in);
@@ -450,15 +458,17 @@ static int extrapolation(const struct data *d, const mpp_runs *rs,
 			s.rows[s.n++] = d->row[pos[i]];
 	}
 	if (rc == MPP_OK && s.n >= 5 && train_on(rs, &s, o, &sm) == MPP_OK) {
+		double *rg = ranges_in(d, m, in);
 		for (size_t r = 0; r < d->m; r++) {
 			mpp_prediction p;
 			if (in[r] || mpp_model_predict_params(sm, &d->params[r],
 							      &p, NULL, 0))
 				continue;
 			past_range(m, xe, p.runtime_s, ytrue(d, r),
-				   dist_past(d, m, in, r));
+				   dist_past(d, m, rg, r));
 			rep->nextrap_checked++;
 		}
+		free(rg);
 	}
 	mpp_model_free(sm);
 	free(in);
