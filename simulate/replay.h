@@ -36,7 +36,9 @@ struct mpp_timeline {
  * timing becomes the timeline, its Paje trace (DIR/replay.paje) the links'
  * usage when `links` (SimGrid's link tracing about doubles the replay's
  * CPU time; without it tl->nlinks is 0). Returns 0, or -1 with err (the
- * log's last line when smpirun failed). */
+ * log's last line when smpirun failed). Callers trace links only for
+ * skeletons of at most MPP_LINK_TRACE_MAX_ACTIONS actions (all ranks). */
+enum { MPP_LINK_TRACE_MAX_ACTIONS = 100000 };
 int mpp_replay_run(const char *dir, int nranks, int links,
 		   struct mpp_timeline *tl, char *err, size_t errlen);
 

@@ -5,7 +5,9 @@
 # positive and no longer than the trace's computation could explain, and
 # the analyses name four ranks, a parallelism within [0, 4] and net
 # traffic (ranks 0,1 and 2,3 on different nodes exchange faces), which
-# SimGrid's own link trace also shows on the NICs.
+# SimGrid's own link trace also shows on the NICs. A trace of more
+# actions than the link trace's budget (simulate/replay.h) is replayed
+# without it, and the report says why.
 set -u
 . "$MPP_SRC/tests/simulate/lib.sh"
 write_profile profile.json
@@ -31,4 +33,16 @@ jq -e '[.ranks[].compute_s] | all(. > 0)' sim.json >/dev/null ||
 mpipredict-simulate replay --profile profile.json --trace tr --nodes 2 >sim.txt 2>err.txt &&
 	grep -q "^placement  *4 ranks, 2 nodes, 2 per node" sim.txt ||
 	{ echo "text report: expected a placement line, got: $(cat sim.txt err.txt)"; fail=1; }
+# 2 ranks x 50 003 actions: over the budget of 100 000
+mkdir -p big
+printf 'nprocs 2\nargs x\n' >big/meta
+for r in 0 1; do
+	awk -v r=$r 'BEGIN { print r " init"
+	  for (i = 0; i < 25001; i++) { print r " compute 1000"; print r " barrier" }
+	  print r " finalize" }' >big/rank-$r.ti
+done
+mpipredict-simulate replay --profile profile.json --trace big --nodes 2 >big.txt 2>err.txt ||
+	{ echo "replay of the large trace failed: $(cat err.txt)"; exit 1; }
+grep -q "no SimGrid link trace: 100008 replayed actions, above its budget of 100000" big.txt ||
+	{ echo "expected the link trace left out over its budget: $(grep -i link big.txt)"; fail=1; }
 exit $fail
