@@ -517,6 +517,60 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 	return r;
 }
 
+/* The value a loop's init gives its variable: the declaration's
+ * initializer or the assignment's right side; a null cursor otherwise. */
+static CXCursor init_value(const struct mpp_tu *t, CXCursor loop)
+{
+	struct kids parts, k;
+	CXCursor var, endc;
+	if (kids_of(loop, &parts) != 4 || loop_init(t, parts.c[0], &var, &endc))
+		return clang_getNullCursor();
+	if (clang_getCursorKind(parts.c[0]) == CXCursor_DeclStmt) {
+		unsigned n = kids_of(var, &k);
+		return n >= 1 && n <= 4 ? bare(k.c[n - 1])
+					: clang_getNullCursor();
+	}
+	kids_of(parts.c[0], &k);
+	return bare(k.c[1]);
+}
+
+/* 1 when e is the variable of one of the for loops `outer`, 2 when it is
+ * an integer literal, 0 otherwise. */
+static int literal_or_outer_iv(const struct mpp_tu *t, CXCursor e,
+			       const CXCursor *outer, size_t n)
+{
+	if (clang_getCursorKind(e) == CXCursor_IntegerLiteral)
+		return 2;
+	if (clang_getCursorKind(e) != CXCursor_DeclRefExpr)
+		return 0;
+	CXCursor v = clang_getCursorReferenced(e);
+	for (size_t i = 0; i < n; i++) {
+		struct kids parts;
+		CXCursor ov, endc;
+		if (clang_getCursorKind(outer[i]) == CXCursor_ForStmt &&
+		    kids_of(outer[i], &parts) == 4 &&
+		    loop_init(t, parts.c[0], &ov, &endc) == 0 &&
+		    clang_equalCursors(ov, v))
+			return 1;
+	}
+	return 0;
+}
+
+int mpp_trip_affine(const struct mpp_tu *t, CXCursor loop,
+		    const CXCursor *outer, size_t n)
+{
+	struct kids parts, k;
+	CXCursor a = init_value(t, loop);
+	if (clang_Cursor_isNull(a) || kids_of(loop, &parts) != 4 ||
+	    kids_of(parts.c[1], &k) != 2)
+		return 0;
+	/* Both literals: the compiler turns a count in the body into the
+	 * constant itself. */
+	int ka = literal_or_outer_iv(t, a, outer, n),
+	    kb = literal_or_outer_iv(t, bare(k.c[1]), outer, n);
+	return ka && kb && (ka == 1 || kb == 1);
+}
+
 int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 		CXCursor loop, CXCursor func, struct mpp_iv *iv)
 {

@@ -35,6 +35,18 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text);
 
+/* 1 when a loop that mpp_trip_plan takes starts and ends at integer
+ * literals or at the variables of the for loops around it (`outer`, its
+ * ancestors in any order), one of them at least such a variable: its count is
+ * then an affine function of their induction variables, which the compiler
+ * folds into their own arithmetic (XSBench's pick_mat: `for (j = i; j > 0;
+ * j--)` inside `for (i = 0; i < 12; i++)`, unrolled whole, where a count in the
+ * body kept the nest from folding), not a compare and select on a loaded value
+ * at every entry (is's `for (m = hist[v]; m > 0; m--)`, mostly run once). 0
+ * otherwise. */
+int mpp_trip_affine(const struct mpp_tu *t, CXCursor loop,
+		    const CXCursor *outer, size_t n);
+
 /* Counts derived from the loop variable (issue 14), for a loop whose
  * counter a host keeps in a local: a for loop `for (v = A; COND; STEP)`
  * or `for (T v = A; ...)` with STEP as above (either direction, whatever

@@ -171,9 +171,11 @@ struct host {
 
 /* A canonical for loop's count added at its entry (derive_trip): counter
  * slot k, the edit of its per-iteration increment, the edit of the
- * addition in its init. finish_hosts keeps one of the two. */
+ * addition in its init, whether its count is affine in the loops around
+ * it (trip.h). finish_hosts keeps one of the two. */
 struct trip {
 	size_t k, body, init;
+	int affine;
 };
 
 /* A loop's count derived from its variable (derive_iv, trip.h): counter
@@ -948,8 +950,9 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 	}
 	if (!grow(x, (void **)&x->trips, x->ntrips, &x->captrips,
 		  sizeof(*x->trips))) {
-		x->trips[x->ntrips++] =
-		    (struct trip){(size_t)k, x->inc_edit[k], x->plan->edits.n};
+		x->trips[x->ntrips++] = (struct trip){
+		    (size_t)k, x->inc_edit[k], x->plan->edits.n,
+		    mpp_trip_affine(x->t, loop, x->stack, x->nstack)};
 		add_edit(x, pos, MPP_EDIT_CLOSE, depth, text);
 	}
 	free(text);
@@ -1421,17 +1424,21 @@ static void finish_hosts(struct ctx *x)
 			return;
 	for (size_t k = 0; k < nc; k++)
 		x->derived[k] = x->iv_of[k] = -1;
+	/* A hosted loop keeps its local increment unless its count is
+	 * affine in the loops around it (trip.h): then the local gets the
+	 * count at entry too, and no count from its variable. */
 	for (size_t j = 0; j < x->ntrips && !x->oom; j++) {
 		const struct trip *tr = &x->trips[j];
 		int hosted = 0;
 		for (size_t i = 0; i < x->nhosts; i++)
 			hosted |=
 			    tr->k >= x->hosts[i].c0 && tr->k < x->hosts[i].c1;
-		if (hosted) {
+		if (hosted && !tr->affine) {
 			set_text(x, tr->init, strdup(""));
 		} else {
 			drop_increment(x, tr->k);
 			x->inc_edit[tr->k] = tr->init;
+			x->iv_of[tr->k] = -2; /* counted: no count from v */
 		}
 	}
 	for (size_t i = 0; i < x->nhosts; i++) {
@@ -1502,7 +1509,7 @@ static void finish_hosts(struct ctx *x)
 			body_of_derive |=
 			    x->derived[e] >= 0 &&
 			    x->derives[x->derived[e]].body == v->k;
-		if (hosted && !body_of_derive) {
+		if (hosted && !body_of_derive && x->iv_of[v->k] != -2) {
 			drop_increment(x, v->k);
 			x->iv_of[v->k] = (long)j;
 		} else {
