@@ -45,7 +45,7 @@ enum {
 
 struct pending {
 	char job_id[72];
-	double received_at, elapsed_s, upper_s;
+	double received_at, elapsed_s, remaining_s, upper_s;
 };
 
 /* What the worker did for a job. */
@@ -108,12 +108,14 @@ static struct jobstate *state_locked(const char *job_id, int make)
 }
 
 void mpp_extend_consider(const char *job_id, double received_at,
-			 double elapsed_s, double upper_s, double limit_s)
+			 double elapsed_s, double remaining_s, double upper_s,
+			 double limit_s)
 {
 	struct jobstate *st;
 	size_t i;
 
-	if (!X.on || !isfinite(upper_s) || !isfinite(elapsed_s))
+	if (!X.on || !isfinite(upper_s) || !isfinite(remaining_s) ||
+	    !isfinite(elapsed_s))
 		return;
 	/* Only a plain Slurm job id (123, 123_4, 123+1) reaches scontrol's
 	 * command line: nothing that could read as an option. */
@@ -142,6 +144,7 @@ void mpp_extend_consider(const char *job_id, double received_at,
 	if (i < X.nq) {
 		X.q[i].received_at = received_at;
 		X.q[i].elapsed_s = elapsed_s;
+		X.q[i].remaining_s = remaining_s;
 		X.q[i].upper_s = upper_s;
 		pthread_cond_signal(&X.cv);
 	}
@@ -435,7 +438,7 @@ static int handle(const struct pending *p, int told)
 	char *out = malloc(OUT_MAX);
 	char state[64], lim[64], run[64], start[64], nodes[4096];
 	char why[600], msg[1200], a[64], b[64], what[400];
-	double limit_s, run_s, left, end, need, cap, now, new_s, start_t;
+	double limit_s, run_s, since, left, end, need, cap, now, new_s, start_t;
 	long new_min;
 	int rc = 0;
 	char *args[] = {"-o", "show", "job", (char *)p->job_id, NULL};
@@ -469,16 +472,24 @@ static int handle(const struct pending *p, int told)
 	start_t = local_time(start);
 	if (limit_s <= 0 || run_s < 0 || start_t < 0)
 		goto out; /* unlimited: nothing to extend */
-	/* The upper bound of the time left, less what passed since the
-	 * post, after the job's own run time (which counts the script's
-	 * time before the program). */
-	left = fmax(0, p->upper_s - fmax(0, now - p->received_at));
+	/* The time left at the upper bound of its interval, less what
+	 * passed since the post, after the job's own run time (which counts
+	 * the script's time before the program). */
+	since = fmax(0, now - p->received_at);
+	left = fmax(0, p->upper_s - since);
 	end = run_s + left;
 	if (end <= limit_s)
 		goto out; /* in time: left alone */
 	need = end - limit_s;
 	cap = fmin(X.c.cap_pct / 100 * limit_s, X.c.cap_s);
 	if (need > cap) {
+		/* Over the cap at the upper bound only: the interval is too
+		 * wide to say (early on, before the job's own pace is
+		 * known); a later post decides. Told only when the
+		 * prediction itself needs more than the cap. */
+		need = run_s + fmax(0, p->remaining_s - since) - limit_s;
+		if (need <= cap)
+			goto out;
 		rc = 't';
 		if (told)
 			goto out;

@@ -9,7 +9,9 @@
  * TimeLimit=M`, once no reservation starts on the job's nodes before the
  * new end (`scontrol show reservation`). A limit is never shortened; a job
  * is extended at most once. The user is told in the job's Comment (also
- * when the need is over the cap: in advance, the job not extended) and the
+ * when the need is over the cap: in advance, the job not extended; told
+ * only when the prediction itself, not just its upper bound, needs more
+ * than the cap: in between, a later post decides) and the
  * daemon logs a notice line. Every action is a row of the store's
  * extensions table, counted in /metrics and listed on the staff page.
  *
@@ -39,12 +41,14 @@ int mpp_extend_start(const mpp_extend_config *c, char *err, size_t errlen);
 void mpp_extend_stop(void);
 
 /* A progress post's estimate: received_at (unix time) when the post came,
- * elapsed_s the job's seconds since its program started, upper_s the upper
- * bound of its remaining time, limit_s the limit the job posted (<= 0:
+ * elapsed_s the job's seconds since its program started, remaining_s its
+ * predicted remaining time and upper_s that interval's upper bound,
+ * limit_s the limit the job posted (<= 0:
  * unknown). Queues the job for the worker when it may outlive its limit;
  * cheap and never blocks on Slurm. No-op when the policy is off. */
 void mpp_extend_consider(const char *job_id, double received_at,
-			 double elapsed_s, double upper_s, double limit_s);
+			 double elapsed_s, double remaining_s, double upper_s,
+			 double limit_s);
 
 /* The staff page's "Limit extensions" section: the newest actions from
  * the store at db_path, or a line saying the policy is off. */

@@ -688,7 +688,7 @@ static void consider_extension(const mpp_api *api, struct entry *e)
 	}
 	if (x.basis)
 		mpp_extend_consider(e->job_id, e->received_at, e->elapsed_s,
-				    x.upper, e->time_limit_s);
+				    x.remaining, x.upper, e->time_limit_s);
 }
 
 void mpp_api_job(const mpp_api *api, const char *job_id, mpp_reply *r)

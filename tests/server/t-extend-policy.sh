@@ -6,7 +6,8 @@
 # predicted to outlive its limit by less than the cap is extended once,
 # rounded up to whole minutes, and told in its Comment; one in time is left
 # alone (by the limit it posted, without asking Slurm, or by Slurm's own);
-# one over the cap is told once and not extended; Slurm's limit is never
+# one over the cap is told once and not extended; one over the cap only at
+# the upper bound of its interval waits for a narrower one; Slurm's limit is never
 # shortened (a stale posted limit); a reservation on the job's nodes before
 # the new end stops it; a failed scontrol update is audited as failed.
 # Every action is an extensions row, a /metrics count and a row on the
@@ -105,17 +106,30 @@ post 102 10 600
 job 103 00:10:00 00:00:30 n1
 post 103 10
 wait_log 'show job 103'
-# Over the cap: nothing done yet, 44 s left at 55 s of 60: 39 s past,
-# more than 12 s. Told once, not extended.
+# Over the cap: nothing done yet, 22 s left (at most 44) at 55 s of 60:
+# 17 s past (39 at most), more than 12 s. Told once, not extended.
 job 104 00:01:00 00:00:55 n1
 post 104 0 60
 wait_log 'update JobId=104 Comment='
-grep -q -- 'update JobId=104 Comment=mpipredict: predicted to need 0:00:[34][0-9] beyond your limit, more than the site.s cap 0:00:12; not extended$' scontrol.log ||
+grep -q -- 'update JobId=104 Comment=mpipredict: predicted to need 0:00:1[0-9] beyond your limit, more than the site.s cap 0:00:12; not extended$' scontrol.log ||
 	fail "expected job 104's Comment to say the need is over the cap, got $(grep 104 scontrol.log)"
 post 104 1 60
 wait_log 'show job 104.*'
 sleep 0.5
 [ "$(grep -c 'JobId=104' scontrol.log)" = 1 ] || fail "expected job 104 told once and never extended, got $(grep 104 scontrol.log)"
+# Over the cap at the upper bound only: at 50 s of 60 a quarter done,
+# 16.5 s left (at most 33): 6.5 s past (23 at most). The interval is too
+# wide to say: nothing done, nothing told. Three quarters done, 5.5 s
+# left (at most 11): past by 1 s at most, extended (the post names no
+# limit: by the one it posted it would be in time, 25 + 11 s of 60).
+job 109 00:01:00 00:00:50 n1
+post 109 10 60
+wait_log 'show job 109'
+sleep 0.5
+grep -q 'update JobId=109' scontrol.log && fail "expected job 109 (over the cap at its upper bound only) neither told nor extended, got $(grep 109 scontrol.log)"
+post 109 30
+wait_log 'update JobId=109 Comment='
+grep -qx -- 'update JobId=109 TimeLimit=2' scontrol.log || fail "expected job 109 extended once its interval narrowed, got $(grep 109 scontrol.log)"
 # Never shorter: the job posts a 60 s limit, Slurm says 30 minutes (an
 # admin raised it): in time, left alone, not set to 2 minutes.
 job 105 00:30:00 00:00:30 n1
@@ -148,12 +162,12 @@ grep -q 'JobId=102\|job 102' scontrol.log && fail "expected job 102 (in time by 
 grep -q 'update JobId=103\|update JobId=105' scontrol.log &&
 	fail "expected jobs 103 and 105 (in time by Slurm's limit) left alone, got $(grep 'update' scontrol.log)"
 got=$(sqlite3 "$DB" "SELECT job_id || ':' || outcome || ':' || coalesce(CAST(new_limit_s AS INTEGER), '-') FROM extensions ORDER BY id" | tr '\n' ' ')
-[ "$got" = "101:extended:120 104:over_cap:- 106:reservation:- 108:extended:120 107:failed:- " ] ||
-	fail "expected the audit rows 101 extended to 120 s, 104 over_cap, 106 reservation, 108 extended, 107 failed; got '$got'"
+[ "$got" = "101:extended:120 104:over_cap:- 109:extended:120 106:reservation:- 108:extended:120 107:failed:- " ] ||
+	fail "expected the audit rows 101 extended to 120 s, 104 over_cap, 109 extended, 106 reservation, 108 extended, 107 failed; got '$got'"
 sqlite3 "$DB" "SELECT detail FROM extensions WHERE job_id = '107'" | grep -q 'Access/permission denied' ||
 	fail "expected job 107's row to say why scontrol failed"
 curl -s "$URL/metrics" >metrics
-for o in extended:2 over_cap:1 reservation:1 failed:1; do
+for o in extended:3 over_cap:1 reservation:1 failed:1; do
 	grep -qx "mpipredictd_extensions_total{outcome=\"${o%:*}\"} ${o#*:}" metrics ||
 		fail "expected mpipredictd_extensions_total{outcome=\"${o%:*}\"} ${o#*:}, got $(grep extensions_total metrics)"
 done
