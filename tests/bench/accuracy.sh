@@ -25,7 +25,8 @@
 #                      parameters path's error at each beside the chosen one
 #   SRC=DIR            the development set instead of the example apps
 #                      (issue 40): DIR holds checkouts of third-party MPI
-#                      codes by folder name (hpcg, miniFE, PENNANT, XSBench);
+#                      codes by folder name (CoMD, hpcg, miniAMR, miniFE,
+#                      PENNANT, XSBench);
 #                      each with a recipe tests/bench/devset/<name>.sh is
 #                      built out of tree with mpipredict-mpicc/-mpicxx and
 #                      run at 1 rank: its sizes in the trained range, and

@@ -59,7 +59,9 @@ done
 # code plain too): the wrapper by default, DEVSET_CC/DEVSET_CXX when set,
 # and nothing else on make's command line. A stand-in make records its
 # arguments; the checkouts are the few files the recipes touch.
-mkdir -p fake co/XSBench/openmp-threading co/miniFE/ref/src co/PENNANT/test/sedov co/hpcg
+mkdir -p fake co/XSBench/openmp-threading co/miniFE/ref/src co/PENNANT/test/sedov co/hpcg \
+	co/CoMD/src-mpi co/miniAMR/ref
+: >co/CoMD/src-mpi/Makefile.vanilla
 printf '#!/bin/sh\nprintf "%%s\\n" "$@" >>"$MAKE_ARGS"\n' >fake/make
 printf '#!/bin/sh\nexit 0\n' >co/hpcg/configure
 chmod +x fake/make co/hpcg/configure

@@ -4,7 +4,7 @@
 DEVSET_SIZE=nzx
 devset_build() {
 	local n
-	cp -r "$1" "$2/pennant" && cd "$2/pennant" &&
+	cp -r "$1/." "$2/pennant" && cd "$2/pennant" &&
 		make -j2 CXX="${DEVSET_CXX:-mpipredict-mpicxx}" CXXFLAGS_OPT=-O3 \
 			CXXFLAGS_OPENMP=-fopenmp || return 1
 	# The size is in the deck: test/sedov with its mesh changed, and its

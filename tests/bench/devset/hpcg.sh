@@ -1,7 +1,7 @@
 # hpcg (C++): the 27-point Poisson benchmark. Sourced by ../accuracy.sh.
 DEVSET_SIZE=--nz
 devset_build() {
-	cp -r "$1" "$2/src" &&
+	cp -r "$1/." "$2/src" &&
 		mkdir -p "$2/build" && cd "$2/build" &&
 		"$2/src/configure" Linux_MPI &&
 		make -j2 CXX="${DEVSET_CXX:-mpipredict-mpicxx}" || return 1
