@@ -218,7 +218,6 @@ static int print_json(const mpp_model *m, const struct answer *a, size_t n,
 			json_array_append_new(
 			    x, json_string(a[i].p.extrapolated[k]));
 		json_object_set_new(e, "extrapolated", x);
-		json_object_set_new(e, "edge_factor", json_real(a[i].p.edge));
 		json_array_append_new(arr, e);
 	}
 	json_object_set_new(o, "answers", arr);
@@ -268,7 +267,6 @@ static int from_features(const mpp_model *m, const char *path,
 	}
 	*n = rs->nruns;
 	int rc = 0;
-	size_t edged = 0;
 	for (size_t r = 0; r < rs->nruns; r++) {
 		const mpp_run *run = &rs->runs[r];
 		struct answer *x = &(*a)[r];
@@ -299,13 +297,7 @@ static int from_features(const mpp_model *m, const char *path,
 				"model was trained on build %s\n",
 				path, run->run_id, run->build_id, m->build_id);
 		say_extrapolated(path, run->run_id, &x->p);
-		edged += x->p.edge != 1;
 	}
-	if (edged)
-		fprintf(stderr,
-			"mpipredict-predict: edge factor applied to %zu of %zu "
-			"runs (above a parameter's training range)\n",
-			edged, rs->nruns);
 	free(kv);
 	return rc;
 }
@@ -605,14 +597,6 @@ int main(int argc, char **argv)
 				rc = 2;
 			} else {
 				say_extrapolated(NULL, NULL, &one.p);
-				/* A share of a factor can leave it a hair
-				 * from 1: "factor 1 applied" said nothing. */
-				if (fabs(one.p.edge - 1) >= 5e-4)
-					fprintf(stderr,
-						"mpipredict-predict: edge "
-						"factor %.3f applied (above a "
-						"parameter's training range)\n",
-						one.p.edge);
 			}
 		} else {
 			fprintf(stderr, "mpipredict-predict: out of memory\n");

@@ -254,7 +254,7 @@ static json_t *to_json(const struct app_result *a)
 				 "params_coef", xpc);
 	}
 	json_object_set_new(out, "extrapolation_fit", xfit);
-	/* The edge factors and their checks (regress/train_check.c). */
+	/* The edge checks (regress/train_check.c). */
 	json_t *edges = json_object();
 	for (size_t i = 0; i < m->nranges; i++) {
 		const double *c = r->edge_check && i < r->nedge_check
@@ -263,18 +263,10 @@ static json_t *to_json(const struct app_result *a)
 		json_object_set_new(
 		    edges, m->range_names[i],
 		    json_pack(
-			"{s:f, s:s, s:o, s:o, s:o, s:o, s:o, s:o, "
-			"s:[o, o]}",
-			"factor", m->range_edge ? m->range_edge[i] : 1.0,
-			"group",
+			"{s:s, s:o, s:[o, o]}", "group",
 			m->range_names[m->range_group ? m->range_group[i] : i],
-			"x_share", jnum(c ? c[7] : NAN), "check_without_pct",
-			jnum(c ? c[0] : NAN), "check_with_pct",
-			jnum(c ? c[1] : NAN), "check_factor",
-			jnum(c ? c[2] : NAN), "kept_share",
-			jnum(c ? c[3] : NAN), "edge_ratio",
-			jnum(c ? c[6] : NAN), "check_ratios",
-			jnum(c ? c[4] : NAN), jnum(c ? c[5] : NAN)));
+			"check_pct", jnum(c ? c[0] : NAN), "check_ratios",
+			jnum(c ? c[1] : NAN), jnum(c ? c[2] : NAN)));
 	}
 	json_object_set_new(out, "edges", edges);
 	json_object_set_new(json_object_get(out, "interval"), "extrapolated",
@@ -506,17 +498,17 @@ static void print_summary(const struct app_result *a)
 		       "wider",
 		       m->xdist);
 	putchar('\n');
-	/* Parameters equal or collinear over the runs are one size: the
-	 * edge factor applies once per group (regress/model.h range_group). */
+	/* Parameters equal or collinear over the runs are one size
+	 * (regress/model.h range_group). */
 	for (size_t i = 0; m->range_group && i < m->nranges; i++) {
 		if (m->range_group[i] != i)
 			continue;
-		printf("%s", i ? "; " : "edge factors per group: ");
+		printf("%s", i ? "; " : "parameter groups: ");
 		for (size_t j = i; j < m->nranges; j++)
 			if (m->range_group[j] == i)
 				printf("%s%s", j == i ? "{" : ", ",
 				       m->range_names[j]);
-		printf("} x%.4g", m->range_edge ? m->range_edge[i] : 1.0);
+		putchar('}');
 	}
 	if (m->range_group && m->nranges)
 		putchar('\n');

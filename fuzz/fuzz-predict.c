@@ -74,21 +74,18 @@ static const char *make_store(void)
 	m->prel_lo = 0.5;
 	m->prel_hi = 2;
 	m->coverage = 0.9;
-	/* Training ranges with an edge factor, and an extrapolation fit
+	/* Training ranges, and an extrapolation fit
 	 * that drops a term: answers outside the ranges take that branch. */
 	m->nranges = 2;
 	m->range_names = malloc(2 * sizeof *m->range_names);
 	m->range_lo = malloc(2 * sizeof *m->range_lo);
 	m->range_hi = malloc(2 * sizeof *m->range_hi);
-	m->range_edge = malloc(2 * sizeof *m->range_edge);
 	m->range_names[0] = strdup("nprocs");
 	m->range_names[1] = strdup("-n");
 	m->range_lo[0] = 1;
 	m->range_hi[0] = 4;
 	m->range_lo[1] = 16;
 	m->range_hi[1] = 128;
-	m->range_edge[0] = 1;
-	m->range_edge[1] = 1.1;
 	m->xlo = 0.4;
 	m->xhi = 2.5;
 	m->xcoef = malloc(2 * sizeof *m->xcoef);

@@ -67,7 +67,6 @@ void mpp_model_free(mpp_model *m)
 		free(m->range_names[i]);
 	free(m->range_names);
 	free(m->range_lo);
-	free(m->range_edge);
 	free(m->range_group);
 	free(m->range_hi);
 	free(m->pcoef);
@@ -181,40 +180,18 @@ static const double *range_value(const mpp_model *m, const mpp_params *p,
 	return v;
 }
 
-/* 1 when p is above range i and the range has an edge factor. */
-static int above_edge(const mpp_model *m, const mpp_params *p, size_t i)
-{
-	double tmp;
-	const double *v = range_value(m, p, i, &tmp);
-
-	return v && *v > m->range_hi[i] && m->range_edge &&
-	       m->range_edge[i] > 0 && isfinite(m->range_edge[i]);
-}
-
-/* The ranges p is outside: named in out->extrapolated, and above a range
- * its group's edge factor multiplies out->edge, once per group
- * (range_group): equal or collinear parameters are one size, and their
- * one factor applied per member compounded it. A parameter the job does
- * not show is not judged. */
+/* The ranges p is outside, named in out->extrapolated. A parameter the
+ * job does not show is not judged. */
 static void judge_ranges(const mpp_model *m, const mpp_params *p,
 			 mpp_prediction *out)
 {
 	out->nextrapolated = 0;
-	out->edge = 1;
 	out->xdistance = mpp_model_xdistance(m, NULL, NULL, p);
 	for (size_t i = 0; p && i < m->nranges; i++) {
 		double tmp;
 		const double *v = range_value(m, p, i, &tmp);
 		if (!v || (*v >= m->range_lo[i] && *v <= m->range_hi[i]))
 			continue;
-		int first = above_edge(m, p, i);
-		/* An earlier member above its range applied the factor. */
-		for (size_t j = 0; first && m->range_group && j < i; j++)
-			if (m->range_group[j] == m->range_group[i] &&
-			    above_edge(m, p, j))
-				first = 0;
-		if (first)
-			out->edge *= m->range_edge[i];
 		if (out->nextrapolated < MPP_MAX_EXTRAPOLATED)
 			out->extrapolated[out->nextrapolated++] =
 			    m->range_names[i];
@@ -359,7 +336,7 @@ static int predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
 	out->path = MPP_PATH_FEATURES;
 	if (mem_factor(m, rss, p, rpn, out, err, errlen))
 		return MPP_EINVAL;
-	y *= out->edge * out->mem_factor;
+	y *= out->mem_factor;
 	/* Outside a range, the wider of its own interval and the one
 	 * training's extrapolation check measured. */
 	double lo = m->rel_lo, hi = m->rel_hi;
@@ -497,36 +474,24 @@ static int law_path(const mpp_model *m, const mpp_params *p, double *y,
 	return MPP_OK;
 }
 
-static int predict_params(const mpp_model *m, const mpp_params *p, int xfit,
-			  mpp_prediction *out, char *err, size_t errlen)
+int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
+			     mpp_prediction *out, char *err, size_t errlen)
 {
 	double y, lo = m->prel_lo, hi = m->prel_hi;
 	int rc;
 
 	out->path = m->params_law ? MPP_PATH_RUNTIME_LAW : MPP_PATH_PARAMETERS;
 	/* Outside the training range: said, the extrapolation fit, and the
-	 * wider interval (judge_ranges sets extrapolated and edge). */
+	 * wider interval (judge_ranges sets extrapolated). */
 	judge_ranges(m, p, out);
-	rc = m->params_law ? law_path(m, p, &y, err, errlen)
-			   : counters_path(m, p, xfit || out->nextrapolated > 0,
-					   &y, err, errlen);
+	rc = m->params_law
+		 ? law_path(m, p, &y, err, errlen)
+		 : counters_path(m, p, out->nextrapolated > 0, &y, err, errlen);
 	if (rc)
 		return rc;
 	widen_past(m, out, &lo, &hi);
 	if (mem_factor(m, NAN, p, ranks_per_node(m, p), out, err, errlen))
 		return MPP_EINVAL;
-	y *= out->edge * out->mem_factor;
+	y *= out->mem_factor;
 	return finish(m, mpp_path_name(out->path), y, lo, hi, out, err, errlen);
-}
-
-int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
-			     mpp_prediction *out, char *err, size_t errlen)
-{
-	return predict_params(m, p, 0, out, err, errlen);
-}
-
-int mpp_model_predict_params_xfit(const mpp_model *m, const mpp_params *p,
-				  mpp_prediction *out, char *err, size_t errlen)
-{
-	return predict_params(m, p, 1, out, err, errlen);
 }

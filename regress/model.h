@@ -142,27 +142,15 @@ typedef struct mpp_model {
 	 * percent; NAN: not measured): the MAPE of the parameters path on
 	 * the held runs of training's extrapolation checks (the longest fifth
 	 * predicted by the rest; each edge check's top value predicted by
-	 * the runs below it, with the share of its factor the model keeps).
+	 * the runs below it).
 	 * cv_mape and cv_mape_params are errors inside the ranges. */
 	double x_mape;
-	/* The edge factor of each range (schema v8, regress/train_check.c;
-	 * NULL: all 1): an answer from parameters with range i's value above
-	 * range_hi[i] is multiplied by range_edge[i]. A code whose cost per
-	 * counted unit still grows at the largest training size (its data
-	 * leaving a cache) is predicted low beyond it by a fit of its average
-	 * cost; the factor is the cost at that size over the average, shrunk
-	 * toward 1 by how much training found it brings held-out runs above a
-	 * smaller range closer. It applies to both paths. */
-	double *range_edge;
-	/* The groups of ranges the edge factor applies once to (schema v14,
-	 * NULL: each range its own): range_group[i] is the first range of
-	 * i's group, ranges whose logarithms were equal or collinear over
-	 * the training runs (-x = -y = -z; a rank grid -i -j -k and nprocs,
-	 * their product). Every member holds the group's factor, and an
-	 * answer above the range of one member or several is multiplied by
-	 * it once: the molecular-dynamics code of issue 40 had its one
-	 * factor of 1.0295 applied three times, 19.3 % off past the range
-	 * against 9.3 % with it once. */
+	/* The groups of ranges (schema v14, NULL: each range its own):
+	 * range_group[i] is the first range of i's group, ranges whose
+	 * logarithms were equal or collinear over the training runs (-x = -y
+	 * = -z; a rank grid -i -j -k and nprocs, their product). A group is
+	 * one size: it counts once in the distance past the ranges
+	 * (mpp_model_xdistance) and training checks its edge once. */
 	size_t *range_group;
 
 	/* Placement (issue 16, regress/placement.h): set when the model keeps
@@ -229,7 +217,6 @@ typedef struct mpp_prediction {
 	 * range_names, valid while the model is). */
 	size_t nextrapolated;
 	const char *extrapolated[MPP_MAX_EXTRAPOLATED];
-	double edge; /* the product of the edge factors applied (1: none) */
 	double xdistance; /* mpp_model_xdistance (0: inside every range) */
 	/* The memory regime's factor applied (1: none) and the node
 	 * footprint (KiB) it was read at (NAN: none). */
@@ -260,9 +247,7 @@ long mpp_model_find_term(const mpp_model *m, const char *name);
  * factors, when the answer's interval (upper / lower) would span more than
  * MPP_MAX_SPREAD: such an interval bounds nothing.
  * p: the run's parameters when known (NULL: not judged). Those outside the
- * training range are listed in out->extrapolated, and above it the edge
- * factor applies as on the parameters path: the features path prices
- * each counted unit at the same average cost. The interval is then the
+ * training range are listed in out->extrapolated. The interval is then the
  * wider of its own (rel_lo, rel_hi) and the extrapolation one (xlo, xhi). */
 #define MPP_MAX_SPREAD 100
 int mpp_model_predict_features(const mpp_model *m, const mpp_kv *f, size_t n,
@@ -284,11 +269,5 @@ int mpp_model_predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
  * and the interval is the wider extrapolation one. */
 int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 			     mpp_prediction *out, char *err, size_t errlen);
-/* The same with the extrapolation fit (xcoef) whatever the range, when
- * the model has one: training's edge check prices the runs at a range's
- * edge as the answers past it will be priced. */
-int mpp_model_predict_params_xfit(const mpp_model *m, const mpp_params *p,
-				  mpp_prediction *out, char *err,
-				  size_t errlen);
 
 #endif

@@ -246,13 +246,6 @@ static int add_range(mpp_model *m, const struct set *s)
 	if (!(h = realloc(m->range_hi, n * sizeof(*h))))
 		return MPP_ENOMEM;
 	m->range_hi = h;
-	if (m->range_edge) { /* no edge factor for ranks per node */
-		double *e = realloc(m->range_edge, n * sizeof(*e));
-		if (!e)
-			return MPP_ENOMEM;
-		m->range_edge = e;
-		e[m->nranges] = 1;
-	}
 	if (m->range_group) { /* a group of its own */
 		size_t *g = realloc(m->range_group, n * sizeof(*g));
 		if (!g)

@@ -98,19 +98,13 @@ typedef struct mpp_train_report {
 	/* Answers behind the model's x_mape: the extrapolation check's and
 	 * the edge checks' held runs (a run may count in several). */
 	size_t x_answers;
-	/* The edge factors' check (train_check.c), MPP_EDGE_CHECK per model
-	 * range: the held-out runs' error (percent) without and with the
-	 * factor found on the others, that factor, the share of the whole
-	 * training's factor kept (0-1), and the least and greatest ratio
-	 * actual / predicted of those runs (with that share of the factor;
-	 * they widen the extrapolation interval), and the whole training's
-	 * edge ratio before that share (the factor is ratio ^ share when the
-	 * two trainings agree on its direction, else 1), and the share the
-	 * check's own training keeps by its own check one level down (the
-	 * share its held runs were answered with: x_mape); NAN: not checked.
-	 * A range whose group's earlier member held out the same runs
-	 * copies that member's check. NULL: none. */
-#define MPP_EDGE_CHECK 8
+	/* The edge checks (train_check.c), MPP_EDGE_CHECK per model range:
+	 * the error (percent) of the answers at the range's largest value by
+	 * a training on the runs below it, and the least and greatest ratio
+	 * actual / predicted of those runs (they widen the extrapolation
+	 * interval); NAN: not checked. A range whose group's earlier member
+	 * held out the same runs copies that member's check. NULL: none. */
+#define MPP_EDGE_CHECK 3
 /* The stable choice's checks reported (the longest runs, then up to 7
  * parameters). */
 #define MPP_STABLE_CHECKS 8

@@ -147,10 +147,11 @@ CREATE TABLE law_vars (
 ) WITHOUT ROWID;
 
 -- The training range of each parameter all training runs showed, and
--- the edge factor of an answer from parameters above it (1: none;
--- regress/train_check.c), and its group: the pos of the first range of
--- the parameters equal or collinear with it over the training runs, the
--- factor applied once per group (NULL: a group of its own).
+-- its group: the pos of the first range of the parameters equal or
+-- collinear with it over the training runs, one size in the distance past
+-- the ranges (NULL: a group of its own). edge: the edge factor of models
+-- trained before it was dropped (regress/README.md), no longer written
+-- nor read.
 CREATE TABLE param_ranges (
 	model_id INTEGER NOT NULL REFERENCES models(id),
 	pos INTEGER NOT NULL,

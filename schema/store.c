@@ -127,9 +127,9 @@ static const char *const migrations[] = {
     "NULL, time_limit_s REAL, received_at REAL NOT NULL, features TEXT NOT "
     "NULL); CREATE INDEX progress_received ON progress(received_at); "
     "PRAGMA user_version = 13;",
-    /* 13 -> 14 (issue 40): the group of each range the edge factor
-     * applies once to. Models stored before: each range its own group
-     * (NULL), the factor per parameter as they were trained. */
+    /* 13 -> 14 (issue 40): the group of each range (equal or collinear
+     * parameters, one size). Models stored before: each range its own
+     * group (NULL). */
     "ALTER TABLE param_ranges ADD COLUMN edge_group INTEGER; "
     "PRAGMA user_version = 14;",
     /* 14 -> 15 (issue 37): the limit-extension policy's actions. */
@@ -576,8 +576,8 @@ static int save_law_ranges(mpp_store *s, const mpp_model *m, char *err,
 	if (rc == MPP_OK)
 		rc = prepare(s,
 			     "INSERT INTO param_ranges(model_id, pos, name, "
-			     "lo, hi, edge, edge_group) VALUES (?1, ?2, ?3, "
-			     "?4, ?5, ?6, ?7)",
+			     "lo, hi, edge_group) VALUES (?1, ?2, ?3, ?4, "
+			     "?5, ?6)",
 			     &range, err, errlen);
 	for (size_t j = 0; rc == MPP_OK && m->has_law && j < m->law.nvars;
 	     j++) {
@@ -593,16 +593,11 @@ static int save_law_ranges(mpp_store *s, const mpp_model *m, char *err,
 		bind_text(range, 3, m->range_names[i]);
 		sqlite3_bind_double(range, 4, m->range_lo[i]);
 		sqlite3_bind_double(range, 5, m->range_hi[i]);
-		sqlite3_bind_double(range, 6,
-				    m->range_edge && m->range_edge[i] > 0 &&
-					    isfinite(m->range_edge[i])
-					? m->range_edge[i]
-					: 1);
 		if (m->range_group && m->range_group[i] < m->nranges)
-			sqlite3_bind_int64(range, 7,
+			sqlite3_bind_int64(range, 6,
 					   (int64_t)m->range_group[i]);
 		else
-			sqlite3_bind_null(range, 7);
+			sqlite3_bind_null(range, 6);
 		rc = step_done(s, range, err, errlen);
 	}
 	sqlite3_finalize(var);
@@ -651,7 +646,7 @@ static int load_law_ranges(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 	if (rc)
 		return rc;
 	rc = prepare(s,
-		     "SELECT name, lo, hi, edge, edge_group FROM "
+		     "SELECT name, lo, hi, edge_group FROM "
 		     "param_ranges WHERE "
 		     "model_id = "
 		     "?1 ORDER BY pos",
@@ -670,12 +665,8 @@ static int load_law_ranges(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 		double *hi = lo ? realloc(m->range_hi, n * sizeof(*hi)) : NULL;
 		if (hi)
 			m->range_hi = hi;
-		double *ed =
-		    hi ? realloc(m->range_edge, n * sizeof(*ed)) : NULL;
-		if (ed)
-			m->range_edge = ed;
 		size_t *gr =
-		    ed ? realloc(m->range_group, n * sizeof(*gr)) : NULL;
+		    hi ? realloc(m->range_group, n * sizeof(*gr)) : NULL;
 		if (gr)
 			m->range_group = gr;
 		if (!gr || !(nm[m->nranges] = dup_column(st, 0))) {
@@ -683,15 +674,12 @@ static int load_law_ranges(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 			break;
 		}
 		/* NULL (stored before version 14) or out of place: its own. */
-		int64_t g = sqlite3_column_int64(st, 4);
-		gr[m->nranges] = sqlite3_column_type(st, 4) != SQLITE_NULL &&
+		int64_t g = sqlite3_column_int64(st, 3);
+		gr[m->nranges] = sqlite3_column_type(st, 3) != SQLITE_NULL &&
 					 g >= 0 && (size_t)g <= m->nranges
 				     ? (size_t)g
 				     : m->nranges;
 		lo[m->nranges] = sqlite3_column_double(st, 1);
-		ed[m->nranges] = sqlite3_column_double(st, 3) > 0
-				     ? sqlite3_column_double(st, 3)
-				     : 1;
 		hi[m->nranges++] = sqlite3_column_double(st, 2);
 	}
 	sqlite3_finalize(st);

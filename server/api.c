@@ -574,12 +574,6 @@ static void answer(const mpp_model *m, const mpp_prediction *p, int basis,
 				put_key(g, p->extrapolated[i]);
 			yajl_gen_array_close(g);
 		}
-		/* Above a parameter's training range, the model's edge
-		 * factor (regress/model.h) when it applied one. */
-		if (p->edge != 1 && isfinite(p->edge)) {
-			put_key(g, "edge_factor");
-			yajl_gen_double(g, p->edge);
-		}
 		/* The memory regime's factor (regress/memory.h) and the node
 		 * footprint it was read at, when the model has a regime. */
 		if (m->mem_beta > 0 && isfinite(p->mem_node_kib)) {
@@ -604,7 +598,7 @@ static int run_model(const mpp_model *m, const mpp_strmap *terms,
 	size_t nignored = 0;
 	if (q->has_features) {
 		/* The job's parameters, when it shows them, judge the range
-		 * (extrapolated, the edge factor) as on the parameters path. */
+		 * (extrapolated) as on the parameters path. */
 		mpp_params p = {0};
 		int known = job_params(q, job, &p) == MPP_OK;
 		ignored =

@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
-# Issue 40: the edge factor applies once per group of parameters that are
-# equal or collinear (in logarithms) over the training runs, not once per
-# parameter above its range.
+# Issue 40: parameters that are equal or collinear (in logarithms) over the
+# training runs are one size: one group, one edge check, and counted once
+# in the distance past the ranges that widens an answer's interval.
 #
 # Case 1, three equal size arguments (a molecular-dynamics code always run
 # with -x = -y = -z): the same rows trained twice, as app xyz with
-# "-x N -y N -z N -i IT" and as app x1 with "-x N -i IT". The cost per
-# cell and step grows at the largest sizes (a cache left), so the -x check
-# keeps a factor > 1. Asserted:
-#   - train --json puts -y and -z in -x's group, all three with one factor;
+# "-x N -y N -z N -i IT" and as app x1 with "-x N -i IT". Asserted:
+#   - train --json puts -y and -z in -x's group, and their edge checks
+#     are -x's (one check, not three);
 #   - train --verbose prints the group {-x, -y, -z};
-#   - past the range (64 > 48) from parameters, xyz's answer carries the
-#     factor once (edge_factor = that factor, not its cube) and equals
-#     x1's answer (one parameter, one factor) within 0.5 %.
+#   - the checks' distance past their ranges is x1's (the group counted
+#     once), and past the range (64 > 48) from parameters, xyz's answer
+#     and its interval equal x1's within 0.5 %.
 #
 # Case 2, a rank grid -i -j -k whose product is nprocs (i, j, k in 1, 2,
 # 4; the problem size -n beside it): the groups are {nprocs, -i, -j, -k}
-# and {-n}. Weak scaling (each rank -n^3 cells): the cost per cell grows
-# with the ranks sharing the node, 1.5x at 64. A job
-# past the range in nprocs and in -k at once gets the group's factor once.
+# and {-n}; a job past the range in nprocs and in -k at once says both.
 fail() { echo "$*"; exit 1; }
 command -v jq >/dev/null || { echo "jq missing"; exit 77; }
 DB=$PWD/models.db
@@ -49,16 +46,19 @@ for p in -y -z; do
 	[ "$(e xyz "$p" group)" = -x ] ||
 		fail "xyz: expected $p in -x's group, got '$(e xyz "$p" group)' ($(jq -c '.models[] | select(.app == "xyz") | .edges' train.json))"
 done
-fx=$(e xyz -x factor)
-f1=$(e x1 -x factor)
-awk -v f="$fx" 'BEGIN { exit !(f > 1.01) }' ||
-	fail "xyz: expected an -x edge factor > 1.01 (the case would test nothing), got $fx"
+cx=$(e xyz -x check_pct)
+awk -v c="$cx" 'BEGIN { exit !(c + 0 > 0) }' ||
+	fail "xyz: expected an -x edge check (the case would test nothing), got '$cx'"
 for p in -y -z; do
-	[ "$(e xyz "$p" factor)" = "$fx" ] || fail "xyz: expected $p's factor $fx (the group's), got $(e xyz "$p" factor)"
+	[ "$(e xyz "$p" check_pct)" = "$cx" ] || fail "xyz: expected $p's check to be -x's ($cx), got $(e xyz "$p" check_pct)"
 done
+# The checks' distance past their ranges counts the group once: xyz's
+# is x1's (three members counted apart, it was three times x1's).
+jq -e '[.models[] | .extrapolation_distance] | length == 2 and .[0] > 0 and ((.[0] / .[1] - 1) | fabs) < 1e-9' train.json >/dev/null ||
+	fail "expected xyz's extrapolation distance to be x1's, got $(jq -c '[.models[] | {app, extrapolation_distance}]' train.json)"
 mpipredict-train --db v.db --verbose xyz.csv >verbose.txt 2>err.txt || fail "expected --verbose training to work: $(cat err.txt)"
-grep -q 'edge factors per group: .*{-x, -y, -z} x' verbose.txt ||
-	fail "expected --verbose to print the group {-x, -y, -z}, got: $(grep -i edge verbose.txt)"
+grep -q 'parameter groups: .*{-x, -y, -z}' verbose.txt ||
+	fail "expected --verbose to print the group {-x, -y, -z}, got: $(grep -i group verbose.txt)"
 
 mpipredict-predict --db "$DB" --json --app xyz --args "-x 64 -y 64 -z 64 -i 200" --ntasks 1 >p3.json 2>err.txt ||
 	fail "expected xyz's answer at 64: $(cat err.txt)"
@@ -66,13 +66,15 @@ mpipredict-predict --db "$DB" --json --app x1 --args "-x 64 -i 200" --ntasks 1 >
 	fail "expected x1's answer at 64: $(cat err.txt)"
 a3=$(jq -r '.answers[0].runtime_s' p3.json)
 a1=$(jq -r '.answers[0].runtime_s' p1.json)
-e3=$(jq -r '.answers[0].edge_factor' p3.json)
-e1=$(jq -r '.answers[0].edge_factor' p1.json)
-echo "xyz: factor $fx (x1: $f1); at 64: xyz $a3 s (edge $e3), x1 $a1 s (edge $e1)"
-awk -v e="$e3" -v f="$fx" 'BEGIN { exit !(e > 0 && (e / f - 1) ^ 2 < 1e-12) }' ||
-	fail "xyz: expected the factor $fx once at 64, got an edge product of $e3 (cube: $(awk -v f="$fx" 'BEGIN { print f ^ 3 }'))"
+u3=$(jq -r '.answers[0].upper_s' p3.json)
+u1=$(jq -r '.answers[0].upper_s' p1.json)
+echo "at 64: xyz $a3 s (upper $u3), x1 $a1 s (upper $u1)"
+jq -e '.answers[0].extrapolated | length == 3' p3.json >/dev/null ||
+	fail "xyz: expected -x, -y and -z past their ranges at 64, got $(jq -c '.answers[0].extrapolated' p3.json)"
 awk -v a="$a3" -v b="$a1" 'BEGIN { exit !(a > 0 && b > 0 && (a / b - 1) ^ 2 < 0.005 ^ 2) }' ||
 	fail "expected xyz's answer at 64 ($a3 s) within 0.5 % of the one-parameter model's ($a1 s)"
+awk -v a="$u3" -v b="$u1" 'BEGIN { exit !(a > 0 && b > 0 && (a / b - 1) ^ 2 < 0.005 ^ 2) }' ||
+	fail "expected xyz's upper bound at 64 ($u3 s) within 0.5 % of the one-parameter model's ($u1 s): the group counted once"
 
 # Case 2: the rank grid.
 hdr2='run_id,app,build_id,started_at,job_id,nprocs,nnodes,runtime_s,args,loop:grid.c:20:5.mean,loop:grid.c:60:5.mean'
@@ -97,18 +99,9 @@ for p in -i -j -k; do
 		fail "grid: expected $p in nprocs's group, got '$(g "$p" group)' ($(jq -c '.models[0].edges' grid.json))"
 done
 [ "$(g -n group)" = -n ] || fail "grid: expected -n in a group of its own, got '$(g -n group)'"
-fg=$(g nprocs factor)
-awk -v f="$fg" 'BEGIN { exit !(f > 1.05) }' ||
-	fail "grid: expected the group's edge factor > 1.05 (the case would test nothing), got $fg"
-for p in -i -j -k; do
-	[ "$(g "$p" factor)" = "$fg" ] || fail "grid: expected $p's factor $fg (the group's), got $(g "$p" factor)"
-done
 mpipredict-predict --db "$DB" --json --app grid --args "-n 48 -i 4 -j 4 -k 8" --ntasks 128 >pg.json 2>err.txt ||
 	fail "grid: expected an answer at 128 ranks: $(cat err.txt)"
-eg=$(jq -r '.answers[0].edge_factor' pg.json)
-echo "grid: group factor $fg; at 128 ranks (-k 8): edge $eg, extrapolated $(jq -c '.answers[0].extrapolated' pg.json)"
+echo "grid: at 128 ranks (-k 8): extrapolated $(jq -c '.answers[0].extrapolated' pg.json)"
 jq -e '.answers[0].extrapolated | index("nprocs") and index("-k")' pg.json >/dev/null ||
 	fail "grid: expected nprocs and -k extrapolated, got $(jq -c '.answers[0].extrapolated' pg.json)"
-awk -v e="$eg" -v f="$fg" 'BEGIN { exit !(e > 0 && (e / f - 1) ^ 2 < 1e-12) }' ||
-	fail "grid: expected the group's factor $fg once, got an edge product of $eg"
 exit 0
