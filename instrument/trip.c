@@ -386,14 +386,124 @@ static int loop_init(const struct mpp_tu *t, CXCursor init, CXCursor *var,
 	return clang_Cursor_isNull(*var);
 }
 
+/* The init of a loop over v (the variable its test compares): a
+ * declaration of local integers, v's with an initializer (`int j = 0, i =
+ * 0`), or assignments joined by commas, one of them v's (`i = 0, j = n`).
+ * *endc: where the init ends (the count is added after it, v set). */
+static int loop_init_of(const struct mpp_tu *t, CXCursor init, CXCursor v,
+			CXCursor *endc)
+{
+	struct kids k;
+	char op[8];
+	if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
+		unsigned n = kids_of(init, &k), found = 0;
+		if (n == 0 || n > 4)
+			return 1;
+		for (unsigned i = 0; i < n; i++) {
+			struct kids ik;
+			CXCursor d = k.c[i];
+			enum CX_StorageClass sc =
+			    clang_Cursor_getStorageClass(d);
+			if (clang_getCursorKind(d) != CXCursor_VarDecl ||
+			    (sc != CX_SC_None && sc != CX_SC_Auto &&
+			     sc != CX_SC_Register) ||
+			    !int_type(clang_getCursorType(d)))
+				return 1;
+			if (clang_equalCursors(d, v))
+				found = kids_of(d, &ik) > 0; /* initialised */
+		}
+		*endc = k.c[n - 1];
+		return !found;
+	}
+	if (clang_getCursorKind(init) != CXCursor_BinaryOperator ||
+	    kids_of(init, &k) != 2 ||
+	    binary_op(t, init, &k, op, sizeof(op)) < 0)
+		return 1;
+	*endc = init;
+	if (!strcmp(op, ",")) {
+		CXCursor e;
+		return loop_init_of(t, bare(k.c[0]), v, &e) &&
+		       loop_init_of(t, bare(k.c[1]), v, &e);
+	}
+	return strcmp(op, "=") ||
+	       !clang_equalCursors(local_int(bare(k.c[0])), v);
+}
+
+/* A step of the loop: `++x`, `x++`, `--x`, `x--`, `x += C` or `x -= C` of
+ * a local integer x (C an integer literal in 1..999999). Returns x (null:
+ * another expression) with *up its direction and *c its stride. */
+static CXCursor step_of(const struct mpp_tu *t, const struct mpp_source *src,
+			CXCursor inc, int *up, unsigned long *c)
+{
+	struct kids ik;
+	char step[8];
+	int prefix;
+	CXCursor null = clang_getNullCursor(), x;
+	*c = 1;
+	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
+		if (kids_of(inc, &ik) != 1 ||
+		    unary_op(t, inc, step, sizeof(step), &prefix) < 0 ||
+		    (strcmp(step, "++") && strcmp(step, "--")))
+			return null;
+		*up = step[0] == '+';
+		return local_int(bare(ik.c[0]));
+	}
+	if (clang_getCursorKind(inc) != CXCursor_CompoundAssignOperator ||
+	    kids_of(inc, &ik) != 2 ||
+	    clang_getCursorKind(bare(ik.c[1])) != CXCursor_IntegerLiteral ||
+	    binary_op(t, inc, &ik, step, sizeof(step)) < 0 ||
+	    (strcmp(step, "+=") && strcmp(step, "-=")))
+		return null;
+	x = local_int(bare(ik.c[0]));
+	char *lit = text_of(t, src, bare(ik.c[1]));
+	char *e = NULL;
+	*c = lit ? strtoul(lit, &e, 0) : 0;
+	int ok =
+	    lit && *c > 0 && *c < 1000000 && strspn(e, "uUlL") == strlen(e);
+	free(lit);
+	*up = step[0] == '+';
+	return ok ? x : null;
+}
+
+/* STEP: v's step, alone or joined by commas to steps of other local
+ * integers none of which is watched (v, B's variables): `ij++, jOff++`.
+ * Returns 0 with *up and *c v's direction and stride, 1 otherwise. */
+static int loop_step(const struct mpp_tu *t, const struct mpp_source *src,
+		     CXCursor inc, CXCursor v, const struct watch *w, int *up,
+		     unsigned long *c, unsigned *nv)
+{
+	struct kids k;
+	char op[8];
+	if (clang_getCursorKind(inc) == CXCursor_BinaryOperator &&
+	    kids_of(inc, &k) == 2 &&
+	    binary_op(t, inc, &k, op, sizeof(op)) == 0 && !strcmp(op, ","))
+		return loop_step(t, src, bare(k.c[0]), v, w, up, c, nv) ||
+		       loop_step(t, src, bare(k.c[1]), v, w, up, c, nv);
+	int u = 0;
+	unsigned long s = 1;
+	CXCursor x = step_of(t, src, inc, &u, &s);
+	if (clang_Cursor_isNull(x))
+		return 1;
+	if (clang_equalCursors(x, v)) {
+		*up = u;
+		*c = s;
+		(*nv)++;
+		return 0;
+	}
+	for (unsigned i = 0; i < w->n; i++)
+		if (clang_equalCursors(x, w->v[i]))
+			return 1;
+	return 0;
+}
+
 int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text)
 {
 	struct kids parts, k;
 	struct watch w = {.n = 0};
-	char op[8], step[8];
-	int prefix, up;
+	char op[8];
+	int up;
 	unsigned long c = 1;
 	*text = NULL;
 	if (kids_of(loop, &parts) != 4)
@@ -401,15 +511,11 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 	CXCursor init = parts.c[0], cond = parts.c[1], inc = parts.c[2];
 	CXCursor var, endc; /* the loop variable; where the init ends */
 	int decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
-	if (loop_init(t, init, &var, &endc))
-		return 1;
-	w.v[w.n++] = var;
 
 	/* cond: `v OP B`. */
 	if (clang_getCursorKind(cond) != CXCursor_BinaryOperator ||
 	    kids_of(cond, &k) != 2 ||
-	    clang_getCursorKind(bare(k.c[0])) != CXCursor_DeclRefExpr ||
-	    !clang_equalCursors(clang_getCursorReferenced(bare(k.c[0])), var) ||
+	    clang_Cursor_isNull(var = local_int(bare(k.c[0]))) ||
 	    binary_op(t, cond, &k, op, sizeof(op)) < 0)
 		return 1;
 	if (!strcmp(op, "<") || !strcmp(op, "<="))
@@ -418,43 +524,19 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		up = 0;
 	else
 		return 1;
+	if (loop_init_of(t, init, var, &endc))
+		return 1;
+	w.v[w.n++] = var;
 	CXCursor bound = k.c[1];
 	if (!pure(t, bound, &w))
 		return 1;
 
-	/* STEP: ++v, v++, --v, v--, v += C, v -= C. */
-	struct kids ik;
-	if (kids_of(inc, &ik) == 0 &&
-	    clang_getCursorKind(inc) != CXCursor_UnaryOperator)
+	/* STEP: v's, in the direction of OP, once. */
+	int sup = up;
+	unsigned nv = 0;
+	if (loop_step(t, src, inc, var, &w, &sup, &c, &nv) || nv != 1 ||
+	    sup != up)
 		return 1;
-	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
-		if (ik.n != 1 ||
-		    !clang_equalCursors(
-			clang_getCursorReferenced(bare(ik.c[0])), var) ||
-		    unary_op(t, inc, step, sizeof(step), &prefix) < 0 ||
-		    strcmp(step, up ? "++" : "--"))
-			return 1;
-	} else if (clang_getCursorKind(inc) ==
-		   CXCursor_CompoundAssignOperator) {
-		if (ik.n != 2 ||
-		    !clang_equalCursors(
-			clang_getCursorReferenced(bare(ik.c[0])), var) ||
-		    clang_getCursorKind(bare(ik.c[1])) !=
-			CXCursor_IntegerLiteral ||
-		    binary_op(t, inc, &ik, step, sizeof(step)) < 0 ||
-		    strcmp(step, up ? "+=" : "-="))
-			return 1;
-		char *lit = text_of(t, src, bare(ik.c[1]));
-		char *e = NULL;
-		c = lit ? strtoul(lit, &e, 0) : 0;
-		int ok = lit && c > 0 && c < 1000000 &&
-			 strspn(e, "uUlL") == strlen(e);
-		free(lit);
-		if (!ok)
-			return 1;
-	} else {
-		return 1;
-	}
 
 	/* The body and the function: nothing changes v or B's variables,
 	 * nothing leaves the body early, no address of them is taken. */

@@ -8,14 +8,17 @@
  *     for (v = A; v OP B; STEP) BODY     or     for (T v = A; ...)
  * with v an integer local variable or parameter, OP one of < <= > >=,
  * STEP ++v, v++, --v, v--, v += C or v -= C (C an integer literal > 0, the
- * direction agreeing with OP); B built only of integer literals,
- * enumerators and local integer variables (no call, no memory access);
- * neither v nor a variable of B assigned, incremented or decremented in
- * BODY nor its address taken anywhere in the function; and BODY leaves
- * only by its end or `continue`: no break of its own, goto, return, label,
- * asm goto, nor a call that may not return or may return twice. Then the
- * loop runs exactly TRIP(v, B) times from the v that the init gives, and
- * that is what the counter receives, in one addition placed in the init.
+ * direction agreeing with OP), alone or joined by commas to such steps of
+ * other local integers, none of them B's (`ij++, jOff++`); the init may
+ * declare other integers beside v (`int jOff = A2, ij = 0`) or assign
+ * them in a comma expression (`jOff = A2, ij = 0`); B built only of integer
+ * literals, enumerators and local integer variables (no call, no memory
+ * access); neither v nor a variable of B assigned, incremented or decremented
+ * in BODY nor its address taken anywhere in the function; and BODY leaves only
+ * by its end or `continue`: no break of its own, goto, return, label, asm goto,
+ * nor a call that may not return or may return twice. Then the loop runs
+ * exactly TRIP(v, B) times from the v that the init gives, and that is what the
+ * counter receives, in one addition placed in the init.
  */
 #ifndef MPP_INSTRUMENT_TRIP_H
 #define MPP_INSTRUMENT_TRIP_H
