@@ -656,10 +656,9 @@ int mpp_trip_affine(const struct mpp_tu *t, CXCursor loop,
 int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 		CXCursor loop, CXCursor func, struct mpp_iv *iv)
 {
-	struct kids parts, k, ik;
+	struct kids parts, k;
 	struct watch w = {.n = 0};
-	char op[8], step[8];
-	int prefix;
+	char op[8];
 	memset(iv, 0, sizeof(*iv));
 	iv->step = 1;
 	if (kids_of(loop, &parts) != 4)
@@ -698,40 +697,10 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	w.v[w.n++] = var;
 
 	/* STEP: ++v, v++, --v, v--, v += C, v -= C. */
-	if (clang_getCursorKind(inc) == CXCursor_UnaryOperator) {
-		if (kids_of(inc, &ik) != 1 ||
-		    !clang_equalCursors(
-			clang_getCursorReferenced(bare(ik.c[0])), var) ||
-		    unary_op(t, inc, step, sizeof(step), &prefix) < 0)
-			return 1;
-		if (!strcmp(step, "++"))
-			iv->up = 1;
-		else if (strcmp(step, "--"))
-			return 1;
-	} else if (clang_getCursorKind(inc) ==
-		   CXCursor_CompoundAssignOperator) {
-		if (kids_of(inc, &ik) != 2 ||
-		    !clang_equalCursors(
-			clang_getCursorReferenced(bare(ik.c[0])), var) ||
-		    clang_getCursorKind(bare(ik.c[1])) !=
-			CXCursor_IntegerLiteral ||
-		    binary_op(t, inc, &ik, step, sizeof(step)) < 0)
-			return 1;
-		if (!strcmp(step, "+="))
-			iv->up = 1;
-		else if (strcmp(step, "-="))
-			return 1;
-		char *lit = text_of(t, src, bare(ik.c[1]));
-		char *e = NULL;
-		iv->step = lit ? strtoul(lit, &e, 0) : 0;
-		int ok = lit && iv->step > 0 && iv->step < 1000000 &&
-			 strspn(e, "uUlL") == strlen(e);
-		free(lit);
-		if (!ok)
-			return 1;
-	} else {
+	int up = 0;
+	if (!clang_equalCursors(step_of(t, src, inc, &up, &iv->step), var))
 		return 1;
-	}
+	iv->up = up;
 
 	/* Nothing in the condition or the body changes v or may return
 	 * twice or not at all; the body may leave by break, return or goto

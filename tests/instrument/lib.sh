@@ -50,3 +50,18 @@ with_testrt() {
 	# shellcheck disable=SC2086
 	$cc $CFLAGS_T "$@" "$rt" -o "$out"
 }
+
+# run_both CC NAME [FLAGS...]: builds NAME.c and its rewrite out/NAME.c
+# with CC and FLAGS against the test runtime, runs both and fails unless
+# their outputs (want.out, got.out) are the same; the rewrite's counts are
+# then in counts.txt.
+run_both() {
+	local cc=$1 name=$2
+	shift 2
+	with_testrt "$cc" "$name.orig" "$name.c" "$@" || fail "the original does not build with $cc"
+	"./$name.orig" >want.out || fail "the original exits $? ($cc)"
+	with_testrt "$cc" "$name.inst" "out/$name.c" "$@" || fail "the rewrite does not build with $cc"
+	rm -f counts.txt
+	"./$name.inst" >got.out || fail "the rewrite exits $? ($cc)"
+	expect_same "the output ($cc)" want.out got.out
+}

@@ -66,12 +66,7 @@ printf '%s\n' "$body" | grep -A1 'for (int j = i' | tail -1 | grep -q '__mpp_l[0
 awk '/^long loaded/,/^}/' out/pick.c | grep -A1 'for (long m = hist' | grep -q '__mpp_l[0-9]*++' ||
 	fail "expected the loop from a loaded value to keep its increment: $(awk '/^long loaded/,/^}/' out/pick.c)"
 for cc in gcc clang; do
-	with_testrt "$cc" pick.orig pick.c -O3 || fail "the original does not build with $cc"
-	./pick.orig >want.out || fail "the original exits $?"
-	with_testrt "$cc" pick.inst out/pick.c -O3 || fail "the rewrite does not build with $cc"
-	rm -f counts.txt
-	./pick.inst >got.out || fail "the rewrite exits $? ($cc)"
-	expect_same "the output ($cc)" want.out got.out
+	run_both "$cc" pick -O3
 	# The counts from the picks the program printed: a pick of p > 0 ran
 	# the outer body p + 1 times, the inner one 0 + 1 + ... + p times,
 	# and returned from the if; a pick of 0 is the fall-through (running

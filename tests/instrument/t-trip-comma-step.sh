@@ -125,12 +125,7 @@ l=$(line out/pairs.c 'j < m; j++')
 sed -n "$l,$((l + 1))p" out/pairs.c | grep -Eq '__mpp_(c_[0-9a-f]*\[[0-9]*\]|l[0-9]+)\+\+' ||
 	fail "expected the loop that steps its own bound to keep its increment, got: $(sed -n "$l,$((l + 1))p" out/pairs.c)"
 for cc in gcc clang; do
-	with_testrt "$cc" pairs.orig pairs.c -O3 || fail "the original does not build with $cc"
-	./pairs.orig >want.out || fail "the original exits $?"
-	with_testrt "$cc" pairs.inst out/pairs.c -O3 || fail "the rewrite does not build with $cc"
-	rm -f counts.txt
-	./pairs.inst >got.out || fail "the rewrite exits $? ($cc)"
-	expect_same "the output ($cc)" want.out got.out
+	run_both "$cc" pairs -O3
 	for x in "atom $la" "pair $lp" "assign $ls" "shrink $lm"; do
 		want=$(awk -v k="${x% *}" '$1 == k { print $2 }' got.out)
 		got=$(grep "^loop:pairs.c:${x#* }:" counts.txt | awk '{ print $2 }')
