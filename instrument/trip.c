@@ -19,6 +19,7 @@ struct watch {
 	CXCursor v[MAX_WATCH];
 	unsigned n;
 	int bad;
+	int globals; /* a variable of static storage among them */
 };
 
 struct kids {
@@ -115,12 +116,45 @@ static CXCursor local_int(CXCursor ref)
 	return d;
 }
 
+/* The declaration of an integer variable of static storage (a global, a
+ * static local) that ref (a DeclRefExpr) names; a null cursor otherwise.
+ * Unlike a local, a call or a store through an integer lvalue may change
+ * it: a loop whose bound reads one must hold neither (scan_one). */
+static CXCursor static_int(CXCursor ref)
+{
+	CXCursor d = clang_getCursorReferenced(ref);
+	if (clang_getCursorKind(ref) != CXCursor_DeclRefExpr ||
+	    clang_getCursorKind(d) != CXCursor_VarDecl ||
+	    !clang_Cursor_hasVarDeclGlobalStorage(d) ||
+	    !int_type(clang_getCursorType(d)))
+		return clang_getNullCursor();
+	return d;
+}
+
+/* Declarations compared as their first one: a global declared `extern`
+ * in a header and defined in the file is one variable. */
 static int watched(const struct watch *w, CXCursor d)
 {
+	d = clang_getCanonicalCursor(d);
 	for (unsigned i = 0; i < w->n; i++)
-		if (clang_equalCursors(w->v[i], d))
+		if (clang_equalCursors(clang_getCanonicalCursor(w->v[i]), d))
 			return 1;
 	return 0;
+}
+
+/* True if a store through an lvalue of type ty cannot change an integer
+ * object (C11 6.5p7): a floating or pointer lvalue. */
+static int int_free(CXType ty)
+{
+	switch (clang_getCanonicalType(ty).kind) {
+	case CXType_Float:
+	case CXType_Double:
+	case CXType_LongDouble:
+	case CXType_Pointer:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* The operator token of c: the first punctuation token at or after
@@ -172,8 +206,9 @@ static int unary_op(const struct mpp_tu *t, CXCursor c, char *op, size_t len,
 	return op_token(t, c, 0, !*prefix, op, len);
 }
 
-/* True if c is built of integer literals, enumerators and local integer
- * variables with arithmetic only; the variables go to w. */
+/* True if c is built of integer literals, enumerators and integer
+ * variables (locals, or of static storage: w->globals) with arithmetic
+ * only; the variables go to w. */
 static int pure(const struct mpp_tu *t, CXCursor c, struct watch *w)
 {
 	struct kids k;
@@ -189,6 +224,9 @@ static int pure(const struct mpp_tu *t, CXCursor c, struct watch *w)
 		if (clang_getCursorKind(r) == CXCursor_EnumConstantDecl)
 			return 1;
 		CXCursor d = local_int(c);
+		if (clang_Cursor_isNull(d) &&
+		    !clang_Cursor_isNull(d = static_int(c)))
+			w->globals = 1;
 		if (clang_Cursor_isNull(d) || w->n == MAX_WATCH)
 			return 0;
 		if (!watched(w, d))
@@ -239,6 +277,36 @@ struct scan {
 static enum CXChildVisitResult scan_one(CXCursor c, CXCursor parent,
 					CXClientData data);
 
+/* True if c may change a variable of static storage that no lvalue names
+ * in c: any call, and a store through an lvalue that may hold an integer
+ * (not a named variable, whose object is its own, nor a floating or
+ * pointer lvalue). */
+static int may_change_static(const struct mpp_tu *t, CXCursor c,
+			     enum CXCursorKind kind)
+{
+	struct kids k;
+	char op[8];
+	int prefix;
+	if (kind == CXCursor_CallExpr)
+		return 1;
+	if ((kind != CXCursor_UnaryOperator &&
+	     kind != CXCursor_BinaryOperator &&
+	     kind != CXCursor_CompoundAssignOperator) ||
+	    kids_of(c, &k) < 1)
+		return 0;
+	CXCursor lhs = bare(k.c[0]);
+	if (clang_getCursorKind(lhs) == CXCursor_DeclRefExpr ||
+	    int_free(clang_getCursorType(lhs)))
+		return 0;
+	if (kind == CXCursor_CompoundAssignOperator)
+		return 1;
+	if (kind == CXCursor_BinaryOperator)
+		return k.n == 2 && (binary_op(t, c, &k, op, sizeof(op)) < 0 ||
+				    !strcmp(op, "="));
+	return unary_op(t, c, op, sizeof(op), &prefix) < 0 ||
+	       !strcmp(op, "++") || !strcmp(op, "--");
+}
+
 static void scan(struct scan *s, CXCursor c)
 {
 	clang_visitChildren(c, scan_one, s);
@@ -282,6 +350,8 @@ static enum CXChildVisitResult scan_one(CXCursor c, CXCursor parent,
 	default:
 		break;
 	}
+	if (s->w->globals && !s->addr_only && may_change_static(s->t, c, kind))
+		s->w->bad = 1;
 	if (!s->addr_only && s->exits_ok) {
 		switch (kind) {
 		case CXCursor_BreakStmt:
@@ -638,14 +708,17 @@ static int literal_or_outer_iv(const struct mpp_tu *t, CXCursor e,
 	return 0;
 }
 
-int mpp_trip_affine(const struct mpp_tu *t, CXCursor loop,
-		    const CXCursor *outer, size_t n)
+int mpp_trip_host_entry(const struct mpp_tu *t, CXCursor loop,
+			const CXCursor *outer, size_t n)
 {
 	struct kids parts, k;
+	struct watch w = {.n = 0};
 	CXCursor a = init_value(t, loop);
 	if (clang_Cursor_isNull(a) || kids_of(loop, &parts) != 4 ||
 	    kids_of(parts.c[1], &k) != 2)
 		return 0;
+	if (pure(t, bare(k.c[1]), &w) && w.globals)
+		return 1;
 	/* Both literals: the compiler turns a count in the body into the
 	 * constant itself. */
 	int ka = literal_or_outer_iv(t, a, outer, n),
@@ -683,7 +756,8 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	 * counts such a loop itself and adds a register increment's final
 	 * value at the exits, which costs less than v's two additions per
 	 * entry (measured: is +14 %, the break/return/goto nest +7.5 %
-	 * with them). Only loops whose test it cannot count are derived. */
+	 * with them). Only loops whose test it cannot count are derived;
+	 * a bound of globals it did not count in miniAMR's nests. */
 	struct watch bw = {.n = 0};
 	if (clang_getCursorKind(cond) == CXCursor_BinaryOperator &&
 	    kids_of(cond, &k) == 2 &&
@@ -692,7 +766,7 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	    binary_op(t, cond, &k, op, sizeof(op)) == 0 &&
 	    (!strcmp(op, "<") || !strcmp(op, "<=") || !strcmp(op, ">") ||
 	     !strcmp(op, ">=") || !strcmp(op, "!=")) &&
-	    pure(t, k.c[1], &bw))
+	    pure(t, k.c[1], &bw) && !bw.globals)
 		return 1;
 	w.v[w.n++] = var;
 

@@ -12,13 +12,16 @@
  * other local integers, none of them B's (`ij++, jOff++`); the init may
  * declare other integers beside v (`int jOff = A2, ij = 0`) or assign
  * them in a comma expression (`jOff = A2, ij = 0`); B built only of integer
- * literals, enumerators and local integer variables (no call, no memory
- * access); neither v nor a variable of B assigned, incremented or decremented
- * in BODY nor its address taken anywhere in the function; and BODY leaves only
- * by its end or `continue`: no break of its own, goto, return, label, asm goto,
- * nor a call that may not return or may return twice. Then the loop runs
- * exactly TRIP(v, B) times from the v that the init gives, and that is what the
- * counter receives, in one addition placed in the init.
+ * literals, enumerators and integer variables (no call, no memory access
+ * but a variable's own); when a variable of B has static storage (a
+ * global), BODY holds no call and no store through an lvalue that may hold
+ * an integer (a floating or pointer lvalue, or a named variable, cannot:
+ * C11 6.5p7); neither v nor a variable of B assigned, incremented or
+ * decremented in BODY nor its address taken anywhere in the function; and BODY
+ * leaves only by its end or `continue`: no break of its own, goto, return,
+ * label, asm goto, nor a call that may not return or may return twice. Then the
+ * loop runs exactly TRIP(v, B) times from the v that the init gives, and that
+ * is what the counter receives, in one addition placed in the init.
  */
 #ifndef MPP_INSTRUMENT_TRIP_H
 #define MPP_INSTRUMENT_TRIP_H
@@ -38,17 +41,21 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text);
 
-/* 1 when a loop that mpp_trip_plan takes starts and ends at integer
- * literals or at the variables of the for loops around it (`outer`, its
- * ancestors in any order), one of them at least such a variable: its count is
- * then an affine function of their induction variables, which the compiler
- * folds into their own arithmetic (XSBench's pick_mat: `for (j = i; j > 0;
- * j--)` inside `for (i = 0; i < 12; i++)`, unrolled whole, where a count in the
- * body kept the nest from folding), not a compare and select on a loaded value
- * at every entry (is's `for (m = hist[v]; m > 0; m--)`, mostly run once). 0
- * otherwise. */
-int mpp_trip_affine(const struct mpp_tu *t, CXCursor loop,
-		    const CXCursor *outer, size_t n);
+/* 1 when a loop that mpp_trip_plan takes should get its count at entry
+ * in a host's local too, because the compiler does not fold the host's
+ * per-iteration increment: when it starts and ends at integer literals or
+ * at the variables of the for loops around it (`outer`, its ancestors in
+ * any order), one of them at least such a variable, its count is an affine
+ * function of their induction variables, which the compiler folds into
+ * their own arithmetic (XSBench's pick_mat: `for (j = i; j > 0; j--)`
+ * inside `for (i = 0; i < 12; i++)`, unrolled whole, where a count in the
+ * body kept the nest from folding), not a compare and select on a loaded
+ * value at every entry (is's `for (m = hist[v]; m > 0; m--)`, mostly run
+ * once); and when its bound reads a variable of static storage (miniAMR's
+ * `k <= z_block_size`: gcc -O3 kept the increment and the count from the
+ * loop variable cost 9 instructions per entry). 0 otherwise. */
+int mpp_trip_host_entry(const struct mpp_tu *t, CXCursor loop,
+			const CXCursor *outer, size_t n);
 
 /* Counts derived from the loop variable (issue 14), for a loop whose
  * counter a host keeps in a local: a for loop `for (v = A; COND; STEP)`

@@ -171,11 +171,11 @@ struct host {
 
 /* A canonical for loop's count added at its entry (derive_trip): counter
  * slot k, the edit of its per-iteration increment, the edit of the
- * addition in its init, whether its count is affine in the loops around
- * it (trip.h). finish_hosts keeps one of the two. */
+ * addition in its init, whether a host takes the count at entry too
+ * (mpp_trip_host_entry). finish_hosts keeps one of the two. */
 struct trip {
 	size_t k, body, init;
-	int affine;
+	int at_entry;
 };
 
 /* A loop's count derived from its variable (derive_iv, trip.h): counter
@@ -952,7 +952,7 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 		  sizeof(*x->trips))) {
 		x->trips[x->ntrips++] = (struct trip){
 		    (size_t)k, x->inc_edit[k], x->plan->edits.n,
-		    mpp_trip_affine(x->t, loop, x->stack, x->nstack)};
+		    mpp_trip_host_entry(x->t, loop, x->stack, x->nstack)};
 		add_edit(x, pos, MPP_EDIT_CLOSE, depth, text);
 	}
 	free(text);
@@ -1424,16 +1424,16 @@ static void finish_hosts(struct ctx *x)
 			return;
 	for (size_t k = 0; k < nc; k++)
 		x->derived[k] = x->iv_of[k] = -1;
-	/* A hosted loop keeps its local increment unless its count is
-	 * affine in the loops around it (trip.h): then the local gets the
-	 * count at entry too, and no count from its variable. */
+	/* A hosted loop keeps its local increment unless the compiler does
+	 * not fold it (mpp_trip_host_entry): then the local gets the count
+	 * at entry too, and no count from its variable. */
 	for (size_t j = 0; j < x->ntrips && !x->oom; j++) {
 		const struct trip *tr = &x->trips[j];
 		int hosted = 0;
 		for (size_t i = 0; i < x->nhosts; i++)
 			hosted |=
 			    tr->k >= x->hosts[i].c0 && tr->k < x->hosts[i].c1;
-		if (hosted && !tr->affine) {
+		if (hosted && !tr->at_entry) {
 			set_text(x, tr->init, strdup(""));
 		} else {
 			drop_increment(x, tr->k);
