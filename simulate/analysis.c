@@ -35,7 +35,9 @@ static int edge_cmp(const void *a, const void *b)
 static void level_bytes(const struct mpp_trace *t, const struct mpp_profile *p,
 			const struct mpp_placement *pl, struct mpp_analysis *a)
 {
-	for (int r = 0; r < t->nranks; r++)
+	for (int r = 0; r < t->nranks; r++) {
+		int o[MPP_NLV];
+		mpp_rank_others(p, pl, r, o);
 		for (size_t i = 0; i < t->n[r]; i++) {
 			const struct mpp_act *x = &t->a[r][i];
 			long peer;
@@ -59,13 +61,12 @@ static void level_bytes(const struct mpp_trace *t, const struct mpp_profile *p,
 				if (t->nranks < 2 ||
 				    sscanf(x->args, "%llu", &b) != 1)
 					continue;
-				for (int q = 0; q < t->nranks; q++)
-					if (q != r)
-						a->bytes[mpp_rank_level(
-						    p, pl, r, q)] +=
-						    (double)b / (t->nranks - 1);
+				for (int l = 0; l < MPP_NLV; l++)
+					a->bytes[l] +=
+					    (double)b * o[l] / (t->nranks - 1);
 			}
 		}
+	}
 }
 
 int mpp_analyse(const struct mpp_timeline *tl, const struct mpp_trace *t,

@@ -17,9 +17,10 @@ $(OBJ)/simulate/replay.o: CPPFLAGS += \
 	-DMPP_SMPIMAIN='"$(SIMGRID_LIBDIR)/simgrid/smpimain"' \
 	-DMPP_SMPIREPLAYMAIN='"$(SIMGRID_LIBDIR)/simgrid/smpireplaymain"'
 
-$(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(REGRESS_LIB)
+# the server's string map (ti.c: call sites by key)
+$(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(OBJ)/server/strmap.o $(REGRESS_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $(SIMULATE_OBJS) $(REGRESS_LIB) $(SIMULATE_LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(SIMULATE_OBJS) $(OBJ)/server/strmap.o $(REGRESS_LIB) $(SIMULATE_LDLIBS)
 
 # The SMPI side: smpicc, no sanitizers (SimGrid runs ranks as threads of
 # one process and swaps their stacks).

@@ -264,6 +264,20 @@ int mpp_rank_level(const struct mpp_profile *p, const struct mpp_placement *pl,
 	return MPP_LV_NET;
 }
 
+void mpp_rank_others(const struct mpp_profile *p,
+		     const struct mpp_placement *pl, int r, int out[])
+{
+	int node = r / pl->rpn, on = pl->ranks - node * pl->rpn, same = 0;
+	int h = mpp_rank_host(p, pl, r);
+	if (on > pl->rpn)
+		on = pl->rpn;
+	for (int s = 0; s < on; s++)
+		same += mpp_rank_host(p, pl, node * pl->rpn + s) == h;
+	out[MPP_LV_CMP] = same - 1;
+	out[MPP_LV_SOCKET] = on - same;
+	out[MPP_LV_NET] = pl->ranks - on;
+}
+
 static const char *bw_s(double bw, char *b, size_t n)
 {
 	snprintf(b, n, "%.6gBps", bw);
@@ -392,10 +406,12 @@ int mpp_platform_write(const struct mpp_profile *p,
 		snprintf(err, errlen, "placement: at most 512 nodes");
 		return -1;
 	}
-	for (int a = 0; a < pl->ranks; a++)
-		for (int b = 0; b < pl->ranks; b++)
-			if (a != b)
-				need[mpp_rank_level(p, pl, a, b)] = 1;
+	for (int r = 0; r < pl->ranks; r++) {
+		int o[MPP_NLV];
+		mpp_rank_others(p, pl, r, o);
+		for (int l = 0; l < MPP_NLV; l++)
+			need[l] |= o[l] > 0;
+	}
 	for (int l = 0; l < MPP_NLV; l++) {
 		if (need[l] && !p->lv[l].present) {
 			snprintf(

@@ -53,6 +53,11 @@ int mpp_rank_host(const struct mpp_profile *p, const struct mpp_placement *pl,
 /* Level of the messages between ranks a and b. */
 int mpp_rank_level(const struct mpp_profile *p, const struct mpp_placement *pl,
 		   int a, int b);
+/* How many ranks other than r are at each level from it: out[MPP_LV_CMP]
+ * share its package, out[MPP_LV_SOCKET] its node but not its package,
+ * out[MPP_LV_NET] neither. O(ranks per node). */
+void mpp_rank_others(const struct mpp_profile *p,
+		     const struct mpp_placement *pl, int r, int out[]);
 
 /* Write DIR/platform.xml, DIR/hostfile and DIR/smpi.cfg (one --cfg=...
  * per line) for the placement; with at most MPP_FLAT_MAX_HOSTS hosts also

@@ -80,21 +80,30 @@ static int push(struct mpp_trace *t, int r, size_t *cap, const char *name,
 /* The index of site key k in t's table, added when new; -1: no memory. */
 static int site_index(struct mpp_trace *t, const char *k)
 {
-	for (size_t i = 0; i < t->nsites; i++)
-		if (!strcmp(t->site_key[i], k))
-			return (int)i;
-	char **a = realloc(t->site_key, (t->nsites + 1) * sizeof *a);
-	if (!a)
+	size_t len = strlen(k);
+	long i = mpp_strmap_get(&t->site_of, k, len);
+	if (i >= 0)
+		return (int)i;
+	if (t->nsites == t->capsites) {
+		size_t c = t->capsites ? 2 * t->capsites : 64;
+		char **a = realloc(t->site_key, c * sizeof *a);
+		if (!a)
+			return -1;
+		t->site_key = a;
+		char **b = realloc(t->site_at, c * sizeof *b);
+		if (!b)
+			return -1;
+		t->site_at = b;
+		t->capsites = c;
+	}
+	char *key = strdup(k);
+	if (!key)
 		return -1;
-	t->site_key = a;
-	char **b = realloc(t->site_at, (t->nsites + 1) * sizeof *b);
-	if (!b)
+	t->site_key[t->nsites] = key; /* freed with the trace */
+	t->site_at[t->nsites++] = NULL;
+	if (mpp_strmap_put(&t->site_of, key, len, (long)t->nsites - 1) < 0)
 		return -1;
-	t->site_at = b;
-	if (!(a[t->nsites] = strdup(k)))
-		return -1;
-	b[t->nsites] = NULL;
-	return (int)t->nsites++;
+	return (int)t->nsites - 1;
 }
 
 /* A peer that is not a rank of the run: SimGrid's replay aborted on it
@@ -475,6 +484,7 @@ void mpp_trace_free(struct mpp_trace *t)
 	}
 	free(t->site_key);
 	free(t->site_at);
+	mpp_strmap_free(&t->site_of);
 	memset(t, 0, sizeof *t);
 }
 

@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+#include "server/strmap.h"
+
 struct mpp_act {
 	char name[32];
 	char *args;   /* the tokens after the name, or "" */
@@ -28,7 +30,9 @@ struct mpp_trace {
 	/* Call sites: "<object>\t0x<offset>" as traced, and what addr2line
 	 * made of each ("file.c:123", NULL: unresolved). */
 	char **site_key, **site_at;
-	size_t nsites;
+	size_t nsites, capsites;
+	mpp_strmap site_of; /* site_key -> index: a skeleton of 1024 ranks has
+			     * 10^4 keys, one object per rank (SMPI's copies) */
 	int sited; /* every call but init and finalize has a resolved site */
 };
 
