@@ -566,106 +566,204 @@ static int loop_step(const struct mpp_tu *t, const struct mpp_source *src,
 	return 0;
 }
 
-int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
-		  CXCursor loop, CXCursor func, const char *counter,
-		  const char *tmp, size_t *pos, char **text)
+/* What mpp_trip_plan finds in a loop that qualifies. */
+struct canon {
+	CXCursor var, bound, endc; /* v, B, where the init ends */
+	char op[8];
+	int up, decl;
+	unsigned long c; /* v's stride */
+	struct watch w;  /* v, B's variables, then the other steps' */
+};
+
+/* 0 when `loop` qualifies (trip.h), filling *q; 1 otherwise. */
+static int canonical(const struct mpp_tu *t, const struct mpp_source *src,
+		     CXCursor loop, CXCursor func, struct canon *q)
 {
 	struct kids parts, k;
-	struct watch w = {.n = 0};
-	char op[8];
-	int up;
-	unsigned long c = 1;
-	*text = NULL;
+	struct watch *w = &q->w;
+	memset(q, 0, sizeof(*q));
+	q->c = 1;
 	if (kids_of(loop, &parts) != 4)
 		return 1;
 	CXCursor init = parts.c[0], cond = parts.c[1], inc = parts.c[2];
-	CXCursor var, endc; /* the loop variable; where the init ends */
-	int decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
+	q->decl = clang_getCursorKind(init) == CXCursor_DeclStmt;
 
 	/* cond: `v OP B`. */
 	if (clang_getCursorKind(cond) != CXCursor_BinaryOperator ||
 	    kids_of(cond, &k) != 2 ||
-	    clang_Cursor_isNull(var = local_int(bare(k.c[0]))) ||
-	    binary_op(t, cond, &k, op, sizeof(op)) < 0)
+	    clang_Cursor_isNull(q->var = local_int(bare(k.c[0]))) ||
+	    binary_op(t, cond, &k, q->op, sizeof(q->op)) < 0)
 		return 1;
-	if (!strcmp(op, "<") || !strcmp(op, "<="))
-		up = 1;
-	else if (!strcmp(op, ">") || !strcmp(op, ">="))
-		up = 0;
-	else
+	if (!strcmp(q->op, "<") || !strcmp(q->op, "<="))
+		q->up = 1;
+	else if (strcmp(q->op, ">") && strcmp(q->op, ">="))
 		return 1;
-	if (loop_init_of(t, init, var, &endc))
+	if (loop_init_of(t, init, q->var, &q->endc))
 		return 1;
-	w.v[w.n++] = var;
-	CXCursor bound = k.c[1];
-	if (!pure(t, bound, &w))
+	w->v[w->n++] = q->var;
+	q->bound = k.c[1];
+	if (!pure(t, q->bound, w))
 		return 1;
 
 	/* STEP: v's, in the direction of OP, once. */
-	int sup = up;
+	int sup = q->up;
 	unsigned nv = 0;
-	if (loop_step(t, src, inc, var, &w, &sup, &c, &nv) || nv != 1 ||
-	    sup != up)
+	if (loop_step(t, src, inc, q->var, w, &sup, &q->c, &nv) || nv != 1 ||
+	    sup != q->up)
 		return 1;
 
 	/* The body and the function: nothing changes v or B's variables,
 	 * nothing leaves the body early, no address of them is taken. */
-	struct scan s = {t, &w, 0, 0, 0, "", NULL};
+	struct scan s = {t, w, 0, 0, 0, "", NULL};
 	if (scan_one(parts.c[3], loop, &s) == CXChildVisit_Recurse)
 		scan(&s, parts.c[3]);
 	s.addr_only = 1;
-	if (!w.bad)
+	if (!w->bad)
 		scan(&s, func);
-	if (w.bad)
-		return 1;
+	return w->bad;
+}
 
+/* TRIP of q from the start value `from` (text): the count from there
+ * (usual arithmetic conversions as in the loop's own test; the difference
+ * taken modulo 2^64, exact for any integer types). NULL: no memory. */
+static char *trip_text(const struct canon *q, const char *from,
+		       const char *btext)
+{
+	char *diff = NULL, *trip = NULL;
+	if (asprintf(&diff,
+		     "(unsigned long long)(%s) - (unsigned long long)(%s)",
+		     q->up ? btext : from, q->up ? from : btext) < 0)
+		return NULL;
+	int n = strlen(q->op) == 2
+		    ? asprintf(&trip, "((%s) %s (%s) ? (%s) / %lu + 1 : 0)",
+			       from, q->op, btext, diff, q->c)
+		    : asprintf(&trip, "((%s) %s (%s) ? (%s + %lu) / %lu : 0)",
+			       from, q->op, btext, diff, q->c - 1, q->c);
+	free(diff);
+	return n < 0 ? NULL : trip;
+}
+
+/* The text that adds `count` to `counter` at the end of an init (of a
+ * declaration: an unused declarator `tmp`). NULL: no memory. */
+static char *add_text(int decl, const char *counter, const char *tmp,
+		      const char *count)
+{
+	char *text = NULL;
+	int n =
+	    decl ? asprintf(&text,
+			    ", %s __attribute__((__unused__)) = "
+			    "(%s += __extension__ %s, 0)",
+			    tmp, counter, count)
+		 : asprintf(&text, ", %s += __extension__ %s", counter, count);
+	return n < 0 ? NULL : text;
+}
+
+int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
+		  CXCursor loop, CXCursor func, const char *counter,
+		  const char *tmp, size_t *pos, char **text)
+{
+	struct canon q;
 	size_t end;
-	char *btext = text_of(t, src, bound);
-	CXString vs = clang_getCursorSpelling(var);
-	const char *v = clang_getCString(vs);
-	int r = 1;
-	if (btext &&
-	    plain_off(t, clang_getRangeEnd(clang_getCursorExtent(endc)),
-		      &end) == 0) {
-		/* The count from the v the init gave (usual arithmetic
-		 * conversions as in the loop's own test; the difference
-		 * taken modulo 2^64, exact for any integer types). */
-		char diff[4096], trip[8192];
-		if (up)
-			snprintf(diff, sizeof(diff),
-				 "(unsigned long long)(%s) - (unsigned long "
-				 "long)(%s)",
-				 btext, v);
-		else
-			snprintf(diff, sizeof(diff),
-				 "(unsigned long long)(%s) - (unsigned long "
-				 "long)(%s)",
-				 v, btext);
-		int incl = strlen(op) == 2;
-		if (incl)
-			snprintf(trip, sizeof(trip),
-				 "((%s) %s (%s) ? (%s) / %lu + 1 : 0)", v, op,
-				 btext, diff, c);
-		else
-			snprintf(trip, sizeof(trip),
-				 "((%s) %s (%s) ? (%s + %lu) / %lu : 0)", v, op,
-				 btext, diff, c - 1, c);
-		int n = decl ? asprintf(text,
-					", %s __attribute__((__unused__)) = "
-					"(%s += __extension__ %s, 0)",
-					tmp, counter, trip)
-			     : asprintf(text, ", %s += __extension__ %s",
-					counter, trip);
-		if (n < 0) {
-			*text = NULL;
-			r = -1;
-		} else {
-			*pos = end;
-			r = 0;
-		}
-	}
+	*text = NULL;
+	if (canonical(t, src, loop, func, &q) ||
+	    plain_off(t, clang_getRangeEnd(clang_getCursorExtent(q.endc)),
+		      &end) != 0)
+		return 1;
+	char *btext = text_of(t, src, q.bound);
+	if (!btext)
+		return 1;
+	CXString vs = clang_getCursorSpelling(q.var);
+	char *trip = trip_text(&q, clang_getCString(vs), btext);
 	clang_disposeString(vs);
 	free(btext);
+	*text = trip ? add_text(q.decl, counter, tmp, trip) : NULL;
+	free(trip);
+	if (!*text)
+		return -1;
+	*pos = end;
+	return 0;
+}
+
+int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
+		  CXCursor loop, CXCursor outer, CXCursor func,
+		  const char *counter, const char *tmp, size_t *pos,
+		  char **text)
+{
+	struct kids parts, k;
+	struct canon q, o;
+	struct watch a = {.n = 0};
+	size_t end;
+	*text = NULL;
+	/* outer's body is the loop alone */
+	if (clang_getCursorKind(outer) != CXCursor_ForStmt ||
+	    kids_of(outer, &parts) != 4)
+		return 1;
+	CXCursor body = parts.c[3];
+	if (clang_getCursorKind(body) == CXCursor_CompoundStmt &&
+	    kids_of(body, &k) == 1)
+		body = k.c[0];
+	if (!clang_equalCursors(body, loop) ||
+	    canonical(t, src, loop, func, &q) ||
+	    canonical(t, src, outer, func, &o) ||
+	    plain_off(t, clang_getRangeEnd(clang_getCursorExtent(o.endc)),
+		      &end) != 0)
+		return 1;
+	/* the loop's start: literals and enumerators only */
+	kids_of(loop, &parts);
+	CXCursor init = parts.c[0], from;
+	if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
+		unsigned n = kids_of(q.var, &k);
+		if (n < 1)
+			return 1;
+		from = bare(k.c[n - 1]);
+	} else {
+		if (kids_of(init, &k) != 2)
+			return 1;
+		from = bare(k.c[1]);
+	}
+	if (!pure(t, from, &a) || a.n)
+		return 1;
+	/* outer steps its variable alone, which the loop's bound does not
+	 * read */
+	int up;
+	unsigned long c;
+	kids_of(outer, &parts);
+	if (!clang_equalCursors(step_of(t, src, parts.c[2], &up, &c), o.var))
+		return 1;
+	for (unsigned i = 1; i < q.w.n; i++)
+		if (clang_equalCursors(q.w.v[i], o.var))
+			return 1;
+	char *qb = text_of(t, src, q.bound), *ob = text_of(t, src, o.bound);
+	char *qf = text_of(t, src, from), *qs = NULL, *qt = NULL, *ot = NULL,
+	     *both = NULL;
+	CXString os = clang_getCursorSpelling(o.var);
+	CXType vt = clang_getCursorType(q.var);
+	CXString ts = clang_getTypeSpelling(vt);
+	int r = -1;
+	if (!qb || !ob || !qf) {
+		r = 1;
+		goto out;
+	}
+	if (asprintf(&qs, "(%s)(%s)", clang_getCString(ts), qf) < 0)
+		goto out;
+	qt = trip_text(&q, qs, qb);
+	ot = trip_text(&o, clang_getCString(os), ob);
+	if (!qt || !ot || asprintf(&both, "(%s * %s)", ot, qt) < 0)
+		goto out;
+	if ((*text = add_text(o.decl, counter, tmp, both))) {
+		*pos = end;
+		r = 0;
+	}
+out:
+	clang_disposeString(os);
+	clang_disposeString(ts);
+	free(qb);
+	free(ob);
+	free(qf);
+	free(qs);
+	free(qt);
+	free(ot);
+	free(both);
 	return r;
 }
 

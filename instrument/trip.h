@@ -41,6 +41,19 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text);
 
+/* The same count for a loop that is the whole body of `outer`, a loop
+ * mpp_trip_plan also takes, added once at outer's entry instead: outer's
+ * count times the loop's, when the loop starts at literals or
+ * enumerators, outer steps its variable alone and the loop's bound does
+ * not read it (so every pass of outer runs the loop equally often).
+ * miniAMR's sweeps, `for (j = 1; j <= y_block_size; j++) for (k = 1; k <=
+ * z_block_size; k++)`, enter their k loop 6-12 times per pass of i. Same
+ * returns and *pos, *text as mpp_trip_plan (*pos in outer's init). */
+int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
+		  CXCursor loop, CXCursor outer, CXCursor func,
+		  const char *counter, const char *tmp, size_t *pos,
+		  char **text);
+
 /* 1 when a loop that mpp_trip_plan takes should get its count at entry
  * in a host's local too, because the compiler does not fold the host's
  * per-iteration increment: when it starts and ends at integer literals or

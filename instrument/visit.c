@@ -176,6 +176,8 @@ struct host {
 struct trip {
 	size_t k, body, init;
 	int at_entry;
+	size_t outer_kw; /* added at the entry of the loop around, which
+			  * starts here (mpp_trip_nest); 0: at its own */
 };
 
 /* A loop's count derived from its variable (derive_iv, trip.h): counter
@@ -937,13 +939,29 @@ static void set_text(struct ctx *x, size_t edit, char *text)
 static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 {
 	char counter[64], tmp[32], *text = NULL;
-	size_t pos;
+	size_t pos, outer_kw = 0;
 	if (x->cxx)
 		return; /* any call may throw out of the loop */
 	snprintf(counter, sizeof(counter), "__mpp_c_%s[%ld]", x->id, k);
 	snprintf(tmp, sizeof(tmp), "__mpp_t%ld", k);
-	int r =
-	    mpp_trip_plan(x->t, x->src, loop, x->fn, counter, tmp, &pos, &text);
+	/* The whole body of a loop around it: its count added there, once
+	 * per entry of that loop (mpp_trip_nest). */
+	int r = 1;
+	for (size_t i = x->nstack; r == 1 && i-- > 0;) {
+		CXCursor o = x->stack[i];
+		if (clang_getCursorKind(o) != CXCursor_ForStmt ||
+		    clang_equalCursors(o, loop))
+			continue;
+		r = mpp_trip_nest(x->t, x->src, loop, o, x->fn, counter, tmp,
+				  &pos, &text);
+		if (r == 0)
+			clang_getFileLocation(
+			    clang_getRangeStart(clang_getCursorExtent(o)), NULL,
+			    NULL, NULL, (unsigned *)&outer_kw);
+	}
+	if (r == 1)
+		r = mpp_trip_plan(x->t, x->src, loop, x->fn, counter, tmp, &pos,
+				  &text);
 	if (r != 0) {
 		x->oom |= r < 0;
 		return;
@@ -952,7 +970,8 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 		  sizeof(*x->trips))) {
 		x->trips[x->ntrips++] = (struct trip){
 		    (size_t)k, x->inc_edit[k], x->plan->edits.n,
-		    mpp_trip_host_entry(x->t, loop, x->stack, x->nstack)};
+		    mpp_trip_host_entry(x->t, loop, x->stack, x->nstack),
+		    outer_kw};
 		add_edit(x, pos, MPP_EDIT_CLOSE, depth, text);
 	}
 	free(text);
@@ -1429,11 +1448,16 @@ static void finish_hosts(struct ctx *x)
 	 * at entry too, and no count from its variable. */
 	for (size_t j = 0; j < x->ntrips && !x->oom; j++) {
 		const struct trip *tr = &x->trips[j];
-		int hosted = 0;
+		int hosted = 0, outside = 0;
 		for (size_t i = 0; i < x->nhosts; i++)
-			hosted |=
-			    tr->k >= x->hosts[i].c0 && tr->k < x->hosts[i].c1;
-		if (hosted && !tr->at_entry) {
+			if (tr->k >= x->hosts[i].c0 && tr->k < x->hosts[i].c1) {
+				hosted = 1;
+				/* the local is declared where its host starts
+				 */
+				outside = tr->outer_kw &&
+					  x->hosts[i].kw > tr->outer_kw;
+			}
+		if (hosted && (!tr->at_entry || outside)) {
 			set_text(x, tr->init, strdup(""));
 		} else {
 			drop_increment(x, tr->k);

@@ -10,9 +10,13 @@
 # Asserted, on a program with the shapes (built with gcc -O3 and clang -O3
 # against the test runtime; every count is the program's own, which counts
 # each loop's passes in plain variables):
-#   - the stencil's hosted loops, and a loop bounded by a static local, get
-#     their counts at entry in the host's local, with no increment left in
-#     their bodies (gcc did not fold the increment in miniAMR);
+#   - the stencil's nests, j and k loops bounded by globals with each k
+#     loop the whole body of its j loop: the k loop's count is added once
+#     per j loop (its count times j's), in the host's local, and nothing
+#     counts in the k loop; a k loop beside another statement, one bounded
+#     by the j loop's variable, and a loop bounded by a static local get
+#     their counts at their own entry, no increment left in their bodies
+#     (gcc did not fold the increment in miniAMR);
 #   - a loop bounded by a global whose body calls a function that changes
 #     it, and one whose body stores through a pointer to it, are counted
 #     from the loop variable, and their counts are right;
@@ -25,7 +29,7 @@ cat >g.c <<'C'
 #include <stdio.h>
 int x_size, y_size, z_size, n_blocks;
 static int shrink_at = 3;
-static long n_cell, n_copy, n_call, n_ptr, n_static, n_block, n_block_ptr;
+static long n_cell, n_copy, n_call, n_ptr, n_static, n_block, n_block_ptr, n_row, n_tri;
 static double a[10][10][40], w[10][10][40], v[64];
 static void shrink(void) { z_size--; }
 static void stencil(void)
@@ -43,6 +47,19 @@ static void stencil(void)
 				a[i][j][k] = w[i][j][k];
 				n_copy++;
 			}
+}
+static void rows(void)
+{
+	for (int j = 0; j < y_size; j++) {
+		n_row += j;
+		for (int k = 0; k < z_size; k++)
+			w[1][j][k] = 0.5 * a[1][j][k];
+	}
+	for (int j = 0; j < y_size; j++)
+		for (int k = 0; k < j; k++) {
+			w[2][j][k] = a[2][j][k];
+			n_tri++;
+		}
 }
 static void calls(void)
 {
@@ -106,6 +123,7 @@ int main(int argc, char **argv)
 		v[q] = (q * 37 % 64) / 64.0;
 	for (int it = 0; it < 20; it++) {
 		stencil();
+		rows();
 		calls();
 		through(&z_size);
 		statics();
@@ -114,8 +132,8 @@ int main(int argc, char **argv)
 		blocks_ptr(&n_blocks);
 	}
 	printf("%.6f %.6f\n", a[3][3][3], v[5]);
-	printf("cell %ld\ncopy %ld\ncall %ld\nptr %ld\nstatic %ld\nblock %ld\nblock_ptr %ld\n",
-	       n_cell, n_copy, n_call, n_ptr, n_static, n_block, n_block_ptr);
+	printf("cell %ld\ncopy %ld\ncall %ld\nptr %ld\nstatic %ld\nblock %ld\nblock_ptr %ld\ntri %ld\n",
+	       n_cell, n_copy, n_call, n_ptr, n_static, n_block, n_block_ptr, n_tri);
 	return 0;
 }
 C
@@ -127,10 +145,20 @@ has() { # FILE LINE PATTERN: the line holds the pattern
 iv='__mpp_v[0-9]+ __attribute__'
 inc='__mpp_(c_[0-9a-f]*\[[0-9]*\]|l[0-9]+)\+\+'
 trip='\+= __extension__ \(\(' # TRIP: ((v) OP (B) ? ... : 0)
-for p in 'k <= z_size; k++) {' 'k < lim'; do
+# the stencil's k loops: the whole body of their j loop, counted there
+p='k <= z_size; k++) {'
+for l in $(grep -n -- "$p" out/g.c | cut -d: -f1); do
+	has out/g.c "$((l - 1))" "$trip.* \* \(\(" ||
+		fail "expected the count of the loop '$p' added at the entry of the j loop around it, got: $(sed -n "$((l - 1))p" out/g.c)"
+	sed -n "$l,$((l + 1))p" out/g.c | grep -Eq "$inc|$iv" &&
+		fail "expected no count in or at the loop '$p' itself, got: $(sed -n "$l,$((l + 1))p" out/g.c)"
+done
+# a loop bounded by a static local; a k loop beside another statement in
+# its j loop; one whose bound is the j loop's variable: each its own
+for p in 'k < lim' 'k < z_size; k++)$' 'k < j; k++) {'; do
 	l=$(line out/g.c "$p")
 	has out/g.c "$l" "$trip" && ! has out/g.c "$l" "$iv" ||
-		fail "expected the loop '$p' counted at entry in its host, got: $(sed -n "${l}p" out/g.c)"
+		fail "expected the loop '$p' counted at its own entry, got: $(sed -n "${l}p" out/g.c)"
 	has out/g.c "$((l + 1))" "$inc" && fail "expected no increment in the body of the loop '$p', got: $(sed -n "$l,$((l + 1))p" out/g.c)"
 done
 for f in calls through; do
@@ -154,6 +182,7 @@ for cc in gcc clang; do
 			fail "expected the $k loop (g.c:$(line g.c "$p")) counted $want times ($cc), got '$got'"
 	done
 	for x in "copy $(($(line g.c 'a\[i\]\[j\]\[k\] = w') - 1))" "ptr $(($(line g.c '^static void through') + 2))" \
+	    "tri $(line g.c 'k < j; k++) {')" \
 	    "block_ptr $(($(line g.c '^static void blocks_ptr') + 2))"; do
 		want=$(awk -v k="${x% *}" '$1 == k { print $2 }' got.out)
 		got=$(grep "^loop:g.c:${x#* }:" counts.txt | awk '{ print $2 }')
