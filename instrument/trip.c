@@ -572,7 +572,7 @@ struct canon {
 	char op[8];
 	int up, decl;
 	unsigned long c; /* v's stride */
-	struct watch w;  /* v, B's variables, then the other steps' */
+	struct watch w;  /* v and B's variables */
 };
 
 /* 0 when `loop` qualifies (trip.h), filling *q; 1 otherwise. */
