@@ -65,3 +65,12 @@ run_both() {
 	"./$name.inst" >got.out || fail "the rewrite exits $? ($cc)"
 	expect_same "the output ($cc)" want.out got.out
 }
+# After run_both: the loop at FILE:LINE was counted as often as the
+# program's own count NAME says (a line "NAME <n>" in got.out).
+loop_counted() {
+	local file=$1 name=$2 at=$3 cc=$4 want got
+	want=$(awk -v k="$name" '$1 == k { print $2 }' got.out)
+	got=$(grep "^loop:$file:$at:" counts.txt | awk '{ print $2 }')
+	[ -n "$want" ] && [ "$want" = "$got" ] ||
+		fail "expected the $name loop ($file:$at) counted $want times ($cc), got '$got'"
+}

@@ -127,10 +127,7 @@ sed -n "$l,$((l + 1))p" out/pairs.c | grep -Eq '__mpp_(c_[0-9a-f]*\[[0-9]*\]|l[0
 for cc in gcc clang; do
 	run_both "$cc" pairs -O3
 	for x in "atom $la" "pair $lp" "assign $ls" "shrink $lm"; do
-		want=$(awk -v k="${x% *}" '$1 == k { print $2 }' got.out)
-		got=$(grep "^loop:pairs.c:${x#* }:" counts.txt | awk '{ print $2 }')
-		[ -n "$want" ] && [ "$want" = "$got" ] ||
-			fail "expected the ${x% *} loop (pairs.c:${x#* }) counted $want times ($cc), got '$got'"
+		loop_counted pairs.c "${x% *}" "${x#* }" "$cc"
 	done
 done
 exit 0

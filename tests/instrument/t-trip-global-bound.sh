@@ -173,21 +173,12 @@ has out/g.c "$l" "$trip" && fail "expected blocks_ptr()' loop (a store through i
 for cc in gcc clang; do
 	run_both "$cc" g -O3
 	for x in "cell 'k <= z_size; k++) {'" "call 'k < z_size; k++) {'" "static 'k < lim'" \
-	    "block 'b < n_blocks; b++) {'"; do
-		k=${x%% *} p=${x#* }
-		p=${p//\'/}
-		want=$(awk -v k="$k" '$1 == k { print $2 }' got.out)
-		got=$(grep "^loop:g.c:$(line g.c "$p"):" counts.txt | awk '{ print $2 }')
-		[ -n "$want" ] && [ "$want" = "$got" ] ||
-			fail "expected the $k loop (g.c:$(line g.c "$p")) counted $want times ($cc), got '$got'"
+	    "block 'b < n_blocks; b++) {'" "tri 'k < j; k++) {'"; do
+		p=${x#* }
+		loop_counted g.c "${x%% *}" "$(line g.c "${p//\'/}")" "$cc"
 	done
-	for x in "copy $(($(line g.c 'a\[i\]\[j\]\[k\] = w') - 1))" "ptr $(($(line g.c '^static void through') + 2))" \
-	    "tri $(line g.c 'k < j; k++) {')" \
-	    "block_ptr $(($(line g.c '^static void blocks_ptr') + 2))"; do
-		want=$(awk -v k="${x% *}" '$1 == k { print $2 }' got.out)
-		got=$(grep "^loop:g.c:${x#* }:" counts.txt | awk '{ print $2 }')
-		[ -n "$want" ] && [ "$want" = "$got" ] ||
-			fail "expected the ${x% *} loop (g.c:${x#* }) counted $want times ($cc), got '$got'"
-	done
+	loop_counted g.c copy "$(($(line g.c 'a\[i\]\[j\]\[k\] = w') - 1))" "$cc"
+	loop_counted g.c ptr "$(($(line g.c '^static void through') + 2))" "$cc"
+	loop_counted g.c block_ptr "$(($(line g.c '^static void blocks_ptr') + 2))" "$cc"
 done
 exit 0
