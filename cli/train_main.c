@@ -235,25 +235,6 @@ static json_t *to_json(const struct app_result *a)
 				      jnum(r->law_diff_se), "runs",
 				      (json_int_t)r->law_diff_runs));
 	json_object_set_new(out, "ranges", ranges);
-	/* Answers outside a training range from a ridge model: NNLS on the
-	 * same terms (regress/model.h xcoef); null: the same fit. */
-	json_t *xfit = json_null();
-	if (m->xcoef) {
-		json_t *xc = json_object(), *xpc = json_object();
-		for (size_t i = 0; i < m->nterms; i++) {
-			json_object_set_new(xc, m->terms[i].feature,
-					    json_real(m->xcoef[i]));
-			json_object_set_new(
-			    xpc, m->terms[i].feature,
-			    json_real(m->xpcoef ? m->xpcoef[i] : m->xcoef[i]));
-		}
-		xfit = json_pack("{s:s, s:f, s:o, s:f, s:o}", "fit", "nnls",
-				 "intercept", m->xintercept, "coef", xc,
-				 "params_intercept",
-				 m->xpcoef ? m->xpintercept : m->xintercept,
-				 "params_coef", xpc);
-	}
-	json_object_set_new(out, "extrapolation_fit", xfit);
 	/* The edge checks (regress/train_check.c). */
 	json_t *edges = json_object();
 	for (size_t i = 0; i < m->nranges; i++) {

@@ -74,8 +74,8 @@ static const char *make_store(void)
 	m->prel_lo = 0.5;
 	m->prel_hi = 2;
 	m->coverage = 0.9;
-	/* Training ranges, and an extrapolation fit
-	 * that drops a term: answers outside the ranges take that branch. */
+	/* Training ranges: answers outside them take the extrapolated
+	 * branch. */
 	m->nranges = 2;
 	m->range_names = malloc(2 * sizeof *m->range_names);
 	m->range_lo = malloc(2 * sizeof *m->range_lo);
@@ -88,10 +88,6 @@ static const char *make_store(void)
 	m->range_hi[1] = 128;
 	m->xlo = 0.4;
 	m->xhi = 2.5;
-	m->xcoef = malloc(2 * sizeof *m->xcoef);
-	m->xcoef[0] = 0.6;
-	m->xcoef[1] = 0;
-	m->xintercept = 1.5;
 	mpp_store *s;
 	char err[512];
 	int rc = mpp_store_open(path, MPP_STORE_CREATE, &s, err, sizeof err);

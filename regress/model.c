@@ -70,8 +70,6 @@ void mpp_model_free(mpp_model *m)
 	free(m->range_group);
 	free(m->range_hi);
 	free(m->pcoef);
-	free(m->xcoef);
-	free(m->xpcoef);
 	free(m->app);
 	free(m->build_id);
 	free(m->method);
@@ -306,10 +304,8 @@ static int predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
 		       const mpp_params *p, int judge, double rpn,
 		       mpp_prediction *out, char *err, size_t errlen)
 {
-	/* Outside a training range: the extrapolation fit (model.h). */
 	judge_ranges(m, judge ? p : NULL, out);
-	const double *xc = out->nextrapolated ? m->xcoef : NULL;
-	double y = xc ? m->xintercept : m->intercept, rss = NAN;
+	double y = m->intercept, rss = NAN;
 
 	for (size_t k = 0; k < n; k++)
 		if (!strcmp(f[k].name, MPP_MEM_FEATURE))
@@ -331,7 +327,7 @@ static int predict_run(const mpp_model *m, const mpp_kv *f, size_t n,
 					 kv->name, kv->value);
 			return MPP_EINVAL;
 		}
-		y += (xc ? xc[i] : t->coef) * kv->value;
+		y += t->coef * kv->value;
 	}
 	out->path = MPP_PATH_FEATURES;
 	if (mem_factor(m, rss, p, rpn, out, err, errlen))
@@ -399,19 +395,12 @@ static int need_param(const mpp_model *m, const mpp_params *p, const char *name,
 	return MPP_OK;
 }
 
-/* The counters path: parameters -> each kept counter -> run time. With
- * outside set (a parameter outside its training range), the extrapolation
- * fit's coefficients when the model has them (model.h xcoef; training
- * keeps xpcoef beside every pcoef). */
-static int counters_path(const mpp_model *m, const mpp_params *p, int outside,
-			 double *y, char *err, size_t errlen)
+/* The counters path: parameters -> each kept counter -> run time. */
+static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
+			 char *err, size_t errlen)
 {
 	const double *pc = m->pcoef;
 	*y = m->pcoef ? m->pintercept : m->intercept;
-	if (outside && m->xcoef) {
-		pc = m->pcoef ? m->xpcoef : m->xcoef;
-		*y = m->pcoef ? m->xpintercept : m->xintercept;
-	}
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
 		double coef = pc ? pc[i] : t->coef;
@@ -481,12 +470,11 @@ int mpp_model_predict_params(const mpp_model *m, const mpp_params *p,
 	int rc;
 
 	out->path = m->params_law ? MPP_PATH_RUNTIME_LAW : MPP_PATH_PARAMETERS;
-	/* Outside the training range: said, the extrapolation fit, and the
-	 * wider interval (judge_ranges sets extrapolated). */
+	/* Outside the training range: said, and the wider interval
+	 * (judge_ranges sets extrapolated). */
 	judge_ranges(m, p, out);
-	rc = m->params_law
-		 ? law_path(m, p, &y, err, errlen)
-		 : counters_path(m, p, out->nextrapolated > 0, &y, err, errlen);
+	rc = m->params_law ? law_path(m, p, &y, err, errlen)
+			   : counters_path(m, p, &y, err, errlen);
 	if (rc)
 		return rc;
 	widen_past(m, out, &lo, &hi);

@@ -94,19 +94,6 @@ typedef struct mpp_model {
 	double pintercept;
 	double *pcoef;
 
-	/* The extrapolation fit (schema v9, regress/train.c): when the final
-	 * fit is ridge, NNLS refitted on the same kept terms (xcoef,
-	 * xintercept), and on the parameters path's predictable ones when it
-	 * has a fit of its own (xpcoef, xpintercept). Ridge over correlated
-	 * counters can fit the training range with large terms of opposite
-	 * signs that cancel, and they stop cancelling past it (cg on 72 runs:
-	 * shares from -808 % to +806 %, 33 % off one size above the range,
-	 * against 13 % for NNLS on the same terms). An answer with a
-	 * parameter outside a training range uses it; NNLS's zeros drop
-	 * terms there. NULL xcoef: the same coefficients everywhere. */
-	double *xcoef, *xpcoef;
-	double xintercept, xpintercept;
-
 	/* The run-time law (schema v6): a model of the run time on the job
 	 * parameters themselves,
 	 *   runtime_s = law_a + law_b * exp(law.log_c + sum law.expo[j] *

@@ -318,31 +318,6 @@ static int params_fit(const struct data *d, int fit, const size_t *tcol,
 }
 
 /*
- * The extrapolation fit (model.h xcoef): with ridge as the final fit, NNLS
- * refitted on the same kept terms, for answers outside a training range;
- * and, when the parameters path has a fit of its own, the same on its
- * predictable terms. A refit that fails leaves none (the ridge
- * coefficients answer everywhere, as before).
- */
-static int extrapolation_fit(const struct data *d, int fit, const size_t *tcol,
-			     mpp_model *m)
-{
-	if (fit != FIT_RIDGE || m->nterms == 0)
-		return MPP_OK;
-	int rc = refit(d, FIT_NNLS, tcol, m, 0, &m->xcoef, &m->xintercept);
-	if (rc == MPP_OK && m->xcoef && m->pcoef)
-		rc =
-		    refit(d, FIT_NNLS, tcol, m, 1, &m->xpcoef, &m->xpintercept);
-	/* No NNLS refit of the parameters path: none at all, so that an
-	 * answer outside the range does not mix the two fits. */
-	if (m->pcoef && !m->xpcoef) {
-		free(m->xcoef);
-		m->xcoef = NULL;
-	}
-	return rc;
-}
-
-/*
  * The law is chosen over the counters only when it is better by more than
  * one standard error of the paired difference of the two paths' errors on
  * the same held-out runs. The two are often within noise of each other
@@ -549,8 +524,6 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		  : MPP_ENOMEM;
 	if (rc == MPP_OK)
 		rc = params_fit(d, fit, tcol, m, rep);
-	if (rc == MPP_OK)
-		rc = extrapolation_fit(d, fit, tcol, m);
 	if (rc == MPP_OK)
 		rc = mpp_tr_mem_model(d, rs, o, m);
 	if (rc == MPP_OK && !o->inner) /* nested checks answer no job */

@@ -103,8 +103,8 @@ static double held_err(const mpp_runs *rs, const size_t *train, size_t nt,
 		const mpp_run *run = &rs->runs[held[i]];
 		mpp_prediction p;
 		size_t n = mpp_tr_run_kv(rs, held[i], kv);
-		/* As a request with the run's parameters is answered: past
-		 * a training range, with the extrapolation fit. */
+		/* As a request with the run's parameters is answered (past
+		 * a training range too). */
 		mpp_params par = {0};
 		rc = mpp_params_from_string(run->args, run->nprocs, run->nnodes,
 					    &par);

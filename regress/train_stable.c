@@ -16,9 +16,7 @@
  * one-SE band. Each is refitted without the longest fifth of the runs,
  * then without the fifth with the largest value of each varying job
  * parameter (that value held out whole, so the held runs lie past the
- * range of the rest), and predicts what was left out the way the model
- * will answer there (past a range, with ridge as the fit, NNLS refitted
- * on the same terms: train.c's extrapolation fit); the first candidate
+ * range of the rest), and predicts what was left out; the first candidate
  * whose mean error there is within 10 % (relative, plus 0.5 points) of
  * the best candidate's is kept. The 1-SE set comes first, so the rule's
  * parsimony stands whenever its terms extrapolate as well as any other.
@@ -77,37 +75,18 @@ static void mark_outside(const struct data *d, unsigned char *out)
 }
 
 /* MAPE (percent) on the held runs of the terms F refitted without them;
- * INFINITY when the fit fails. Each held run is answered as the model
- * will answer it: with ridge as the fit, a run outside the kept runs'
- * ranges takes the NNLS refit of the same terms (the extrapolation fit,
- * train.c), as a request outside the training ranges does. Judged by
- * ridge alone, a set without the program's dominant work counter can
- * win here on cancelling terms and then answer past the range with an
- * NNLS fit that cannot grow like that counter (jacobi3d, run F in
- * docs/benchmarks.md, "Training: cost and choices"). out: mark_outside's
- * flags; cx: room for t + 1 values. */
-static double extrap_err(const struct data *d, const unsigned char *out,
-			 const size_t *F, size_t t, int fit, double *c,
-			 double *cx)
+ * INFINITY when the fit fails. c: room for t + 1 values. */
+static double extrap_err(const struct data *d, const size_t *F, size_t t,
+			 int fit, double *c)
 {
 	double e = 0;
 	size_t n = 0;
-	int xfit = -1; /* the NNLS refit: -1 not tried, 0 failed, 1 made */
 
 	if (mpp_tr_final_fit(d, FOLD_HELD, F, t, fit, c))
 		return INFINITY;
 	for (size_t r = 0; r < d->m; r++)
 		if (d->held[r]) {
-			const double *k = c;
-			if (fit == FIT_RIDGE && t > 0 && out[r]) {
-				if (xfit < 0)
-					xfit = mpp_tr_final_fit(d, FOLD_HELD, F,
-								t, FIT_NNLS,
-								cx) == MPP_OK;
-				if (xfit)
-					k = cx;
-			}
-			double p = mpp_tr_predict_row(d, r, F, t, k);
+			double p = mpp_tr_predict_row(d, r, F, t, c);
 			e += fabs(p - d->y[r]) / d->y[r];
 			n++;
 		}
@@ -218,8 +197,7 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 			 size_t *Fout, size_t *tout, mpp_train_report *rep)
 {
 	size_t nx = d->m / 5, *pos = NULL, T = cv->nt, t1;
-	double bm = INFINITY, bse = 0, *xe = NULL, *c = NULL, *cx = NULL,
-	       *key = NULL;
+	double bm = INFINITY, bse = 0, *xe = NULL, *c = NULL, *key = NULL;
 	unsigned char *out = NULL;
 	struct cands cs = {0, 0, cv->tmax, NULL, NULL, NULL};
 	int rc = MPP_OK;
@@ -233,9 +211,8 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 	key = malloc(d->m * sizeof(*key));
 	d->held = calloc(d->m, 1);
 	c = malloc((cv->tmax + 1) * sizeof(*c));
-	cx = malloc((cv->tmax + 1) * sizeof(*cx));
 	out = malloc(d->m);
-	if (!pos || !key || !d->held || !c || !cx || !out) {
+	if (!pos || !key || !d->held || !c || !out) {
 		rc = MPP_ENOMEM;
 		goto out;
 	}
@@ -330,8 +307,8 @@ int mpp_tr_stable_choice(struct data *d, const struct cv *cv,
 			rep->nstable_checks = h + 1;
 		}
 		for (size_t i = 0; i < cs.n; i++)
-			xe[i] += extrap_err(d, out, cs.cols + i * cs.tmax,
-					    cs.t[i], fit, c, cx) /
+			xe[i] += extrap_err(d, cs.cols + i * cs.tmax, cs.t[i],
+					    fit, c) /
 				 (double)(d->nvars + 1);
 	}
 	double best = INFINITY;
@@ -357,7 +334,6 @@ out:
 	d->held = NULL;
 	free(xe);
 	free(c);
-	free(cx);
 	free(out);
 	free(cs.cols);
 	free(cs.t);

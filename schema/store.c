@@ -495,8 +495,8 @@ static int save_terms(mpp_store *s, const mpp_model *m, char *err,
 
 	rc = prepare(s,
 		     "INSERT INTO model_terms(model_id, idx, feature, coef, "
-		     "center, scale, pcoef, xcoef, xpcoef) VALUES (?1, ?2, "
-		     "?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		     "center, scale, pcoef) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+		     "?7)",
 		     &term, err, errlen);
 	if (rc == MPP_OK)
 		rc = prepare(s,
@@ -524,8 +524,6 @@ static int save_terms(mpp_store *s, const mpp_model *m, char *err,
 		sqlite3_bind_double(term, 5, t->center);
 		sqlite3_bind_double(term, 6, t->scale);
 		bind_real(term, 7, m->pcoef ? m->pcoef[i] : NAN);
-		bind_real(term, 8, m->xcoef ? m->xcoef[i] : NAN);
-		bind_real(term, 9, m->xpcoef ? m->xpcoef[i] : NAN);
 		rc = step_done(s, term, err, errlen);
 		for (size_t a = 0; rc == MPP_OK && a < t->naliases; a++) {
 			sqlite3_bind_int64(alias, 1, m->id);
@@ -816,12 +814,11 @@ static int save_model(mpp_store *s, mpp_model *m, int activate, int64_t *appid,
 	    "method, fit, created_at, intercept, ntrain, nfeatures_in, "
 	    "cv_mape, cv_mape_params, rel_lo, rel_hi, prel_lo, prel_hi, "
 	    "coverage, pintercept, params_law, law_a, law_b, law_log_c, "
-	    "law_cv_mape, xlo, xhi, comm_profile, xintercept, xpintercept, "
-	    "x_mape, mem_beta, mem_curve, mem_a, mem_b, progress_feature, "
-	    "xdist) "
-	    "VALUES (?1, ?2, ?33, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+	    "law_cv_mape, xlo, xhi, comm_profile, x_mape, mem_beta, "
+	    "mem_curve, mem_a, mem_b, progress_feature, xdist) "
+	    "VALUES (?1, ?2, ?31, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
 	    "?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-	    "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?34, ?35)",
+	    "?26, ?27, ?28, ?29, ?30, ?32, ?33)",
 	    &st, err, errlen);
 	if (rc)
 		return rc;
@@ -855,9 +852,7 @@ static int save_model(mpp_store *s, mpp_model *m, int activate, int64_t *appid,
 		bind_text(st, 25, m->comm_profile_json);
 	else
 		sqlite3_bind_null(st, 25);
-	bind_real(st, 26, m->xcoef ? m->xintercept : NAN);
-	bind_real(st, 27, m->xpcoef ? m->xpintercept : NAN);
-	bind_real(st, 28, m->x_mape);
+	bind_real(st, 26, m->x_mape);
 	char *curve =
 	    m->mem_beta > 0 && m->mem ? mpp_mem_curve_to_json(m->mem) : NULL;
 	if (m->mem_beta > 0 && m->mem && !curve) {
@@ -865,19 +860,19 @@ static int save_model(mpp_store *s, mpp_model *m, int activate, int64_t *appid,
 		snprintf(err, errlen, "out of memory");
 		return MPP_ENOMEM;
 	}
-	bind_real(st, 29, curve ? m->mem_beta : NAN);
+	bind_real(st, 27, curve ? m->mem_beta : NAN);
 	if (curve)
-		bind_text(st, 30, curve);
+		bind_text(st, 28, curve);
 	else
-		sqlite3_bind_null(st, 30);
-	bind_real(st, 31, curve ? m->mem_a : NAN);
-	bind_real(st, 32, curve ? m->mem_b : NAN);
-	sqlite3_bind_int(st, 33, activate ? 1 : 0);
+		sqlite3_bind_null(st, 28);
+	bind_real(st, 29, curve ? m->mem_a : NAN);
+	bind_real(st, 30, curve ? m->mem_b : NAN);
+	sqlite3_bind_int(st, 31, activate ? 1 : 0);
 	if (m->progress_feature)
-		bind_text(st, 34, m->progress_feature);
+		bind_text(st, 32, m->progress_feature);
 	else
-		sqlite3_bind_null(st, 34);
-	bind_real(st, 35, m->xdist > 0 ? m->xdist : NAN);
+		sqlite3_bind_null(st, 32);
+	bind_real(st, 33, m->xdist > 0 ? m->xdist : NAN);
 	rc = step_done(s, st, err, errlen);
 	free(curve);
 	sqlite3_finalize(st);
@@ -1019,13 +1014,13 @@ int mpp_store_save_challenger(mpp_store *s, mpp_model *m, int activate,
 static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	double *pc = NULL, *xc = NULL, *xpc = NULL;
+	double *pc = NULL;
 	int rc, r;
 
 	rc = prepare(s,
 		     "SELECT t.idx, t.feature, t.coef, t.center, t.scale, "
 		     "p.log_c, p.cv_mape, p.predictable, p.zero_serial, "
-		     "t.pcoef, t.xcoef, t.xpcoef "
+		     "t.pcoef "
 		     "FROM model_terms t "
 		     "LEFT JOIN param_models p ON p.model_id = t.model_id AND "
 		     "p.idx = t.idx WHERE t.model_id = ?1 ORDER BY t.idx",
@@ -1041,26 +1036,11 @@ static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 			  : NULL;
 		if (terms)
 			m->terms = terms;
-		if (pcoef)
-			pc = pcoef;
-		double *x =
-		    pcoef ? realloc(xc, (m->nterms + 1) * sizeof(*x)) : NULL;
-		if (x)
-			xc = x;
-		double *xp =
-		    x ? realloc(xpc, (m->nterms + 1) * sizeof(*xp)) : NULL;
-		if (!xp) {
+		if (!pcoef) {
 			rc = MPP_ENOMEM;
 			break;
 		}
-		xpc = xp;
-		/* The extrapolation fit's: NULL reads 0 (a term it drops). */
-		xc[m->nterms] = column_real(st, 10);
-		xpc[m->nterms] = column_real(st, 11);
-		if (!isfinite(xc[m->nterms]))
-			xc[m->nterms] = 0;
-		if (!isfinite(xpc[m->nterms]))
-			xpc[m->nterms] = 0;
+		pc = pcoef;
 		/* A term left out of the parameters path has pcoef NULL. */
 		pc[m->nterms] = column_real(st, 9);
 		if (!isfinite(pc[m->nterms]))
@@ -1088,20 +1068,7 @@ static int load_terms(mpp_store *s, mpp_model *m, char *err, size_t errlen)
 		m->pcoef = pc;
 		pc = NULL;
 	}
-	/* Models with an extrapolation fit (xintercept set; xpintercept
-	 * with it when the parameters path has a fit of its own). */
-	if (rc == MPP_OK && isfinite(m->xintercept) && m->nterms &&
-	    (!m->pcoef || isfinite(m->xpintercept))) {
-		m->xcoef = xc;
-		xc = NULL;
-		if (m->pcoef) {
-			m->xpcoef = xpc;
-			xpc = NULL;
-		}
-	}
 	free(pc);
-	free(xc);
-	free(xpc);
 	if (rc)
 		return rc;
 
@@ -1154,7 +1121,7 @@ static const char model_cols[] =
     "m.cv_mape_params, m.rel_lo, m.rel_hi, m.prel_lo, m.prel_hi, "
     "m.coverage, m.pintercept, m.params_law, m.law_a, m.law_b, "
     "m.law_log_c, m.law_cv_mape, m.xlo, m.xhi, m.comm_profile, "
-    "m.xintercept, m.xpintercept, m.x_mape, m.mem_beta, m.mem_curve, "
+    "m.x_mape, m.mem_beta, m.mem_curve, "
     "m.mem_a, m.mem_b, m.progress_feature, m.xdist FROM "
     "models m JOIN apps a "
     "ON a.id = "
@@ -1202,28 +1169,25 @@ static mpp_model *model_from_row(sqlite3_stmt *st)
 		     : sqlite3_column_double(st, 24);
 	if (sqlite3_column_type(st, 25) != SQLITE_NULL)
 		m->comm_profile_json = dup_column(st, 25);
-	/* NAN: no extrapolation fit (load_terms reads its coefficients). */
-	m->xintercept = column_real(st, 26);
-	m->xpintercept = column_real(st, 27);
-	m->x_mape = column_real(st, 28);
-	m->mem_beta = sqlite3_column_type(st, 29) == SQLITE_NULL
+	m->x_mape = column_real(st, 26);
+	m->mem_beta = sqlite3_column_type(st, 27) == SQLITE_NULL
 			  ? 0
-			  : sqlite3_column_double(st, 29);
-	m->mem_a = column_real(st, 31);
-	m->mem_b = column_real(st, 32);
-	if (sqlite3_column_type(st, 33) != SQLITE_NULL &&
-	    !(m->progress_feature = dup_column(st, 33))) {
+			  : sqlite3_column_double(st, 27);
+	m->mem_a = column_real(st, 29);
+	m->mem_b = column_real(st, 30);
+	if (sqlite3_column_type(st, 31) != SQLITE_NULL &&
+	    !(m->progress_feature = dup_column(st, 31))) {
 		mpp_model_free(m);
 		return NULL;
 	}
-	m->xdist = sqlite3_column_type(st, 34) == SQLITE_NULL
+	m->xdist = sqlite3_column_type(st, 32) == SQLITE_NULL
 		       ? 0
-		       : sqlite3_column_double(st, 34);
-	if (m->mem_beta > 0 && sqlite3_column_type(st, 30) != SQLITE_NULL) {
+		       : sqlite3_column_double(st, 32);
+	if (m->mem_beta > 0 && sqlite3_column_type(st, 28) != SQLITE_NULL) {
 		char why[256];
 		/* NULL on a curve that does not parse: load_mem says so. */
 		if (mpp_mem_curve_from_json(
-			"mem_curve", (const char *)sqlite3_column_text(st, 30),
+			"mem_curve", (const char *)sqlite3_column_text(st, 28),
 			&m->mem, why, sizeof(why)))
 			m->mem = NULL;
 	}
