@@ -106,6 +106,26 @@ static int put_derived(FILE *out, const struct mpp_plan *plan)
 	return 0;
 }
 
+/* C++ hosts (visit.c, host_text) add their locals to the counters when
+ * an exception leaves the loop: `try` and `catch (...)` that rethrows,
+ * where exceptions are on; where they are off (-fno-exceptions refuses
+ * `try`) a block and a dead branch. In a noexcept function or a
+ * destructor g++ warns that the rethrow calls terminate (-Wterminate),
+ * which the exception did anyway: not in the user's build log. */
+static const char cxx_eh[] =
+    "#ifndef __MPP_TRY\n"
+    "#if defined(__cpp_exceptions) || defined(__EXCEPTIONS)\n"
+    "#define __MPP_TRY try\n#define __MPP_CATCH catch (...)\n"
+    "#if defined(__GNUC__) && !defined(__clang__)\n"
+    "#define __MPP_RETHROW _Pragma(\"GCC diagnostic push\") "
+    "_Pragma(\"GCC diagnostic ignored \\\"-Wterminate\\\"\") throw; "
+    "_Pragma(\"GCC diagnostic pop\")\n"
+    "#else\n#define __MPP_RETHROW throw;\n#endif\n"
+    "#else\n"
+    "#define __MPP_TRY\n#define __MPP_CATCH if (0)\n"
+    "#define __MPP_RETHROW\n"
+    "#endif\n#endif\n";
+
 int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		      const char *display, const char *app, const char *body,
 		      size_t bodylen)
@@ -226,6 +246,8 @@ int mpp_codegen_write(FILE *out, const struct mpp_plan *plan, const char *id,
 		    "*__mpp_p) { if (__mpp_tag) __mpp_tag(__mpp_p); else if "
 		    "(__mpp_tagf) __mpp_tagf(__mpp_p); }",
 		    tagk, id);
+	if (plan->cxx)
+		fprintf(out, "\n%s", cxx_eh);
 	fprintf(out, "\n#line 1 %s\n", qname);
 	fwrite(body, 1, bodylen, out);
 
@@ -417,6 +439,8 @@ int mpp_codegen_header(FILE *out, const struct mpp_plan *plan, const char *id,
 			key, MPP_ABI_VERSION, (unsigned long long)h, qnf, nc,
 			key, key, ns, key, key, plan->nderived, key, key, key);
 	}
+	if (plan->cxx && nc)
+		fputs(cxx_eh, out);
 	fprintf(out, "#line 1 %s\n", qline);
 	fwrite(body, 1, bodylen, out);
 	free(qline);

@@ -1307,7 +1307,7 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 	/* Bounds: a flush (below) is under 256 characters with k and the
 	 * id's 16 digits under 24 characters each; a derived loop's flush
 	 * adds its variable's name and two numbers. */
-	size_t cap = 64 + (h->c1 - h->c0) * 256, n = 0;
+	size_t cap = 96 + (h->c1 - h->c0) * 320, n = 0;
 	for (size_t k = h->c0; k < h->c1; k++)
 		if (x->iv_of[k] >= 0)
 			cap += strlen(x->ivs[x->iv_of[k]].var) + 128;
@@ -1325,7 +1325,18 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 			sep = ", ";
 		}
 		PUT("; ");
+		if (x->cxx)
+			PUT("__MPP_TRY {");
 	} else {
+		if (which == 'e' && x->cxx) {
+			/* C++ (no counts derived there): an exception out
+			 * of the loop adds the counts on its way. */
+			PUT("} __MPP_CATCH {");
+			for (size_t k = h->c0; k < h->c1; k++)
+				PUT(" __mpp_c_%s[%zu] += __mpp_l%zu;", x->id, k,
+				    k);
+			PUT(" __MPP_RETHROW }");
+		}
 		PUT(which == 'e' ? " " : "{");
 		for (size_t k = h->c0; k < h->c1; k++) {
 			const struct derive *d =
@@ -1552,7 +1563,7 @@ static void finish_hosts(struct ctx *x)
 		for (; nl < h->l1; nl++) {
 			const struct leave *l = &x->leaves[nl];
 			set_text(x, l->open,
-				 host_text(x, h, 'l', l->reset,
+				 host_text(x, h, 'l', l->reset || x->cxx,
 					   x->plan->edits.v[l->open].off));
 			set_text(x, l->close, strdup("}"));
 		}
@@ -1605,111 +1616,6 @@ static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 	}
 	if (!f.clean)
 		unclean(x);
-}
-
-/* C++: whether a call may throw, so that a host around it could lose its
- * locals on unwinding. Calls of functions declared `noexcept`, `throw()`
- * or `__attribute__((nothrow))` cannot; so are taken C functions declared
- * in system headers (glibc's `noexcept(true)`, which libclang 14 reports
- * only as "computed"); everything else may, including calls that are
- * still dependent in a template and calls through pointers. */
-static int may_throw(CXCursor call)
-{
-	CXCursor ref = clang_getCursorReferenced(call);
-	if (clang_Cursor_isNull(ref))
-		return 1;
-	enum CXCursorKind rk = clang_getCursorKind(ref);
-	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod &&
-	    rk != CXCursor_Constructor && rk != CXCursor_Destructor &&
-	    rk != CXCursor_ConversionFunction)
-		return 1;
-	int e = clang_getCursorExceptionSpecificationType(ref);
-	if (e == CXCursor_ExceptionSpecificationKind_DynamicNone ||
-	    e == CXCursor_ExceptionSpecificationKind_BasicNoexcept ||
-	    e == CXCursor_ExceptionSpecificationKind_NoThrow ||
-	    rk == CXCursor_Destructor)
-		return 0;
-	if (e == CXCursor_ExceptionSpecificationKind_ComputedNoexcept &&
-	    rk == CXCursor_FunctionDecl &&
-	    clang_Location_isInSystemHeader(clang_getCursorLocation(ref)) &&
-	    clang_getCursorLanguage(ref) == CXLanguage_C &&
-	    clang_getCursorKind(clang_getCursorSemanticParent(ref)) ==
-		CXCursor_TranslationUnit) {
-		/* C library functions (`__THROW`): only those that call
-		 * back into user code could pass an exception through. */
-		CXString sp = clang_getCursorSpelling(ref);
-		const char *n = clang_getCString(sp);
-		int cb = strcmp(n, "qsort") == 0 || strcmp(n, "bsearch") == 0;
-		clang_disposeString(sp);
-		return cb;
-	}
-	return 1;
-}
-
-/* C++: whether iterating a range-for over `range` may throw: not over
- * an array, nor over a class whose begin() and end() members are all
- * noexcept (std::vector, std::array, std::initializer_list...; their
- * iterators' operators are taken not to throw); a dependent range or one
- * iterated through free begin()/end() may. */
-struct members {
-	int found, throws;
-};
-
-static enum CXChildVisitResult begin_end(CXCursor c, CXCursor parent,
-					 CXClientData data)
-{
-	(void)parent;
-	struct members *m = data;
-	if (clang_getCursorKind(c) != CXCursor_CXXMethod &&
-	    clang_getCursorKind(c) != CXCursor_FunctionTemplate)
-		return CXChildVisit_Continue;
-	CXString sp = clang_getCursorSpelling(c);
-	const char *n = clang_getCString(sp);
-	if (!strcmp(n, "begin") || !strcmp(n, "end")) {
-		int e = clang_getCursorExceptionSpecificationType(c);
-		m->found = 1;
-		if (e != CXCursor_ExceptionSpecificationKind_BasicNoexcept &&
-		    e != CXCursor_ExceptionSpecificationKind_DynamicNone &&
-		    e != CXCursor_ExceptionSpecificationKind_NoThrow)
-			m->throws = 1;
-	}
-	clang_disposeString(sp);
-	return CXChildVisit_Continue;
-}
-
-static int range_may_throw(CXCursor range)
-{
-	CXType t = clang_getCanonicalType(clang_getCursorType(range));
-	if (t.kind == CXType_LValueReference ||
-	    t.kind == CXType_RValueReference)
-		t = clang_getCanonicalType(clang_getPointeeType(t));
-	if (t.kind == CXType_ConstantArray)
-		return 0;
-	if (t.kind != CXType_Record)
-		return 1;
-	struct members m = {0, 0};
-	CXCursor d = clang_getTypeDeclaration(t);
-	clang_visitChildren(d, begin_end, &m);
-	if (!m.found) {
-		/* An implicit instantiation shows no members: its template's.
-		 */
-		CXCursor tp = clang_getSpecializedCursorTemplate(d);
-		if (!clang_Cursor_isNull(tp))
-			clang_visitChildren(tp, begin_end, &m);
-	}
-	return !m.found || m.throws;
-}
-
-/* C++ templates: an operator, cast or construction whose type is still
- * dependent may turn into a call of a user function that throws when it
- * is instantiated. Names, member names and parentheses cannot. */
-static int dependent_may_throw(CXCursor c, enum CXCursorKind k)
-{
-	if (!clang_isExpression(k) || k == CXCursor_DeclRefExpr ||
-	    k == CXCursor_MemberRefExpr || k == CXCursor_ParenExpr ||
-	    k == CXCursor_CallExpr)
-		return 0;
-	return clang_getCursorType(c).kind == CXType_Dependent;
 }
 
 /* The first `n` tokens of c's extent hold `word` (`if constexpr`,
@@ -1819,16 +1725,6 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		    kw,  x->plan->ncounters, x->nleaves, x->nhosts, depth, 0, 1,
 		    cand};
 		framed = 1;
-		if (x->cxx && k == CXCursor_CXXForRangeStmt) {
-			/* The range: the last expression before the body. */
-			for (size_t i = body; i-- > at;)
-				if (clang_isExpression(
-					clang_getCursorKind(x->stack[i]))) {
-					if (range_may_throw(x->stack[i]))
-						unclean(x);
-					break;
-				}
-		}
 		if (levels > 0) {
 			add_note(x, kw,
 				 "loop body of %s in a collapsed loop "
@@ -1925,19 +1821,11 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			int eff = mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
-			else if (eff || mpi || (x->cxx && may_throw(c)) ||
-				 calls_other_file(c))
+			else if (eff || mpi || calls_other_file(c))
 				unclean(x);
 		}
 		break;
 	}
-	case CXCursor_CXXThrowExpr:
-	case CXCursor_CXXNewExpr:
-	case CXCursor_CXXTryStmt:
-		/* An exception leaves every loop around it without a flush:
-		 * those keep plain counters. */
-		unclean(x);
-		break;
 	case CXCursor_ReturnStmt:
 	case CXCursor_GotoStmt:
 		if (x->nframes)
@@ -1976,8 +1864,6 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		unclean(x);
 		break;
 	default:
-		if (x->cxx && x->nframes && dependent_may_throw(c, k))
-			unclean(x);
 		break;
 	}
 

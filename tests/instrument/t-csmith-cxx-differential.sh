@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Differential test with csmith in C++ mode (--lang-cpp --cpp11; Debian has
 # no generator of idiomatic C++, so no templates or lambdas here, but C++
-# parsing, references, and the rule that loops with calls that may throw
-# keep plain counters): random programs, instrumented and original, must
+# parsing, references, and hosts wrapped in try/catch around calls that may
+# throw): random programs, instrumented and original, must
 # print the same checksum. The seeds are fixed, so the set is the same
 # every run. A
 # program whose original does not finish within 5 s is dropped, not

@@ -1,8 +1,9 @@
 // Exceptions thrown out of counted loops: the counts stay exact. A loop
-// whose body may throw keeps plain counters (a counter kept in a local
-// would be lost on unwinding); a loop whose calls are all noexcept still
-// counts into a local. Also try/catch inside a loop, rethrow, and a throw
-// from a lambda.
+// counting into locals adds them to the counters in a catch (...) that
+// rethrows, so loops whose calls may throw count into locals as those whose
+// calls are all noexcept. Also try/catch inside a loop, rethrow, a throw
+// from a lambda, and a return whose value throws after the flush before it
+// (its locals were zeroed there: not added twice).
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -38,6 +39,14 @@ static long thrower(int n)
 	return s;
 }
 
+static int first_over(const std::vector<int> &v, int lim)
+{
+	for (std::size_t i = 0; i < v.size(); i++)
+		if (v[i] > lim)
+			return check(v[i]);
+	return -1;
+}
+
 int main()
 {
 	std::vector<int> v{1, 2, 3, 4};
@@ -67,6 +76,11 @@ int main()
 		f(3);
 	} catch (int i) {
 		std::printf("lambda threw %d\n", i);
+	}
+	try {
+		s += first_over({1, 5, 2}, 4);
+	} catch (const std::exception &e) {
+		std::printf("first_over threw %s\n", e.what());
 	}
 	std::printf("%ld %d\n", s, caught);
 	return 0;
