@@ -1064,11 +1064,23 @@ static void derive_iv(struct ctx *x, CXCursor loop, long k, unsigned depth)
 	}
 }
 
+static int leading_word(CXTranslationUnit tu, CXSourceRange r, unsigned n,
+			const char *word);
+static int if_has_init(const struct ctx *x, CXCursor ifs, CXCursor second);
+
+/* What find_jump looks for: a statement that jumps or a call that does
+ * not return; in C++ also anything that may throw (conservatively: any
+ * call, constructor or operator of a class, new, throw, dynamic_cast,
+ * typeid), which leaves as a jump does. */
+struct jump {
+	int found, cxx;
+};
+
 static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
 					 CXClientData data)
 {
 	(void)parent;
-	int *found = data;
+	struct jump *j = data;
 	switch (clang_getCursorKind(c)) {
 	case CXCursor_BreakStmt:
 	case CXCursor_ContinueStmt:
@@ -1079,40 +1091,102 @@ static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
 	case CXCursor_CaseStmt:
 	case CXCursor_DefaultStmt:
 	case CXCursor_AsmStmt:
-		*found = 1;
+		j->found = 1;
 		break;
 	case CXCursor_CallExpr:
-		if (mpp_call_effect(clang_Cursor_getTranslationUnit(c), c))
-			*found = 1;
+		if (j->cxx ||
+		    mpp_call_effect(clang_Cursor_getTranslationUnit(c), c))
+			j->found = 1;
+		break;
+	case CXCursor_CXXNewExpr:
+	case CXCursor_CXXThrowExpr:
+	case CXCursor_CXXDynamicCastExpr:
+	case CXCursor_CXXTypeidExpr:
+		j->found |= j->cxx;
 		break;
 	default:
 		break;
 	}
-	return *found ? CXChildVisit_Break : CXChildVisit_Recurse;
+	return j->found ? CXChildVisit_Break : CXChildVisit_Recurse;
 }
 
-/* Records the if statements of a loop body or of a branch (braces) that
- * every pass through it reaches: those before which no statement of the
- * body can jump. */
+/* C++: whether the function being walked is a template or a member of
+ * one: there an operator on a dependent type may become a call that
+ * throws, which the walk cannot see. */
+static int in_template(const struct ctx *x)
+{
+	for (CXCursor p = x->fn;
+	     !clang_Cursor_isNull(p) &&
+	     !clang_isTranslationUnit(clang_getCursorKind(p));
+	     p = clang_getCursorSemanticParent(p)) {
+		enum CXCursorKind k = clang_getCursorKind(p);
+		if (k == CXCursor_FunctionTemplate ||
+		    k == CXCursor_ClassTemplate ||
+		    k == CXCursor_ClassTemplatePartialSpecialization)
+			return 1;
+	}
+	return 0;
+}
+
+/* Records the if statements of a loop body or of a branch (braces, or
+ * one if statement) that
+ * every pass through it reaches and decides: those before which no
+ * statement of the body can jump, nor (C++) throw, with a condition that
+ * cannot throw either (an exception there would leave the pass counted
+ * and neither branch: the else count derived from them would be one too
+ * many). C++ only outside templates, and only plain `if (cond)`. */
 static void mark_entered(struct ctx *x, CXCursor body, long slot)
 {
-	if (clang_getCursorKind(body) != CXCursor_CompoundStmt || x->cxx)
-		return; /* C++: any call may throw between two statements */
-	size_t at = x->nstack, n = push_children(x, body);
+	enum CXCursorKind bk = clang_getCursorKind(body);
+	if ((bk != CXCursor_CompoundStmt && bk != CXCursor_IfStmt) ||
+	    (x->cxx && in_template(x)))
+		return;
+	size_t at = x->nstack, n = 1;
+	/* A body that is one if statement (`for (...) if (c) a; else b;`)
+	 * is a list of one. */
+	if (bk == CXCursor_CompoundStmt)
+		n = push_children(x, body);
+	else if (grow(x, (void **)&x->stack, x->nstack, &x->capstack,
+		      sizeof(*x->stack)) == 0)
+		x->stack[x->nstack++] = body;
+	else
+		return;
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		CXCursor st = x->stack[at + i];
 		size_t kw;
-		int jump = 0;
+		struct jump j = {0, x->cxx};
 		if (clang_getCursorKind(st) == CXCursor_IfStmt &&
-		    exp_off(x, clang_getCursorLocation(st), &kw) == 0 &&
-		    !grow(x, (void **)&x->entered, x->nentered, &x->capentered,
-			  sizeof(*x->entered)))
-			x->entered[x->nentered++] =
-			    (struct entered){kw, (size_t)slot, 0};
-		find_jump(st, body, &jump);
-		if (!jump)
-			clang_visitChildren(st, find_jump, &jump);
-		if (jump)
+		    exp_off(x, clang_getCursorLocation(st), &kw) == 0) {
+			int ok = 1;
+			if (x->cxx) {
+				size_t c0 = x->nstack,
+				       nc = push_children(x, st);
+				CXCursor cond = x->stack[c0];
+				ok = (nc == 2 || nc == 3) &&
+				     clang_isExpression(
+					 clang_getCursorKind(cond)) &&
+				     !if_has_init(x, st, x->stack[c0 + 1]) &&
+				     !leading_word(x->t->tu,
+						   clang_getCursorExtent(st), 2,
+						   "constexpr");
+				if (ok) {
+					find_jump(cond, st, &j);
+					if (!j.found)
+						clang_visitChildren(
+						    cond, find_jump, &j);
+					ok = !j.found;
+				}
+				x->nstack = c0;
+			}
+			if (ok && !grow(x, (void **)&x->entered, x->nentered,
+					&x->capentered, sizeof(*x->entered)))
+				x->entered[x->nentered++] =
+				    (struct entered){kw, (size_t)slot, 0};
+		}
+		find_jump(st, body, &j);
+		if (!j.found)
+			clang_visitChildren(st, find_jump, &j);
+		if (j.found)
 			break;
 	}
 	x->nstack = at;
@@ -1328,60 +1402,69 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 		if (x->cxx)
 			PUT("__MPP_TRY {");
 	} else {
-		if (which == 'e' && x->cxx) {
-			/* C++ (no counts derived there): an exception out
-			 * of the loop adds the counts on its way. */
-			PUT("} __MPP_CATCH {");
-			for (size_t k = h->c0; k < h->c1; k++)
-				PUT(" __mpp_c_%s[%zu] += __mpp_l%zu;", x->id, k,
-				    k);
-			PUT(" __MPP_RETHROW }");
-		}
-		PUT(which == 'e' ? " " : "{");
-		for (size_t k = h->c0; k < h->c1; k++) {
-			const struct derive *d =
-			    x->derived[k] >= 0 ? &x->derives[x->derived[k]]
-					       : NULL;
-			const struct ivrec *v =
-			    x->iv_of[k] >= 0 ? &x->ivs[x->iv_of[k]] : NULL;
-			/* A way out of the function (which 'l': a return, a
-			 * goto, a call that does not return) stores the sum
-			 * by a relaxed atomic store, not `+=`: once the
-			 * function is inlined into a call-free nest, a
-			 * compiler keeps a plain slot in a register until
-			 * the nest ends (store motion), and a running job's
-			 * progress thread reads 0 meanwhile (issue 37:
-			 * prime). It is a plain store on x86 and ARM, but no
-			 * compiler moves it out of a loop, so the loop's own
-			 * end keeps `+=` (written there atomically it cost
-			 * nests 5-7 % more instructions, bench-overhead). */
-			if (which == 'l')
-				PUT("__atomic_store_n(&__mpp_c_%s[%zu], "
-				    "__mpp_c_%s[%zu] + (",
-				    x->id, k, x->id, k);
-			else
-				PUT("__mpp_c_%s[%zu] += ", x->id, k);
-			if (d)
-				PUT("__mpp_l%zu - __mpp_l%zu", d->body,
-				    d->then);
-			else if (v && at >= v->body_b && at < v->body_e &&
-				 v->up)
-				/* Leaving from inside the body: it ran once
-				 * more than v tells. */
-				PUT("__extension__ ((__mpp_l%zu + "
-				    "(unsigned long long)(%s) + %luULL) / "
-				    "%luULL)",
-				    k, v->var, v->step, v->step);
-			else if (v && at >= v->body_b && at < v->body_e)
-				PUT("__extension__ ((__mpp_l%zu + %luULL - "
-				    "(unsigned long long)(%s)) / %luULL)",
-				    k, v->step, v->var, v->step);
-			else if (v)
-				PUT("__mpp_l%zu / __extension__ %luULL", k,
-				    v->step);
-			else
-				PUT("__mpp_l%zu", k);
-			PUT(which == 'l' ? "), __ATOMIC_RELAXED); " : "; ");
+		/* C++: an exception out of the loop adds the counts on its
+		 * way, the same flush in the catch (pass 0). */
+		for (int pass = which == 'e' && x->cxx ? 0 : 1; pass < 2;
+		     pass++) {
+			PUT(pass == 0      ? "} __MPP_CATCH { "
+			    : which == 'e' ? " "
+					   : "{");
+			for (size_t k = h->c0; k < h->c1; k++) {
+				const struct derive *d =
+				    x->derived[k] >= 0
+					? &x->derives[x->derived[k]]
+					: NULL;
+				const struct ivrec *v =
+				    x->iv_of[k] >= 0 ? &x->ivs[x->iv_of[k]]
+						     : NULL;
+				/* A way out of the function (which 'l': a
+				 * return, a goto, a call that does not return)
+				 * stores the sum by a relaxed atomic store, not
+				 * `+=`: once the function is inlined into a
+				 * call-free nest, a compiler keeps a plain slot
+				 * in a register until the nest ends (store
+				 * motion), and a running job's progress thread
+				 * reads 0 meanwhile (issue 37: prime). It is a
+				 * plain store on x86 and ARM, but no compiler
+				 * moves it out of a loop, so the loop's own end
+				 * keeps `+=` (written there atomically it cost
+				 * nests 5-7 % more instructions,
+				 * bench-overhead). */
+				if (which == 'l')
+					PUT("__atomic_store_n(&__mpp_c_%s[%zu],"
+					    " "
+					    "__mpp_c_%s[%zu] + (",
+					    x->id, k, x->id, k);
+				else
+					PUT("__mpp_c_%s[%zu] += ", x->id, k);
+				if (d)
+					PUT("__mpp_l%zu - __mpp_l%zu", d->body,
+					    d->then);
+				else if (v && at >= v->body_b &&
+					 at < v->body_e && v->up)
+					/* Leaving from inside the body: it ran
+					 * once more than v tells. */
+					PUT("__extension__ ((__mpp_l%zu + "
+					    "(unsigned long long)(%s) + "
+					    "%luULL) / "
+					    "%luULL)",
+					    k, v->var, v->step, v->step);
+				else if (v && at >= v->body_b && at < v->body_e)
+					PUT("__extension__ ((__mpp_l%zu + "
+					    "%luULL - "
+					    "(unsigned long long)(%s)) / "
+					    "%luULL)",
+					    k, v->step, v->var, v->step);
+				else if (v)
+					PUT("__mpp_l%zu / __extension__ %luULL",
+					    k, v->step);
+				else
+					PUT("__mpp_l%zu", k);
+				PUT(which == 'l' ? "), __ATOMIC_RELAXED); "
+						 : "; ");
+			}
+			if (pass == 0)
+				PUT("__MPP_RETHROW }");
 		}
 		for (size_t k = h->c0; reset && k < h->c1; k++)
 			if (x->derived[k] < 0)

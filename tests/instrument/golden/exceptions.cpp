@@ -3,7 +3,9 @@
 // rethrows, so loops whose calls may throw count into locals as those whose
 // calls are all noexcept. Also try/catch inside a loop, rethrow, a throw
 // from a lambda, and a return whose value throws after the flush before it
-// (its locals were zeroed there: not added twice).
+// (its locals were zeroed there: not added twice). An else count is derived
+// (passes less thens) only where nothing before the decision can throw:
+// not where the condition calls a function that may.
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
@@ -47,6 +49,29 @@ static int first_over(const std::vector<int> &v, int lim)
 	return -1;
 }
 
+static long derived(const std::vector<int> &v)
+{
+	const int *p = v.data();
+	long s = 0;
+	for (std::size_t i = 0; i < v.size(); i++)
+		if (p[i] > 2)
+			s += p[i];
+		else
+			s--;
+	return s;
+}
+
+static long not_derived(int n)
+{
+	long s = 0;
+	for (int i = 0; i < n; i++)
+		if (check(i) > 2)
+			s += i;
+		else
+			s--;
+	return s;
+}
+
 int main()
 {
 	std::vector<int> v{1, 2, 3, 4};
@@ -81,6 +106,12 @@ int main()
 		s += first_over({1, 5, 2}, 4);
 	} catch (const std::exception &e) {
 		std::printf("first_over threw %s\n", e.what());
+	}
+	s += derived({1, 5, 2, 7});
+	try {
+		s += not_derived(10);
+	} catch (const std::exception &e) {
+		std::printf("not_derived threw %s\n", e.what());
 	}
 	std::printf("%ld %d\n", s, caught);
 	return 0;
