@@ -18,12 +18,14 @@
  * host: `{__extension__ unsigned long long __mpp_lK = 0, ...; LOOP
  * __mpp_c_ID[K] += __mpp_lK; ...}` (the add written as a relaxed atomic
  * store, host_text says why), and every counter made inside it (its
- * own, those of the loops and branches within) counts into its local.
- * Every way out reaches a flush: the loop's end and `break` the one after
- * the loop, a `return`, a `goto` (its label is outside, none may be inside)
- * and a statement that calls exit(), MPI_Finalize() or another function
- * that does not return get one of their own, `{flush; return x;}`. Counts
- * stay exact; what cannot be proven so keeps plain global counters.
+ * own, those of the loops and branches within) counts into its local; in
+ * C++ the loop is also the body of a `try` whose `catch (...)` flushes and
+ * rethrows (host_text; codegen.c's cxx_eh). Every way out reaches a flush: the
+ * loop's end and `break` the one after the loop, a `return`, a `goto` (its
+ * label is outside, none may be inside) and a statement that calls exit(),
+ * MPI_Finalize() or another function that does not return get one of their own,
+ * `{flush; return x;}`. Counts stay exact; what cannot be proven so keeps plain
+ * global counters.
  */
 #include "instrument/visit.h"
 
