@@ -19,15 +19,13 @@ import csv
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
-# The size each recipe grows (tests/bench/devset/*.sh), as it appears in a
-# row's args.
-SIZE = {"CoMD": r"-x (\d+)", "PENNANT": r"nzx=(\d+)", "XSBench": r"-l (\d+)",
-        "hpcg": r"--nz=(\d+)", "miniAMR": r"--nx (\d+)", "miniFE": r"nz=(\d+)"}
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from accuracy import params_of  # noqa: E402 (the parameters as training names them)
 
 
 def rows(path):
@@ -35,18 +33,29 @@ def rows(path):
         return list(csv.DictReader(f))
 
 
-def size(code, args):
-    m = re.search(SIZE[code], args)
-    if not m:
-        sys.exit("extrap_vs: %s: no %s in args '%s'" % (code, SIZE[code], args))
-    return float(m.group(1))
+def size_name(code):
+    """The size the code's recipe grows (tests/bench/devset/CODE.sh,
+    DEVSET_SIZE), or None for a folder with no recipe."""
+    recipe = os.path.join(HERE, "devset", code + ".sh")
+    if not os.path.exists(recipe):
+        return None
+    return subprocess.run(["bash", "-c", '. "$1" && printf %s "$DEVSET_SIZE"',
+                           "-", recipe], capture_output=True,
+                          text=True).stdout or None
 
 
-def model(extrap, code, train):
+def size(name, row):
+    v = params_of(row["args"], row["nprocs"]).get(name)
+    if v is None:
+        sys.exit("extrap_vs: no %s in args '%s'" % (name, row["args"]))
+    return v
+
+
+def model(extrap, code, name, train):
     """Extra-P's model of the run time in the size, as a Python expression."""
     points = {}
     for r in train:
-        points.setdefault(size(code, r["args"]), []).append(
+        points.setdefault(size(name, r), []).append(
             float(r["runtime_s"]))
     doc = {"parameters": ["x"], "measurements": {"main": {"time": [
         {"point": [x], "values": v} for x, v in sorted(points.items())]}}}
@@ -85,13 +94,14 @@ def main():
     for out in opt.out:
         for code in sorted(os.listdir(os.path.join(out, "work"))):
             w = os.path.join(out, "work", code, "extrapolation")
-            if code not in SIZE or not os.path.exists(
-                    os.path.join(w, "test.csv")):
+            name = size_name(code)
+            if not name or not os.path.exists(os.path.join(w, "test.csv")):
                 continue
-            expr = model(opt.extrap, code, rows(os.path.join(w, "train.csv")))
+            expr = model(opt.extrap, code, name,
+                         rows(os.path.join(w, "train.csv")))
             test = rows(os.path.join(w, "test.csv"))
             err = [abs(eval(expr, {"__builtins__": {}, "log2": math.log2,
-                                   "x": size(code, r["args"])})
+                                   "x": size(name, r)})
                        - float(r["runtime_s"])) / float(r["runtime_s"])
                    for r in test]
             e = 100 * sum(err) / len(err)
