@@ -66,10 +66,11 @@
 #ifndef MPP_ABI_H
 #define MPP_ABI_H
 
-/* Bumped whenever the layout below changes; the runtime refuses (one line on
- * stderr, the unit is ignored) a unit built against another version. The
- * version is the first member of struct __mpp_unit in every version. */
-#define MPP_ABI_VERSION 4
+/* Bumped whenever the layout or meaning below changes; the runtime refuses
+ * (one line on stderr, the unit is ignored) a unit built against a version
+ * it does not know. The version is the first member of struct __mpp_unit in
+ * every version. */
+#define MPP_ABI_VERSION 5
 
 /* One MPI call site. */
 struct __mpp_site {
@@ -121,11 +122,20 @@ struct __mpp_unit {
 	 * MPP_DERIVE_SUM set, counters[e] = counters[body] + counters[then
 	 * without the flag] (an else-if's count from its then and else),
 	 * applied in order (a body may be an earlier triple's e). The
-	 * runtime computes them whenever it reads the counters. */
+	 * runtime computes them whenever it reads the counters.
+	 * Since version 5: a third with MPP_DERIVE_SCALE set is a constant,
+	 * counters[e] = counters[body] * (third without the flag) (a loop of
+	 * constant trip count from the count of the block it runs once per
+	 * pass of); and an index with MPP_DERIVE_SCRATCH set names a count
+	 * no feature reports, defined by a triple of its own (how often the
+	 * statements after `if (c) continue;` run: the block's count less
+	 * that then's). */
 	unsigned nderived;
 	const unsigned *derived;
 };
 #define MPP_DERIVE_SUM 0x80000000u
+#define MPP_DERIVE_SCALE 0x40000000u
+#define MPP_DERIVE_SCRATCH 0x20000000u
 
 /* Counter j of unit u as the program would have counted it: a derived one
  * from the others, through the triples that define them (the rewriter
@@ -140,14 +150,17 @@ __mpp_counter_value(const struct __mpp_unit *u, unsigned j)
 
 	while (i-- > 0)
 		if (d[3 * i] == j) {
-			unsigned k = d[3 * i + 2] & ~MPP_DERIVE_SUM;
+			unsigned k = d[3 * i + 2];
 			unsigned long long b = __mpp_counter_value(u, d[3 * i + 1]),
-					   t = __mpp_counter_value(u, k);
-			if (d[3 * i + 2] & MPP_DERIVE_SUM)
+					   t;
+			if (k & MPP_DERIVE_SCALE)
+				return b * (k & ~MPP_DERIVE_SCALE);
+			t = __mpp_counter_value(u, k & ~MPP_DERIVE_SUM);
+			if (k & MPP_DERIVE_SUM)
 				return b + t;
 			return b > t ? b - t : 0;
 		}
-	return u->counters[j];
+	return j & MPP_DERIVE_SCRATCH ? 0 : u->counters[j];
 }
 
 /* The tag push as a function: what rewritten units call (a call costs a

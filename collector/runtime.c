@@ -188,8 +188,9 @@ void __mpp_register(struct __mpp_unit *u)
 	struct __mpp_unit *p;
 	unsigned i;
 
-	/* Version 3 is version 4 without derived counters (mpp_abi.h). */
-	if (u->abi_version != MPP_ABI_VERSION && u->abi_version != 3) {
+	/* Version 3 is version 4 without derived counters, version 4 is 5
+	 * without scaled and scratch ones (mpp_abi.h). */
+	if (u->abi_version < 3 || u->abi_version > MPP_ABI_VERSION) {
 		/* abi_version, build_id and file lead every version. */
 		fprintf(stderr,
 			PFX "%s was instrumented for runtime ABI %d, this "

@@ -905,3 +905,40 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	clang_disposeString(vs);
 	return r;
 }
+
+/* An integer constant of e: a literal, an enumerator or an expression of
+ * them (no variable), in [0, 2^31). 0 and *v when it is one, 1 otherwise. */
+static int small_constant(const struct mpp_tu *t, CXCursor e, long long *v)
+{
+	struct watch w = {.n = 0};
+	if (!pure(t, e, &w) || w.n)
+		return 1;
+	CXEvalResult r = clang_Cursor_Evaluate(e);
+	int ok = r && clang_EvalResult_getKind(r) == CXEval_Int;
+	if (ok) {
+		*v = clang_EvalResult_getAsLongLong(r);
+		ok = *v >= 0 && *v < 0x80000000LL;
+	}
+	if (r)
+		clang_EvalResult_dispose(r);
+	return !ok;
+}
+
+int mpp_trip_const(const struct mpp_tu *t, const struct mpp_source *src,
+		   CXCursor loop, CXCursor func, unsigned long *trip)
+{
+	struct canon q;
+	long long a, b;
+	if (canonical(t, src, loop, func, &q) ||
+	    clang_Type_getSizeOf(clang_getCursorType(q.var)) < 4 ||
+	    small_constant(t, init_value(t, loop), &a) ||
+	    small_constant(t, bare(q.bound), &b))
+		return 1;
+	long long lo = q.up ? a : b, hi = q.up ? b : a;
+	unsigned long c = q.c;
+	if (strlen(q.op) == 2)
+		*trip = lo <= hi ? (unsigned long)(hi - lo) / c + 1 : 0;
+	else
+		*trip = lo < hi ? ((unsigned long)(hi - lo) + c - 1) / c : 0;
+	return *trip > MPP_TRIP_CONST_MAX;
+}

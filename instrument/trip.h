@@ -70,6 +70,16 @@ int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
 int mpp_trip_host_entry(const struct mpp_tu *t, CXCursor loop,
 			const CXCursor *outer, size_t n);
 
+/* A loop that mpp_trip_plan takes whose start and bound are integer
+ * constants (literals, enumerators, expressions of them, in [0, 2^31))
+ * and whose variable has at least 32 bits runs the same number of times
+ * at every entry: 0 and that number in *trip (at most MPP_TRIP_CONST_MAX,
+ * what a derived count's scale can hold, mpp_abi.h), 1 otherwise.
+ * CoMD's `for (m = 0; m < 3; m++)` after the cutoff test (issue 34). */
+#define MPP_TRIP_CONST_MAX 0x1fffffffUL
+int mpp_trip_const(const struct mpp_tu *t, const struct mpp_source *src,
+		   CXCursor loop, CXCursor func, unsigned long *trip);
+
 /* Counts derived from the loop variable (issue 14), for a loop whose
  * counter a host keeps in a local: a for loop `for (v = A; COND; STEP)`
  * or `for (T v = A; ...)` with STEP as above (either direction, whatever

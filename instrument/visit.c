@@ -137,6 +137,11 @@ struct frame {
 	unsigned depth;
 	unsigned switches; /* switch statements open inside it */
 	int clean, candidate;
+	/* A loop of constant trip count at a place of known count (struct
+	 * chain): its count, if nothing inside it counts, is `from` times
+	 * `trip` (end_frame). */
+	size_t from;
+	unsigned long trip;
 };
 
 /* A statement that leaves a host (return, goto, exit() ...): the edits
@@ -162,6 +167,19 @@ struct entered {
 struct derive {
 	size_t e, body, then;
 	int cond; /* as struct entered's */
+};
+
+/* Counts the runtime derives through more than one step (mpp_abi.h,
+ * version 5), found by mark_entered in a block run `from` times (a slot,
+ * or a scratch count: MPP_DERIVE_SCRATCH): `if (c) continue;` (or break)
+ * at kw, after which the block runs `scratch` = from - then times (trip
+ * 0; `defined` once its then counter is known), or a for loop at kw of
+ * constant trip count, run from * trip times when nothing inside it
+ * counts. */
+struct chain {
+	size_t kw, from, scratch;
+	unsigned long trip;
+	int defined;
 };
 
 /* A loop chosen to host: counter slots [c0, c1), leaves [l0, l1). */
@@ -227,6 +245,11 @@ struct ctx {
 	size_t nivs, capivs;
 	long *iv_of; /* counter slot -> its ivrec, or -1 (finish_hosts) */
 	size_t capiv_of;
+	struct chain *chains;
+	size_t nchains, capchains;
+	size_t nscratch; /* scratch counts named in the unit */
+	size_t *rt;      /* slots the runtime derives through a chain */
+	size_t nrt, caprt;
 	int cxx; /* a C++ unit: exceptions, lambdas, if-init, range-for */
 	int oom;
 };
@@ -1130,6 +1153,93 @@ static int in_template(const struct ctx *x)
 	return 0;
 }
 
+/* Adds the triple (e, body, third) to the unit's derived counts. */
+static void add_triple(struct ctx *x, size_t e, size_t body, size_t third)
+{
+	struct mpp_plan *p = x->plan;
+	while (p->capderived < 3 * p->nderived + 3)
+		if (grow(x, (void **)&p->derived, p->capderived, &p->capderived,
+			 sizeof(*p->derived)) < 0)
+			return;
+	size_t *t = &p->derived[3 * p->nderived++];
+	t[0] = e;
+	t[1] = body;
+	t[2] = third;
+}
+
+/* Whether counter slot k is derived by the runtime through a chain. */
+static int is_rt(const struct ctx *x, size_t k)
+{
+	for (size_t i = 0; i < x->nrt; i++)
+		if (x->rt[i] == k)
+			return 1;
+	return 0;
+}
+
+/* Counter slot k derived by the runtime as (body, third): no increment,
+ * no local in a host. */
+static void derive_rt(struct ctx *x, size_t k, size_t body, size_t third)
+{
+	if (grow(x, (void **)&x->rt, x->nrt, &x->caprt, sizeof(*x->rt)) < 0)
+		return;
+	x->rt[x->nrt++] = k;
+	add_triple(x, k, body, third);
+}
+
+/* A place's count that the runtime will know: a counter slot, or a
+ * scratch count whose triple is written (its skip's then is counted). */
+static int known_count(const struct ctx *x, size_t from)
+{
+	if (!(from & MPP_DERIVE_SCRATCH))
+		return 1;
+	for (size_t i = 0; i < x->nchains; i++)
+		if (x->chains[i].scratch == from)
+			return x->chains[i].defined;
+	return 0;
+}
+
+/* The chain recorded for the statement at kw with trip count `trip` > 0
+ * (a loop) or 0 (a skip), or NULL. */
+static struct chain *chain_at(struct ctx *x, size_t kw, int loop)
+{
+	for (size_t i = x->nchains; i-- > 0;)
+		if (x->chains[i].kw == kw && (x->chains[i].trip > 0) == loop)
+			return &x->chains[i];
+	return NULL;
+}
+
+/* `if (c) continue;` or `if (c) break;`: no else, a branch that is the
+ * jump alone (or in braces), a condition that cannot jump nor (C++)
+ * throw. The statements after it in its block run the block's count less
+ * its then count. */
+static int skip_if(struct ctx *x, CXCursor st)
+{
+	size_t at = x->nstack, n = push_children(x, st);
+	int ok =
+	    n == 2 && clang_isExpression(clang_getCursorKind(x->stack[at])) &&
+	    !leading_word(x->t->tu, clang_getCursorExtent(st), 2, "constexpr");
+	if (ok) {
+		CXCursor b = x->stack[at + 1];
+		if (clang_getCursorKind(b) == CXCursor_CompoundStmt) {
+			size_t in = x->nstack;
+			ok = push_children(x, b) == 1;
+			b = x->stack[in];
+		}
+		enum CXCursorKind bk = clang_getCursorKind(b);
+		ok = ok &&
+		     (bk == CXCursor_ContinueStmt || bk == CXCursor_BreakStmt);
+	}
+	if (ok) {
+		struct jump j = {0, x->cxx};
+		find_jump(x->stack[at], st, &j);
+		if (!j.found)
+			clang_visitChildren(x->stack[at], find_jump, &j);
+		ok = !j.found;
+	}
+	x->nstack = at;
+	return ok;
+}
+
 /* Records the if statements of a loop body or of a branch (braces, or
  * one if statement) that
  * every pass through it reaches and decides: those before which no
@@ -1153,12 +1263,22 @@ static void mark_entered(struct ctx *x, CXCursor body, long slot)
 		x->stack[x->nstack++] = body;
 	else
 		return;
+	size_t from = (size_t)slot; /* how often st runs */
 	for (size_t i = 0; i < n && !x->oom; i++) {
 		CXCursor st = x->stack[at + i];
+		enum CXCursorKind sk = clang_getCursorKind(st);
 		size_t kw;
+		int have_kw = exp_off(x, clang_getCursorLocation(st), &kw) == 0;
+		unsigned long trip;
 		struct jump j = {0, x->cxx};
-		if (clang_getCursorKind(st) == CXCursor_IfStmt &&
-		    exp_off(x, clang_getCursorLocation(st), &kw) == 0) {
+		if (sk == CXCursor_ForStmt && have_kw && !x->cxx &&
+		    mpp_trip_const(x->t, x->src, st, x->fn, &trip) == 0 &&
+		    trip > 0 &&
+		    !grow(x, (void **)&x->chains, x->nchains, &x->capchains,
+			  sizeof(*x->chains)))
+			x->chains[x->nchains++] =
+			    (struct chain){kw, from, 0, trip, 0};
+		if (sk == CXCursor_IfStmt && have_kw) {
 			int ok = 1;
 			if (x->cxx) {
 				size_t c0 = x->nstack,
@@ -1183,13 +1303,20 @@ static void mark_entered(struct ctx *x, CXCursor body, long slot)
 			if (ok && !grow(x, (void **)&x->entered, x->nentered,
 					&x->capentered, sizeof(*x->entered)))
 				x->entered[x->nentered++] =
-				    (struct entered){kw, (size_t)slot, 0};
+				    (struct entered){kw, from, 0};
 		}
 		find_jump(st, body, &j);
 		if (!j.found)
 			clang_visitChildren(st, find_jump, &j);
-		if (j.found)
+		if (!j.found)
+			continue;
+		if (sk != CXCursor_IfStmt || !have_kw || !skip_if(x, st) ||
+		    grow(x, (void **)&x->chains, x->nchains, &x->capchains,
+			 sizeof(*x->chains)))
 			break;
+		x->chains[x->nchains++] = (struct chain){
+		    kw, from, x->nscratch++ | MPP_DERIVE_SCRATCH, 0, 0};
+		from = x->chains[x->nchains - 1].scratch;
 	}
 	x->nstack = at;
 }
@@ -1392,15 +1519,18 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 		return NULL;
 #define PUT(...) (n += (size_t)snprintf(t + n, cap - n, __VA_ARGS__))
 	if (which == 'd') {
-		const char *sep = "";
-		PUT("{__extension__ unsigned long long ");
+		int any = 0;
+		PUT("{");
 		for (size_t k = h->c0; k < h->c1; k++) {
-			if (x->derived[k] >= 0)
+			if (x->derived[k] >= 0 || is_rt(x, k))
 				continue;
-			PUT("%s__mpp_l%zu = 0", sep, k);
-			sep = ", ";
+			PUT("%s__mpp_l%zu = 0",
+			    any ? ", " : "__extension__ unsigned long long ",
+			    k);
+			any = 1;
 		}
-		PUT("; ");
+		if (any)
+			PUT("; ");
 		if (x->cxx)
 			PUT("__MPP_TRY {");
 	} else {
@@ -1412,6 +1542,8 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 			    : which == 'e' ? " "
 					   : "{");
 			for (size_t k = h->c0; k < h->c1; k++) {
+				if (is_rt(x, k))
+					continue;
 				const struct derive *d =
 				    x->derived[k] >= 0
 					? &x->derives[x->derived[k]]
@@ -1469,7 +1601,7 @@ static char *host_text(const struct ctx *x, const struct host *h, int which,
 				PUT("__MPP_RETHROW }");
 		}
 		for (size_t k = h->c0; reset && k < h->c1; k++)
-			if (x->derived[k] < 0)
+			if (x->derived[k] < 0 && !is_rt(x, k))
 				PUT("__mpp_l%zu = 0; ", k);
 		if (which == 'e')
 			PUT("}");
@@ -1539,12 +1671,18 @@ static void finish_hosts(struct ctx *x)
 			return;
 	for (size_t k = 0; k < nc; k++)
 		x->derived[k] = x->iv_of[k] = -1;
+	for (size_t i = 0; i < x->nrt; i++)
+		drop_increment(x, x->rt[i]);
 	/* A hosted loop keeps its local increment unless the compiler does
 	 * not fold it (mpp_trip_host_entry): then the local gets the count
 	 * at entry too, and no count from its variable. */
 	for (size_t j = 0; j < x->ntrips && !x->oom; j++) {
 		const struct trip *tr = &x->trips[j];
 		int hosted = 0, outside = 0;
+		if (is_rt(x, tr->k)) {
+			set_text(x, tr->init, strdup(""));
+			continue;
+		}
 		for (size_t i = 0; i < x->nhosts; i++)
 			if (tr->k >= x->hosts[i].c0 && tr->k < x->hosts[i].c1) {
 				hosted = 1;
@@ -1568,7 +1706,8 @@ static void finish_hosts(struct ctx *x)
 			if (d->e >= h->c0 && d->e < h->c1 && d->body >= h->c0 &&
 			    d->body < h->c1 && d->then >= h->c0 &&
 			    d->then < h->c1 && x->derived[d->body] < 0 &&
-			    x->derived[d->then] < 0 && x->derived[d->e] < 0) {
+			    !is_rt(x, d->body) && x->derived[d->then] < 0 &&
+			    x->derived[d->e] < 0) {
 				x->derived[d->e] = (long)j;
 				drop_increment(x, d->e);
 			}
@@ -1596,7 +1735,7 @@ static void finish_hosts(struct ctx *x)
 			 &p->capderived, sizeof(*p->derived)))
 			continue;
 		size_t *t = &p->derived[3 * p->nderived];
-		if (d->cond && x->derived[d->body] < 0) {
+		if (d->cond && x->derived[d->body] < 0 && !is_rt(x, d->body)) {
 			/* An else-if counted in its condition, `if ((c++,
 			 * test))`, whose own count nothing gives: the sum of
 			 * its then and else instead, counted in their blocks
@@ -1629,7 +1768,8 @@ static void finish_hosts(struct ctx *x)
 			body_of_derive |=
 			    x->derived[e] >= 0 &&
 			    x->derives[x->derived[e]].body == v->k;
-		if (hosted && !body_of_derive && x->iv_of[v->k] != -2) {
+		if (hosted && !body_of_derive && x->iv_of[v->k] != -2 &&
+		    !is_rt(x, v->k)) {
 			drop_increment(x, v->k);
 			x->iv_of[v->k] = (long)j;
 		} else {
@@ -1670,7 +1810,7 @@ static void finish_hosts(struct ctx *x)
 	for (size_t j = 0; j < x->nivs; j++)
 		free(x->ivs[j].var);
 	x->nhosts = x->nleaves = x->nentered = x->nderives = x->ntrips = 0;
-	x->nivs = 0;
+	x->nivs = x->nchains = x->nrt = 0;
 }
 
 /* Done walking loop c (its frame on top): chooses it as a host if it can
@@ -1684,12 +1824,17 @@ static void finish_hosts(struct ctx *x)
 static void end_frame(struct ctx *x, CXCursor c, size_t limit)
 {
 	struct frame f = x->frames[--x->nframes];
-	size_t end;
+	size_t end, own = 0; /* counters inside that the program counts */
+	/* A loop of constant trip count with nothing counted inside: the
+	 * runtime derives its count (struct chain). */
+	if (f.trip && x->plan->ncounters == f.counters + 1)
+		derive_rt(x, f.counters, f.from, MPP_DERIVE_SCALE | f.trip);
+	for (size_t k = f.counters; k < x->plan->ncounters; k++)
+		own += !is_rt(x, k);
 	if (f.clean && f.candidate &&
-	    (x->nhosts == f.hosts ||
-	     x->plan->ncounters - f.counters <= HOST_LOCALS) &&
-	    x->plan->ncounters > f.counters && stmt_end(x, c, &end) == 0 &&
-	    end <= limit && mpp_tu_macro_inside(x->t, end) < 0 &&
+	    (x->nhosts == f.hosts || own <= HOST_LOCALS) && own > 0 &&
+	    stmt_end(x, c, &end) == 0 && end <= limit &&
+	    mpp_tu_macro_inside(x->t, end) < 0 &&
 	    !region_pragma_within(x, f.kw, end)) {
 		x->nhosts = f.hosts;
 		if (grow(x, (void **)&x->hosts, x->nhosts, &x->caphosts,
@@ -1806,9 +1951,12 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 		if (grow(x, (void **)&x->frames, x->nframes, &x->capframes,
 			 sizeof(*x->frames)) < 0)
 			break;
-		x->frames[x->nframes++] = (struct frame){
-		    kw,  x->plan->ncounters, x->nleaves, x->nhosts, depth, 0, 1,
-		    cand};
+		x->frames[x->nframes++] =
+		    (struct frame){kw,         x->plan->ncounters,
+				   x->nleaves, x->nhosts,
+				   depth,      0,
+				   1,          cand,
+				   0,          0};
 		framed = 1;
 		if (levels > 0) {
 			add_note(x, kw,
@@ -1828,6 +1976,13 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 					     stmt, depth, limit);
 			if (slot >= 0)
 				mark_entered(x, x->stack[body], slot);
+			struct chain *ch = slot >= 0 && k == CXCursor_ForStmt
+					       ? chain_at(x, kw, 1)
+					       : NULL;
+			if (ch && known_count(x, ch->from)) {
+				x->frames[x->nframes - 1].from = ch->from;
+				x->frames[x->nframes - 1].trip = ch->trip;
+			}
 			if (slot >= 0 && k == CXCursor_ForStmt && !bare &&
 			    !loop_guarded(x, kw)) {
 				derive_trip(x, c, slot, depth);
@@ -1893,9 +2048,22 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 			}
 			int cond = 0;
 			long kb = entered_with(x, kw, &cond);
-			if (kt >= 0 && ke >= 0 && kb >= 0 &&
-			    !grow(x, (void **)&x->derives, x->nderives,
-				  &x->capderives, sizeof(*x->derives)))
+			/* A skip (mark_entered): the count after it is known
+			 * once its then is counted. */
+			struct chain *ch = chain_at(x, kw, 0);
+			if (ch && kt >= 0 && known_count(x, ch->from)) {
+				add_triple(x, ch->scratch, ch->from,
+					   (size_t)kt);
+				ch->defined = 1;
+			}
+			if (kb >= 0 && ((size_t)kb & MPP_DERIVE_SCRATCH)) {
+				if (kt >= 0 && ke >= 0 &&
+				    known_count(x, (size_t)kb))
+					derive_rt(x, (size_t)ke, (size_t)kb,
+						  (size_t)kt);
+			} else if (kt >= 0 && ke >= 0 && kb >= 0 &&
+				   !grow(x, (void **)&x->derives, x->nderives,
+					 &x->capderives, sizeof(*x->derives)))
 				x->derives[x->nderives++] = (struct derive){
 				    (size_t)ke, (size_t)kb, (size_t)kt, cond};
 		}
@@ -2101,5 +2269,7 @@ int mpp_visit(const struct mpp_tu *t, const struct mpp_source *src,
 	free(x.ivs);
 	free(x.iv_of);
 	free(x.derived);
+	free(x.chains);
+	free(x.rt);
 	return x.oom ? -1 : 0;
 }

@@ -74,3 +74,32 @@ loop_counted() {
 	[ -n "$want" ] && [ "$want" = "$got" ] ||
 		fail "expected the $name loop ($file:$at) counted $want times ($cc), got '$got'"
 }
+
+# check_truth FILE CC: after a run of FILE's rewrite (counts.txt) that
+# printed its own counts as "t<n> <count>" lines (own.txt), fails unless
+# every line "KIND MARK N[+N...]" of truth.txt holds: the counter of the
+# loop (KIND loop), then or else (KIND then, else) whose statement is on
+# FILE's line holding the comment /* MARK */ equals the program's own
+# t<N> (or their sum); N "-" only asks that the counter exists.
+check_truth() {
+	local file=$1 cc=$2 kind mark cnt line text word pre col name got want c
+	while read -r kind mark cnt; do
+		line=$(grep -n "/\* $mark \*/" "$file" | head -1 | cut -d: -f1)
+		text=$(sed -n "${line}p" "$file")
+		word=$([ "$kind" = loop ] && echo for || echo if)
+		[ "$kind" = loop ] && ! [[ $text == *for\ \(* ]] && word=while
+		[ "$kind" = loop ] && [[ $text == *do\ \{* ]] && word=do
+		pre=${text%%"$word "*}
+		[ "$word" = do ] || pre=${text%%"$word ("*}
+		col=$((${#pre} + 1))
+		name="$kind:$file:$line:$col"
+		got=$(awk -v n="$name" '$1 == n { print $2 }' counts.txt)
+		[ -n "$got" ] || fail "$cc: no counter $name in counts.txt: $(cat counts.txt)"
+		[ "$cnt" = - ] && continue
+		want=0
+		for c in ${cnt//+/ }; do
+			want=$((want + $(awk -v k="t$c" '$1 == k { print $2 }' own.txt)))
+		done
+		[ "$got" = "$want" ] || fail "$cc: $name ($mark) expected $want (the program's own count), got $got"
+	done <truth.txt
+}

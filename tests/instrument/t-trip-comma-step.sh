@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A counted loop that steps a second variable beside its own (issue 34):
 # CoMD's link-cell pair loop, `for (int jOff = MAXATOMS*jBox, ij = 0; ij <
-# nJBox; ij++, jOff++)` with `continue`s in its body, is no host (it needs
-# more counters than a host keeps), so its count was a load and a store on
-# every pair; its trip count is known at entry (nJBox, changed by nothing
+# nJBox; ij++, jOff++)` with `continue`s in its body, is no host when a
+# call to another file's function is in it (here a report of a bad id;
+# in CoMD it was too many counters, before t-derived-chains.sh's
+# derivations), so its count was a load and a store on every pair; its trip count is known at entry (nJBox, changed by nothing
 # in the body), and the second variable's step changes neither ij nor the
 # bound. Asserted: the pair loop (two declarators, comma steps) and the
 # atom loop around it (a comma init of assignments) get their counts added
@@ -21,6 +22,7 @@ cat >pairs.c <<'C'
 static int nAtoms[NBOX], gid[NBOX * MAXATOMS];
 static double r[NBOX * MAXATOMS][3], f[NBOX * MAXATOMS][3];
 static long n_atom, n_pair, n_assign, n_shrink;
+void report_bad(int id); /* report.c */
 static double pairs(int nBoxes, int nLocal, double rCut2)
 {
 	double e = 0;
@@ -39,6 +41,8 @@ static double pairs(int nBoxes, int nLocal, double rCut2)
 				for (int jOff = MAXATOMS * jBox, ij = 0; ij < nJBox; ij++, jOff++) {
 					int jId = gid[jOff];
 					n_pair++;
+					if (jId < 0)
+						report_bad(jId);
 					if (jBox < nLocal && jId <= iId)
 						continue;
 					double dr[3], r2 = 0;
@@ -108,6 +112,11 @@ int main(void)
 	return 0;
 }
 C
+cat >report.c <<'C'
+#include <stdio.h>
+void report_bad(int id);
+void report_bad(int id) { fprintf(stderr, "bad id %d\n", id); }
+C
 "$INS" -o out pairs.c 2>notes || fail "mpipredict-instrument exited $?: $(cat notes)"
 # LINE FILE PATTERN: the line of FILE holding PATTERN (the rewrite keeps
 # the source's lines but adds its own).
@@ -125,7 +134,7 @@ l=$(line out/pairs.c 'j < m; j++')
 sed -n "$l,$((l + 1))p" out/pairs.c | grep -Eq '__mpp_(c_[0-9a-f]*\[[0-9]*\]|l[0-9]+)\+\+' ||
 	fail "expected the loop that steps its own bound to keep its increment, got: $(sed -n "$l,$((l + 1))p" out/pairs.c)"
 for cc in gcc clang; do
-	run_both "$cc" pairs -O3
+	run_both "$cc" pairs -O3 report.c
 	for x in "atom $la" "pair $lp" "assign $ls" "shrink $lm"; do
 		loop_counted pairs.c "${x% *}" "${x#* }" "$cc"
 	done
