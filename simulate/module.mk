@@ -26,10 +26,10 @@ $(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(OBJ)/server/strmap.o $(REGR
 # one process and swaps their stacks).
 $(OBJ)/simulate-smpi/%.o: collector/%.c collector/trace.h collector/mpi_table.def
 	@mkdir -p $(@D)
-	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
 $(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def
 	@mkdir -p $(@D)
-	$(SMPICC) -D_GNU_SOURCE -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
 
 # One relocatable object, not an archive: SMPI's mpi.h declares the MPI
 # functions weak, and weak references never pull members out of an archive.
