@@ -109,6 +109,16 @@ static void usage(FILE *f)
 	    "at the largest\n"
 	    "                input traced at the target's rank count "
 	    "(repeatable)\n"
+	    "  --share-malloc BYTES  one copy of each allocation of BYTES "
+	    "or more for\n"
+	    "                all ranks of the SMPI run (SimGrid's folding: "
+	    "many ranks in\n"
+	    "                the memory of a few), for programs that do not "
+	    "decide what\n"
+	    "                to call from that memory: checked by a run so "
+	    "at the largest\n"
+	    "                rank count of a --train trace of the same "
+	    "arguments\n"
 	    "  --no-links    no SimGrid link tracing (about half the "
 	    "replay's CPU time;\n"
 	    "                no link utilisation in the analyses)\n"
@@ -123,6 +133,7 @@ struct opts {
 	const char *train[32], *runs[8];
 	size_t ntrain, nruns;
 	int ranks, nodes, rpn, json, no_links, use_min, no_noise, no_residual;
+	long long share; /* --share-malloc BYTES; 0: off */
 };
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -141,7 +152,8 @@ static int parse(int argc, char **argv, struct opts *o)
 		O_REPEATS,
 		O_NO_NOISE,
 		O_RUNS,
-		O_NO_RESIDUAL
+		O_NO_RESIDUAL,
+		O_SHARE
 	};
 	static const struct option lo[] = {
 	    {"profile", required_argument, NULL, O_PROFILE},
@@ -158,6 +170,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"no-noise", no_argument, NULL, O_NO_NOISE},
 	    {"runs", required_argument, NULL, O_RUNS},
 	    {"no-residual", no_argument, NULL, O_NO_RESIDUAL},
+	    {"share-malloc", required_argument, NULL, O_SHARE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	int c;
@@ -220,6 +233,18 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_NO_RESIDUAL:
 			o->no_residual = 1;
+			break;
+		case O_SHARE:
+			errno = 0;
+			o->share = strtoll(optarg, &end, 10);
+			if (errno || *end || end == optarg || o->share < 1) {
+				fprintf(stderr,
+					"%s: --share-malloc: expected a number "
+					"of bytes >= 1, got '%s' (see "
+					"--help)\n",
+					prog, optarg);
+				return 1;
+			}
 			break;
 		case O_RUNS:
 			if (o->nruns == 8) {
@@ -672,6 +697,78 @@ static int residual_per_action(const struct mpp_profile *p,
 	return 0;
 }
 
+/* --share-malloc: SimGrid's folding gives every rank the same pages for
+ * each large allocation, so a program that decides what to call from
+ * that memory (a convergence test, sizes or indices kept there) is
+ * simulated doing something else. Checked by running the program so at
+ * the largest rank count of a --train trace of the same arguments: its
+ * calls must be the traced run's. Returns the index of that trace, -1
+ * when there is none (not checked, said on stderr), -2 on failure
+ * (message printed; *rc set). */
+static long share_check(const struct opts *o, const struct mpp_profile *p,
+			const char *dir, const struct mpp_trace *train,
+			size_t nt, const char *args, char *const *cmd, int *rc)
+{
+	long j = -1;
+	for (size_t i = 0; i < nt; i++)
+		if (!strcmp(train[i].args, args) &&
+		    (j < 0 || train[i].nranks > train[j].nranks))
+			j = (long)i;
+	if (j < 0) {
+		fprintf(stderr,
+			"%s: --share-malloc: not checked: no --train trace of "
+			"arguments '%s'\n",
+			prog, args);
+		return -1;
+	}
+	char cdir[4200], tdir[4300], err[4400] = "", msg[256];
+	struct mpp_placement pl;
+	struct mpp_trace got = {0};
+	double wall;
+	snprintf(cdir, sizeof cdir, "%s/share-check", dir);
+	snprintf(tdir, sizeof tdir, "%s/trace", cdir);
+	placement(o, train[j].nranks, &pl);
+	if (pl.nodes > pl.ranks)
+		pl.nodes = pl.ranks, pl.rpn = 1;
+	*rc = 3;
+	if (mkdir(cdir, 0777) < 0 && errno != EEXIST)
+		snprintf(err, sizeof err, "%s: %s", cdir, strerror(errno));
+	if (err[0] || mpp_platform_write(p, &pl, cdir, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: --share-malloc check: %s\n", prog, err);
+		return -2;
+	}
+	/* A program that keeps indices or pointers there crashes (PENNANT:
+	 * a segmentation fault): the option does not suit it (exit 3 keeps
+	 * the log the message names). */
+	if (mpp_smpi_run(cdir, train[j].nranks, cmd[0], cmd + 1, o->share, tdir,
+			 &wall, err, sizeof err) < 0 ||
+	    mpp_trace_read(tdir, &got, err, sizeof err) < 0) {
+		fprintf(stderr,
+			"%s: --share-malloc %lld: at %d ranks the program "
+			"failed with its allocations of that size shared "
+			"(%s): predict without --share-malloc, or with a "
+			"larger size\n",
+			prog, o->share, train[j].nranks, err);
+		mpp_trace_free(&got);
+		return -2;
+	}
+	*rc = 2;
+	int same = mpp_trace_same_calls(&got, &train[j], msg, sizeof msg);
+	mpp_trace_free(&got);
+	if (same != 0) {
+		*rc = 2;
+		fprintf(stderr,
+			"%s: --share-malloc %lld: at %d ranks the program "
+			"makes other MPI calls than --train %s (%s): it "
+			"decides what to call from memory that would be "
+			"shared; predict without --share-malloc, or with a "
+			"larger size\n",
+			prog, o->share, train[j].nranks, o->train[j], msg);
+		return -2;
+	}
+	return j;
+}
+
 static int cmd_predict(int argc, char **argv)
 {
 	struct opts o;
@@ -682,6 +779,8 @@ static int cmd_predict(int argc, char **argv)
 	char text[13000];
 	double t0 = now(), smpi_wall = 0;
 	int rc = 2, reused = 0;
+	long shared_by =
+	    -1; /* the --train trace --share-malloc was checked on */
 	size_t nt = 0;
 	mpp_runs rs = {0};
 	double work[32] = {0}, wfactor = 1;
@@ -763,8 +862,13 @@ static int cmd_predict(int argc, char **argv)
 		}
 		fclose(f);
 		reused = 1;
+	} else if (o.share > 0 &&
+		   (shared_by = share_check(&o, &p, dir, train, nt, args,
+					    argv + optind, &rc)) == -2) {
+		goto clean;
 	} else if (mpp_smpi_run(dir, o.ranks, argv[optind], argv + optind + 1,
-				sdir, &smpi_wall, err, sizeof err) < 0) {
+				o.share, sdir, &smpi_wall, err,
+				sizeof err) < 0) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		if (o.skeleton)
 			rmtree(sdir); /* nothing half-written is reused */
@@ -878,6 +982,16 @@ static int cmd_predict(int argc, char **argv)
 			 "extrapolated: below the smallest traced rank count "
 			 "(%d ranks traced, %d predicted)\n",
 			 tr_lo, o.ranks);
+	rl = strlen(rep);
+	if (o.share > 0 && !reused)
+		snprintf(rep + rl, sizeof rep - rl,
+			 "shared allocations: %lld bytes or more, one copy for "
+			 "all ranks in the SMPI run (%s)\n",
+			 o.share,
+			 shared_by >= 0 ? "checked: the same MPI calls as the "
+					  "traced run of these arguments"
+					: "not checked: no --train trace of "
+					  "these arguments");
 	/* A law capped: the answer stands (exit 0), the user is told. */
 	for (const char *l = rep; *l;) {
 		size_t w = strcspn(l, "\n");
@@ -997,6 +1111,11 @@ static int cmd_predict(int argc, char **argv)
 			    beyond > 0 ? json_real(beyond) : json_null());
 	json_object_set_new(extra, "capped",
 			    json_boolean(strstr(rep, "warning: ") != NULL));
+	json_object_set_new(extra, "shared_malloc_bytes",
+			    o.share > 0 ? json_integer(o.share) : json_null());
+	json_object_set_new(extra, "shared_malloc_checked_on",
+			    shared_by >= 0 ? json_string(o.train[shared_by])
+					   : json_null());
 	if (reused)
 		snprintf(text, sizeof text,
 			 "skeleton reused from %s (no SMPI run)\n"

@@ -313,12 +313,16 @@ int mpp_replay_run(const char *dir, int nranks, int links,
 }
 
 int mpp_smpi_run(const char *dir, int nranks, const char *prog,
-		 char *const *args, const char *tracedir, double *wall,
-		 char *err, size_t errlen)
+		 char *const *args, long long share, const char *tracedir,
+		 double *wall, char *err, size_t errlen)
 {
-	char log[4200];
-	char **av = smpirun_argv(dir, nranks, 0, "platform.xml", NULL, NULL,
-				 prog, args, err, errlen);
+	char log[4200], fold[96];
+	char *opts[] = {fold, NULL};
+	snprintf(fold, sizeof fold, "--cfg=smpi/auto-shared-malloc-thresh:%lld",
+		 share);
+	char **av =
+	    smpirun_argv(dir, nranks, 0, "platform.xml", NULL,
+			 share > 0 ? opts : NULL, prog, args, err, errlen);
 	if (!av)
 		return -1;
 	snprintf(log, sizeof log, "%s/smpi.log", dir);

@@ -44,11 +44,13 @@ int mpp_replay_run(const char *dir, int nranks, int links,
 
 /* Run an SMPI program (built with smpicc and libmpp-smpitrace) online on
  * DIR/platform.xml + DIR/hostfile, SimGrid's defaults but for a 1 Gf/s host
- * speed, with MPIPREDICT_TRACE=tracedir. *wall: seconds it took. Returns
- * 0, or -1 with err. */
+ * speed, with MPIPREDICT_TRACE=tracedir. share > 0: its allocations of
+ * that many bytes or more are shared by all ranks (SimGrid's
+ * smpi/auto-shared-malloc-thresh). *wall: seconds it took. Returns 0, or
+ * -1 with err. */
 int mpp_smpi_run(const char *dir, int nranks, const char *prog,
-		 char *const *args, const char *tracedir, double *wall,
-		 char *err, size_t errlen);
+		 char *const *args, long long share, const char *tracedir,
+		 double *wall, char *err, size_t errlen);
 
 void mpp_timeline_free(struct mpp_timeline *tl);
 

@@ -430,6 +430,42 @@ static int kinds(const struct mpp_trace *t, struct kind **ks, size_t *nk);
 static size_t kinds_shared(const struct kind *a, size_t na,
 			   const struct kind *b, size_t nb);
 
+/* The index of rank r's next call at or after i that says what the
+ * program decided (same_calls), or t->n[r]. */
+static size_t next_call(const struct mpp_trace *t, int r, size_t i)
+{
+	while (i < t->n[r] && (!strcmp(t->a[r][i].name, "compute") ||
+			       !strncmp(t->a[r][i].name, "test", 4) ||
+			       !strcmp(t->a[r][i].name, "recvd")))
+		i++;
+	return i;
+}
+
+int mpp_trace_same_calls(const struct mpp_trace *a, const struct mpp_trace *b,
+			 char *msg, size_t len)
+{
+	if (a->nranks != b->nranks) {
+		snprintf(msg, len, "%d ranks against %d", a->nranks, b->nranks);
+		return 1;
+	}
+	for (int r = 0; r < a->nranks; r++) {
+		size_t i = next_call(a, r, 0), j = next_call(b, r, 0);
+		for (size_t k = 1; i < a->n[r] || j < b->n[r]; k++) {
+			const char *x = i < a->n[r] ? a->a[r][i].name : "(end)",
+				   *y = j < b->n[r] ? b->a[r][j].name : "(end)";
+			if (strcmp(x, y)) {
+				snprintf(msg, len,
+					 "rank %d, call %zu: %s against %s", r,
+					 k, x, y);
+				return 1;
+			}
+			i = next_call(a, r, i + 1);
+			j = next_call(b, r, j + 1);
+		}
+	}
+	return 0;
+}
+
 int mpp_trace_match_sites(const struct mpp_trace *skel,
 			  const struct mpp_trace *train, size_t ntrain)
 {

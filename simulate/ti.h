@@ -51,6 +51,14 @@ void mpp_trace_free(struct mpp_trace *t);
  * deletes). */
 void mpp_trace_sites(struct mpp_trace *t, const char *prog);
 
+/* Whether a and b make the same MPI calls in the same order on every
+ * rank, by name: computation, tests (a poll finishes when the timing
+ * says) and resolved wildcard receives (placed by which message came
+ * first) left out. 0 when they do; else 1, with msg naming the rank and
+ * the first call that differs. */
+int mpp_trace_same_calls(const struct mpp_trace *a, const struct mpp_trace *b,
+			 char *msg, size_t len);
+
 /* Segments are matched by the source locations of the calls around them
  * when every trace has them (a build with -g), else by the calls' names.
  * Decides for the scaling and the noise that follow; returns 1 for
