@@ -16,6 +16,10 @@
 #     A' 2 ranks at the larger input (the largest `train` setting) from
 #        the 1-rank traces only;
 #     B  2 ranks at the larger input from the 1- and 2-rank traces;
+#     C  4 ranks on one node at the larger input from the 1- and 2-rank
+#        traces: on this machine's 2 cores the truth is time-sliced, and
+#        so is the prediction (the profile's node has 2 cores); ranks
+#        column "4ts";
 #   predicted only: 4, 16, 64 ranks (2 per node) at the larger input from
 #        the 1- and 2-rank traces (this machine has 2 cores: more ranks
 #        would be oversubscribed and are not measured); the prediction, its
@@ -133,6 +137,9 @@ for code in ${CODES:-PENNANT miniFE}; do
 		# shellcheck disable=SC2086
 		(cd "$rundir" && MPIPREDICT_PARAMS="$par" MPIPREDICT_TRACE=$tr/m-$i \
 		  mpirun -np 2 "$exe" $args >/dev/null 2>&1) || echo "$code: target run failed"
+		# shellcheck disable=SC2086
+		(cd "$rundir" && MPIPREDICT_PARAMS="$par" MPIPREDICT_TRACE=$tr/m4-$i \
+		  mpirun --oversubscribe -np 4 "$exe" $args >/dev/null 2>&1) || echo "$code: target run at 4 failed"
 	done
 	one=() both=()
 	for d in "$tr"/t*-1-*; do one+=(--train "$d"); done
@@ -157,11 +164,15 @@ for code in ${CODES:-PENNANT miniFE}; do
 	T=("${both[@]}")
 	# shellcheck disable=SC2086
 	pred B 2 1 "$tpar" $targs
+	# shellcheck disable=SC2086
+	pred C 4 1 "$tpar" $targs
 	ma=$(for i in $(seq "$REPS"); do wall_of "$tr/t$((n - 1))-2-$i"; done | tr '\n' ' ')
 	mb=$(for i in $(seq "$REPS"); do wall_of "$tr/m-$i"; done | tr '\n' ' ')
 	row "$code" A "$largs $lpar" 1 2 "${ma% }" "$code/A.json" "$code/A.err"
 	row "$code" "A'" "$targs $tpar" 1 2 "${mb% }" "$code/A1.json" "$code/A1.err"
 	row "$code" B "$targs $tpar" "1,2" 2 "${mb% }" "$code/B.json" "$code/B.err"
+	mc=$(for i in $(seq "$REPS"); do wall_of "$tr/m4-$i"; done | tr '\n' ' ')
+	row "$code" C "$targs $tpar" "1,2" 4ts "${mc% }" "$code/C.json" "$code/C.err"
 	for np in ${BIG_RANKS:-4 16 64}; do
 		# shellcheck disable=SC2086
 		pred r$np "$np" $((np / 2)) "$tpar" $targs
