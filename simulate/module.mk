@@ -57,6 +57,12 @@ endif
 # The second design RUNS times, with how far the truth moves between runs
 # (the floor under any method's error on this machine); not in `make bench`:
 # about 1.5 min per run.
+# Strong scaling 2 to 1,024 ranks as predicted (issue 38, requirement 4).
+BENCHES += bench-simulate-scaling
+.PHONY: bench-simulate-scaling
+bench-simulate-scaling: all
+	@MPP_BUILD=$(abspath $(BUILD)) tests/simulate/bench-scaling.sh
+
 .PHONY: bench-simulate-repeat
 bench-simulate-repeat: all
 	@MPP_BUILD=$(abspath $(BUILD)) RUNS=$(or $(RUNS),8) tests/simulate/bench-repeat.sh

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# bench-simulate-scaling: strong scaling as mpipredict-simulate answers it
+# (issue 38, requirement 4). Each program is traced at 1 and 2 ranks at
+# two inputs (REPS runs each), then its larger input is predicted at every
+# rank count of RANKS (default 2 4 16 64 256 1024), 2 ranks per node.
+# Printed per rank count: the answer, its interval, the prediction's wall
+# and, against the answer at the rank count before:
+#   ratio      T(p) / T(previous p): non-increasing within the noise means
+#              <= 1 + TOL (TOL 0.05, the tests' tolerance for the
+#              reductions' depth) or inside the previous answer's
+#              interval (column prev: y);
+#   efficiency 2 T(2) / (p T(p)): <= 1 + TOL.
+# A program is plausible when every answer is finite, every ratio and
+# every efficiency within those bounds. Programs: the example apps
+# (APPS, default "prime jacobi3d is cg") and tests/simulate/progs/stencil.c
+# (PROGS, default "stencil"). Nothing here is measured against a run:
+# this machine has 2 cores. Results: $MPP_BUILD/bench/simulate-scaling/.
+set -u
+src=$(cd "$(dirname "$0")/../.." && pwd)
+export MPP_SRC=$src MPP_BUILD=${MPP_BUILD:-$src/build}
+export PATH="$MPP_BUILD/bin:$PATH"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1
+out=$MPP_BUILD/bench/simulate-scaling
+rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 1
+. "$src/tests/simulate/lib.sh"
+write_profile profile.json
+REPS=${REPS:-3} TOL=${TOL:-0.05} RANKS=${RANKS:-2 4 16 64 256 1024}
+declare -A TRAIN TARGET MAXR
+TRAIN[prime]="-n 1500000|-n 2500000"; TARGET[prime]="-n 3500000"
+TRAIN[jacobi3d]="-n 40 -i 20|-n 52 -i 20"; TARGET[jacobi3d]="-n 64 -i 20"
+TRAIN[is]="-n 400000 -i 5|-n 800000 -i 5"; TARGET[is]="-n 1200000 -i 5"
+# cg splits whole z-planes: its target runs on 40 ranks at most
+TRAIN[cg]="-n 24 -i 40|-n 32 -i 40"; TARGET[cg]="-n 40 -i 40"; MAXR[cg]=40
+TRAIN[stencil]="-n 512 -s 10|-n 768 -s 10"; TARGET[stencil]="-n 1024 -s 10"
+echo "bench-simulate-scaling: $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg), test profile, $REPS runs per trace, TOL $TOL"
+printf '%-9s %6s %10s %-23s %8s %7s %4s %7s\n' program ranks predicted interval wall_s ratio prev effic
+ok=0 all=0
+for prog in ${APPS-prime jacobi3d is cg} ${PROGS-stencil}; do
+	if [ -f "$src/tests/apps/$prog.c" ]; then
+		build_real "$prog" && build_smpi "$prog" || { echo "$prog: build failed"; continue; }
+	else
+		build_prog "$prog" -g
+	fi
+	IFS='|' read -ra ins <<<"${TRAIN[$prog]}"
+	for i in $(seq "$REPS"); do
+		k=0
+		for in in "${ins[@]}"; do
+			k=$((k + 1))
+			for np in 1 2; do
+				# shellcheck disable=SC2086
+				traced "tr-$prog-$k-$np-$i" "$np" "./$prog.real" $in
+			done
+		done
+	done
+	trains=()
+	for d in tr-"$prog"-*; do [ -d "$d" ] && trains+=(--train "$d"); done
+	all=$((all + 1)) good=1 t2='' prev='' phi=''
+	for np in $RANKS; do
+		[ "$np" -le "${MAXR[$prog]:-65536}" ] || continue
+		nodes=$(((np + 1) / 2))
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		timeout "${PRED_TIMEOUT:-300}" mpipredict-simulate predict --profile profile.json "${trains[@]}" \
+			--ranks "$np" --nodes "$nodes" --json -- "./$prog.smpi" ${TARGET[$prog]} \
+			>"p-$prog-$np.json" 2>"p-$prog-$np.err"
+		rc=$?
+		w=$(echo "$(date +%s.%N) - $t0" | bc)
+		t=$(jq -r '.predicted_s // "nan"' "p-$prog-$np.json" 2>/dev/null)
+		iv=$(jq -r '.interval_s // [0, 0] | "\(.[0]) \(.[1])"' "p-$prog-$np.json" 2>/dev/null)
+		if [ $rc -ne 0 ] || ! awk -v t="$t" 'BEGIN { exit !(t + 0 > 0 && t + 0 < 1e300) }'; then
+			printf '%-9s %6s %10s %-23s %8.1f   (exit %s: %s)\n' "$prog" "$np" - - "$w" "$rc" \
+				"$(grep -v warning "p-$prog-$np.err" | head -1 | cut -c1-60)"
+			good=0
+			continue
+		fi
+		[ -n "$t2" ] || t2=$t
+		read -r r e inside <<<"$(awk -v t="$t" -v p="${prev:-$t}" -v t2="$t2" -v np="$np" -v h="${phi:-$t}" \
+			'BEGIN { printf "%.3f %.3f %s", t / p, 2 * t2 / (np * t), t <= h ? "y" : "n" }')"
+		awk -v r="$r" -v e="$e" -v ins="$inside" -v tol="$TOL" \
+			'BEGIN { exit !((r <= 1 + tol || ins == "y") && e <= 1 + tol) }' || good=0
+		read -r lo hi <<<"$iv"
+		printf '%-9s %6s %10.6f %10.6f-%-12.6f %8.1f %7s %4s %7s\n' "$prog" "$np" "$t" "$lo" "$hi" "$w" "$r" "$inside" "$e"
+		prev=$t phi=$hi
+	done
+	ok=$((ok + good))
+	echo "$prog: $([ $good = 1 ] && echo plausible || echo "NOT plausible")"
+done
+echo "plausible strong scaling: $ok of $all programs; files in $out"
