@@ -756,7 +756,6 @@ static long share_check(const struct opts *o, const struct mpp_profile *p,
 	int same = mpp_trace_same_calls(&got, &train[j], msg, sizeof msg);
 	mpp_trace_free(&got);
 	if (same != 0) {
-		*rc = 2;
 		fprintf(stderr,
 			"%s: --share-malloc %lld: at %d ranks the program "
 			"makes other MPI calls than --train %s (%s): it "
@@ -779,8 +778,8 @@ static int cmd_predict(int argc, char **argv)
 	char text[13000];
 	double t0 = now(), smpi_wall = 0;
 	int rc = 2, reused = 0;
-	long shared_by =
-	    -1; /* the --train trace --share-malloc was checked on */
+	/* the --train trace --share-malloc was checked on, or -1 */
+	long shared_by = -1;
 	size_t nt = 0;
 	mpp_runs rs = {0};
 	double work[32] = {0}, wfactor = 1;
@@ -1112,7 +1111,8 @@ static int cmd_predict(int argc, char **argv)
 	json_object_set_new(extra, "capped",
 			    json_boolean(strstr(rep, "warning: ") != NULL));
 	json_object_set_new(extra, "shared_malloc_bytes",
-			    o.share > 0 ? json_integer(o.share) : json_null());
+			    o.share > 0 && !reused ? json_integer(o.share)
+						   : json_null());
 	json_object_set_new(extra, "shared_malloc_checked_on",
 			    shared_by >= 0 ? json_string(o.train[shared_by])
 					   : json_null());

@@ -23,11 +23,13 @@ $(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(OBJ)/server/strmap.o $(REGR
 	$(CC) $(LDFLAGS) -o $@ $(SIMULATE_OBJS) $(OBJ)/server/strmap.o $(REGRESS_LIB) $(SIMULATE_LDLIBS)
 
 # The SMPI side: smpicc, no sanitizers (SimGrid runs ranks as threads of
-# one process and swaps their stacks).
-$(OBJ)/simulate-smpi/%.o: collector/%.c collector/trace.h collector/mpi_table.def
+# one process and swaps their stacks); SMPI_NO_OVERRIDE_MALLOC: the trace
+# writer's own buffers stay private when predict --share-malloc folds
+# the program's. These flags live here: a change rebuilds.
+$(OBJ)/simulate-smpi/%.o: collector/%.c collector/trace.h collector/mpi_table.def simulate/module.mk
 	@mkdir -p $(@D)
 	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
-$(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def
+$(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def simulate/module.mk
 	@mkdir -p $(@D)
 	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
 
