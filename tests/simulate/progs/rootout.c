@@ -47,7 +47,8 @@ int main(int argc, char **argv)
 		char text[64];
 		unsigned long sum = 0;
 		for (size_t k = 0; k < (size_t)rows * np * n; k++) {
-			int len = snprintf(text, sizeof text, "%.17g\n", all[k]);
+			int len =
+			    snprintf(text, sizeof text, "%.17g\n", all[k]);
 			for (int c = 0; c < len; c++)
 				sum = sum * 31 + (unsigned char)text[c];
 		}
