@@ -1570,8 +1570,9 @@ size_t mpp_trace_noise_sources(const struct mpp_trace *train, size_t ntrain,
  * other ranks' mean, in the skeleton (SMPI's benchmark of the target) and
  * in every source (runs on this machine) alike. Noise maps target rank r
  * to source rank r mod P, which would hand such work to every P-th rank;
- * it keeps SMPI's split instead. Noise between ranks was at most 2.5x
- * rank for rank in PENNANT's sources, its output 40,000x. */
+ * it keeps SMPI's split instead. In PENNANT's 2-rank sources the ranks'
+ * totals of a kind differed at most 2.5x where only noise parted them,
+ * 40,000x for its output. */
 static int rank0_own(const struct occ *o, int nranks, size_t nk, size_t s)
 {
 	double rest = 0;
