@@ -824,8 +824,41 @@ int mpp_trip_host_entry(const struct mpp_tu *t, CXCursor loop,
 	return ka && kb && (ka == 1 || kb == 1);
 }
 
+static int small_constant(const struct mpp_tu *t, CXCursor e, long long *v);
+
+/* True when a variable of w is declared inside one of the loops
+ * outer[0..n) that contains `loop` (each entry of loop may see another
+ * value of it). */
+static int set_per_entry(const struct mpp_tu *t, const struct watch *w,
+			 CXCursor loop, const CXCursor *outer, size_t n)
+{
+	size_t at;
+	if (plain_off(t, clang_getCursorLocation(loop), &at))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		enum CXCursorKind k = clang_getCursorKind(outer[i]);
+		CXSourceRange r = clang_getCursorExtent(outer[i]);
+		size_t b, e;
+		if ((k != CXCursor_ForStmt && k != CXCursor_WhileStmt &&
+		     k != CXCursor_DoStmt) ||
+		    plain_off(t, clang_getRangeStart(r), &b) ||
+		    plain_off(t, clang_getRangeEnd(r), &e) || at <= b ||
+		    at >= e)
+			continue;
+		for (unsigned j = 0; j < w->n; j++) {
+			size_t d;
+			if (plain_off(t, clang_getCursorLocation(w->v[j]),
+				      &d) == 0 &&
+			    d > b && d < at)
+				return 1;
+		}
+	}
+	return 0;
+}
+
 int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
-		CXCursor loop, CXCursor func, struct mpp_iv *iv)
+		CXCursor loop, CXCursor func, const CXCursor *outer,
+		size_t nouter, struct mpp_iv *iv)
 {
 	struct kids parts, k;
 	struct watch w = {.n = 0};
@@ -855,8 +888,11 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	 * value at the exits, which costs less than v's two additions per
 	 * entry (measured: is +14 %, the break/return/goto nest +7.5 %
 	 * with them). Only loops whose test it cannot count are derived;
-	 * a bound of globals it did not count in miniAMR's nests. */
+	 * a bound of globals it did not count in miniAMR's nests; and a
+	 * loop from 0 to a bound set per entry (mpp_trip_iv in trip.h). */
 	struct watch bw = {.n = 0};
+	long long a0;
+	int from0 = small_constant(t, init_value(t, loop), &a0) == 0 && a0 == 0;
 	if (clang_getCursorKind(cond) == CXCursor_BinaryOperator &&
 	    kids_of(cond, &k) == 2 &&
 	    clang_getCursorKind(bare(k.c[0])) == CXCursor_DeclRefExpr &&
@@ -864,7 +900,8 @@ int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
 	    binary_op(t, cond, &k, op, sizeof(op)) == 0 &&
 	    (!strcmp(op, "<") || !strcmp(op, "<=") || !strcmp(op, ">") ||
 	     !strcmp(op, ">=") || !strcmp(op, "!=")) &&
-	    pure(t, k.c[1], &bw) && !bw.globals)
+	    pure(t, k.c[1], &bw) && !bw.globals &&
+	    !(from0 && set_per_entry(t, &bw, loop, outer, nouter)))
 		return 1;
 	w.v[w.n++] = var;
 

@@ -101,7 +101,16 @@ struct mpp_iv {
 	CXCursor breaks[MPP_IV_BREAKS]; /* the loop's own break statements */
 	unsigned nbreaks;
 };
+/* A test `v OP B` whose bound B is built of literals and locals only is
+ * left to the compiler (it counts such a loop itself), except when v
+ * starts at the literal 0 and a local of B is declared inside one of the
+ * loops `outer[0..nouter)` that contains this one (a row's length read in
+ * the row loop): the count is then v's value at the exit, one addition
+ * per entry, where the compiler's own count costs a comparison and two
+ * more. Callers pass nouter 0 for a loop that may leave other than by
+ * its test. */
 int mpp_trip_iv(const struct mpp_tu *t, const struct mpp_source *src,
-		CXCursor loop, CXCursor func, struct mpp_iv *iv);
+		CXCursor loop, CXCursor func, const CXCursor *outer,
+		size_t nouter, struct mpp_iv *iv);
 
 #endif
