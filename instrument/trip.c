@@ -684,86 +684,133 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 	return 0;
 }
 
+/* The for loop that is the whole body of loop `o` (alone or alone in
+ * braces); a null cursor otherwise. */
+static CXCursor whole_body_loop(CXCursor o)
+{
+	struct kids parts, k;
+	if (clang_getCursorKind(o) != CXCursor_ForStmt ||
+	    kids_of(o, &parts) != 4)
+		return clang_getNullCursor();
+	CXCursor body = parts.c[3];
+	if (clang_getCursorKind(body) == CXCursor_CompoundStmt &&
+	    kids_of(body, &k) == 1)
+		body = k.c[0];
+	return clang_getCursorKind(body) == CXCursor_ForStmt
+		   ? body
+		   : clang_getNullCursor();
+}
+
+/* A for loop's start value (its init's right side). */
+static CXCursor start_of(const struct mpp_tu *t, CXCursor loop,
+			 const struct canon *q)
+{
+	struct kids parts, k;
+	(void)t;
+	kids_of(loop, &parts);
+	CXCursor init = parts.c[0];
+	if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
+		unsigned n = kids_of(q->var, &k);
+		return n < 1 ? clang_getNullCursor() : bare(k.c[n - 1]);
+	}
+	return kids_of(init, &k) != 2 ? clang_getNullCursor() : bare(k.c[1]);
+}
+
 int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor outer, CXCursor func,
 		  const char *counter, const char *tmp, size_t *pos,
 		  char **text)
 {
-	struct kids parts, k;
-	struct canon q, o;
-	struct watch a = {.n = 0};
-	size_t end;
+	enum { CHAIN = 4 };
+	struct kids parts;
+	struct canon o, q;
+	CXCursor chain[CHAIN], vars[CHAIN + 1];
+	size_t nch = 0, nv = 0, end;
+	char *prod = NULL;
+	int up, r = -1;
+	unsigned long c;
 	*text = NULL;
-	/* outer's body is the loop alone */
-	if (clang_getCursorKind(outer) != CXCursor_ForStmt ||
-	    kids_of(outer, &parts) != 4)
-		return 1;
-	CXCursor body = parts.c[3];
-	if (clang_getCursorKind(body) == CXCursor_CompoundStmt &&
-	    kids_of(body, &k) == 1)
-		body = k.c[0];
-	if (!clang_equalCursors(body, loop) ||
-	    canonical(t, src, loop, func, &q) ||
-	    canonical(t, src, outer, func, &o) ||
+	/* outer's body is a loop whose body is ... the loop */
+	for (CXCursor cur = outer;;) {
+		CXCursor b = whole_body_loop(cur);
+		if (clang_Cursor_isNull(b) || nch == CHAIN)
+			return 1;
+		chain[nch++] = b;
+		if (clang_equalCursors(b, loop))
+			break;
+		cur = b;
+	}
+	if (canonical(t, src, outer, func, &o) ||
 	    plain_off(t, clang_getRangeEnd(clang_getCursorExtent(o.endc)),
 		      &end) != 0)
 		return 1;
-	/* the loop's start: literals and enumerators only */
-	kids_of(loop, &parts);
-	CXCursor init = parts.c[0], from;
-	if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
-		unsigned n = kids_of(q.var, &k);
-		if (n < 1)
-			return 1;
-		from = bare(k.c[n - 1]);
-	} else {
-		if (kids_of(init, &k) != 2)
-			return 1;
-		from = bare(k.c[1]);
-	}
-	if (!pure(t, from, &a) || a.n)
-		return 1;
-	/* outer steps its variable alone, which the loop's bound does not
-	 * read */
-	int up;
-	unsigned long c;
+	/* outer steps its variable alone */
 	kids_of(outer, &parts);
 	if (!clang_equalCursors(step_of(t, src, parts.c[2], &up, &c), o.var))
 		return 1;
-	for (unsigned i = 1; i < q.w.n; i++)
-		if (clang_equalCursors(q.w.v[i], o.var))
-			return 1;
-	char *qb = text_of(t, src, q.bound), *ob = text_of(t, src, o.bound);
-	char *qf = text_of(t, src, from), *qs = NULL, *qt = NULL, *ot = NULL,
-	     *both = NULL;
+	vars[nv++] = o.var;
+	char *ob = text_of(t, src, o.bound);
 	CXString os = clang_getCursorSpelling(o.var);
-	CXType vt = clang_getCursorType(q.var);
-	CXString ts = clang_getTypeSpelling(vt);
-	int r = -1;
-	if (!qb || !ob || !qf) {
-		r = 1;
-		goto out;
+	prod = ob ? trip_text(&o, clang_getCString(os), ob) : NULL;
+	clang_disposeString(os);
+	free(ob);
+	if (!prod)
+		return ob ? -1 : 1;
+	/* each loop inside: starts at literals and enumerators, steps its
+	 * variable alone (but the innermost, whose count this is), and its
+	 * bound reads no variable of a loop around it within the chain, so
+	 * that every pass runs the loops inside equally often */
+	for (size_t i = 0; i < nch; i++) {
+		struct watch a = {.n = 0};
+		CXCursor from;
+		char *qb = NULL, *qf = NULL, *qs = NULL, *qt = NULL, *both;
+		if (canonical(t, src, chain[i], func, &q) ||
+		    clang_Cursor_isNull(from = start_of(t, chain[i], &q)) ||
+		    !pure(t, from, &a) || a.n) {
+			r = 1;
+			goto out;
+		}
+		kids_of(chain[i], &parts);
+		if (i + 1 < nch &&
+		    !clang_equalCursors(step_of(t, src, parts.c[2], &up, &c),
+					q.var)) {
+			r = 1;
+			goto out;
+		}
+		for (unsigned w = 1; w < q.w.n; w++)
+			for (size_t v = 0; v < nv; v++)
+				if (clang_equalCursors(q.w.v[w], vars[v])) {
+					r = 1;
+					goto out;
+				}
+		vars[nv++] = q.var;
+		CXString ts = clang_getTypeSpelling(clang_getCursorType(q.var));
+		qb = text_of(t, src, q.bound);
+		qf = text_of(t, src, from);
+		if (!qb || !qf)
+			r = 1; /* not plain text of the file */
+		else if (asprintf(&qs, "(%s)(%s)", clang_getCString(ts), qf) >=
+			 0)
+			qt = trip_text(&q, qs, qb);
+		clang_disposeString(ts);
+		both = NULL;
+		if (qt && asprintf(&both, "(%s * %s)", prod, qt) < 0)
+			both = NULL;
+		free(qb);
+		free(qf);
+		free(qs);
+		free(qt);
+		if (!both)
+			goto out; /* r: 1, or -1 (no memory) */
+		free(prod);
+		prod = both;
 	}
-	if (asprintf(&qs, "(%s)(%s)", clang_getCString(ts), qf) < 0)
-		goto out;
-	qt = trip_text(&q, qs, qb);
-	ot = trip_text(&o, clang_getCString(os), ob);
-	if (!qt || !ot || asprintf(&both, "(%s * %s)", ot, qt) < 0)
-		goto out;
-	if ((*text = add_text(o.decl, counter, tmp, both))) {
+	if ((*text = add_text(o.decl, counter, tmp, prod))) {
 		*pos = end;
 		r = 0;
 	}
 out:
-	clang_disposeString(os);
-	clang_disposeString(ts);
-	free(qb);
-	free(ob);
-	free(qf);
-	free(qs);
-	free(qt);
-	free(ot);
-	free(both);
+	free(prod);
 	return r;
 }
 

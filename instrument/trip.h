@@ -41,14 +41,18 @@ int mpp_trip_plan(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor func, const char *counter,
 		  const char *tmp, size_t *pos, char **text);
 
-/* The same count for a loop that is the whole body of `outer`, a loop
- * mpp_trip_plan also takes, added once at outer's entry instead: outer's
- * count times the loop's, when the loop starts at literals or
- * enumerators, outer steps its variable alone and the loop's bound does
- * not read it (so every pass of outer runs the loop equally often).
- * miniAMR's sweeps, `for (j = 1; j <= y_block_size; j++) for (k = 1; k <=
- * z_block_size; k++)`, enter their k loop 6-12 times per pass of i. Same
- * returns and *pos, *text as mpp_trip_plan (*pos in outer's init). */
+/* The same count for a loop that is the whole body of `outer`, or the
+ * whole body of a loop that is outer's whole body, and so on (up to four
+ * loops inside outer), each a loop mpp_trip_plan also takes, added once
+ * at outer's entry instead: outer's count times each count inside down
+ * to the loop's, when every loop inside outer starts at literals or
+ * enumerators, outer and the loops between step their variables alone
+ * and no bound reads the variable of a loop around it in the chain (so
+ * every pass of outer runs the loop equally often). miniAMR's sweeps,
+ * `for (i ...) for (j = 1; j <= y_block_size; j++) for (k = 1; k <=
+ * z_block_size; k++)`, enter their k loop 36-144 times per pass of the
+ * block loop. Same returns and *pos, *text as mpp_trip_plan (*pos in
+ * outer's init). derive_trip (visit.c) takes the outermost such loop. */
 int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
 		  CXCursor loop, CXCursor outer, CXCursor func,
 		  const char *counter, const char *tmp, size_t *pos,

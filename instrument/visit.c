@@ -969,20 +969,32 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 		return; /* any call may throw out of the loop */
 	snprintf(counter, sizeof(counter), "__mpp_c_%s[%ld]", x->id, k);
 	snprintf(tmp, sizeof(tmp), "__mpp_t%ld", k);
-	/* The whole body of a loop around it: its count added there, once
-	 * per entry of that loop (mpp_trip_nest). */
+	/* The whole body of a loop around it, or of a loop that is the whole
+	 * body of one ...: its count added at the outermost such loop, once
+	 * per entry (mpp_trip_nest). */
 	int r = 1;
-	for (size_t i = x->nstack; r == 1 && i-- > 0;) {
+	for (size_t i = x->nstack; i-- > 0;) {
 		CXCursor o = x->stack[i];
+		char *t = NULL;
+		size_t p;
 		if (clang_getCursorKind(o) != CXCursor_ForStmt ||
 		    clang_equalCursors(o, loop))
 			continue;
-		r = mpp_trip_nest(x->t, x->src, loop, o, x->fn, counter, tmp,
-				  &pos, &text);
-		if (r == 0)
+		int ri = mpp_trip_nest(x->t, x->src, loop, o, x->fn, counter,
+				       tmp, &p, &t);
+		if (ri < 0) {
+			r = ri;
+			break;
+		}
+		if (ri == 0) {
+			free(text);
+			text = t;
+			pos = p;
+			r = 0;
 			clang_getFileLocation(
 			    clang_getRangeStart(clang_getCursorExtent(o)), NULL,
 			    NULL, NULL, (unsigned *)&outer_kw);
+		}
 	}
 	if (r == 1)
 		r = mpp_trip_plan(x->t, x->src, loop, x->fn, counter, tmp, &pos,
@@ -1359,13 +1371,81 @@ static void unclean(struct ctx *x)
  * `#pragma omp simd` or an `#if` block before an inner loop once kept the
  * whole nest's counters in memory (+38 % instructions on a stencil). */
 static int loop_guarded(const struct ctx *x, size_t kw);
+static int macro_loop_head(const struct ctx *x, CXCursor loop, long m);
 static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 {
 	size_t s;
-	if (clean_start(x, loop, &s) < 0 || s != kw ||
-	    mpp_tu_expansion_at(x->t, kw) >= 0)
-		return 0; /* a macro might declare or open more than a loop */
+	long m = mpp_tu_expansion_at(x->t, kw);
+	if (m >= 0) /* a macro might declare or open more than a loop */
+		return macro_loop_head(x, loop, m) && !loop_guarded(x, kw);
+	if (clean_start(x, loop, &s) < 0 || s != kw)
+		return 0;
 	return !loop_guarded(x, kw);
+}
+
+/* True if the loop's keyword comes from the expansion m of a macro whose
+ * replacement is exactly a loop head, `for (...)` or `while (...)`
+ * (ITERATE_CELLS(c, n) { ... }), of the file's own (not a system one),
+ * holding no pragma, with the body after the invocation in the file: the
+ * host's braces then go around the invocation and the body, which is
+ * that one statement. */
+static enum CXChildVisitResult last_child(CXCursor c, CXCursor parent,
+					  CXClientData data)
+{
+	(void)parent;
+	*(CXCursor *)data = c;
+	return CXChildVisit_Continue;
+}
+
+static int token_is(CXTranslationUnit tu, CXToken t, const char *w)
+{
+	CXString sp = clang_getTokenSpelling(tu, t);
+	int r = !strcmp(clang_getCString(sp), w);
+	clang_disposeString(sp);
+	return r;
+}
+
+static int macro_loop_head(const struct ctx *x, CXCursor loop, long m)
+{
+	const struct mpp_macro *mm = &x->t->macros[m];
+	CXTranslationUnit tu = x->t->tu;
+	CXCursor body = clang_getNullCursor();
+	size_t b;
+	if (mm->is_definition || mm->system || mm->stringizes ||
+	    mpp_tu_pragma_within(x->t, mm->begin, mm->end))
+		return 0;
+	/* the body: the loop's last child, plain text after the macro */
+	clang_visitChildren(loop, last_child, &body);
+	if (clang_Cursor_isNull(body) || clean_start(x, body, &b) < 0 ||
+	    b < mm->end)
+		return 0;
+	/* the definition: NAME, (params) if function-like, replacement */
+	CXCursor e = clang_getCursor(
+	    tu,
+	    clang_getLocationForOffset(tu, x->t->file, (unsigned)mm->begin));
+	CXCursor d = clang_getCursorReferenced(e);
+	if (clang_getCursorKind(e) != CXCursor_MacroExpansion ||
+	    clang_getCursorKind(d) != CXCursor_MacroDefinition)
+		return 0;
+	CXToken *tk = NULL;
+	unsigned n = 0, i = 1, j, depth = 0;
+	clang_tokenize(tu, clang_getCursorExtent(d), &tk, &n);
+	if (clang_Cursor_isMacroFunctionLike(d))
+		while (i < n && !token_is(tu, tk[i++], ")"))
+			;
+	/* the replacement: `for` or `while`, then `(` to its `)`, last */
+	int ok = i + 2 < n &&
+		 (token_is(tu, tk[i], "for") || token_is(tu, tk[i], "while")) &&
+		 token_is(tu, tk[i + 1], "(");
+	for (j = i + 1; ok && j < n; j++) {
+		depth += token_is(tu, tk[j], "(");
+		depth -= token_is(tu, tk[j], ")");
+		if (depth == 0)
+			break;
+	}
+	ok = ok && j == n - 1;
+	clang_disposeTokens(tu, tk, n);
+	return ok;
 }
 
 /* True if a pragma or a macro (which may hold one) stands right before
@@ -1410,6 +1490,26 @@ static int noreturn_specifier(CXTranslationUnit tu, CXCursor d)
 	}
 	clang_disposeTokens(tu, tk, n);
 	return found;
+}
+
+/* True if the call ends the process by SIGABRT (abort, a failed assert):
+ * the run's counts are then the crash dump's (collector/runtime.c), which
+ * misses a host's locals as it does on any crash signal. So `assert(...)`
+ * in a loop, whose failure call inside a system macro can get no flush
+ * before it, leaves the loop a host: without it miniAMR-like sweeps with
+ * an assert per cell counted in memory (+10 % instructions on
+ * bench-overhead's macros kernel). */
+static int aborts(CXCursor call)
+{
+	static const char *const names[] = {"abort", "__assert_fail",
+					    "__assert_perror_fail",
+					    "__assert_rtn", "__assert"};
+	CXString sp = clang_getCursorSpelling(clang_getCursorReferenced(call));
+	int r = 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names) && !r; i++)
+		r = strcmp(clang_getCString(sp), names[i]) == 0;
+	clang_disposeString(sp);
+	return r;
 }
 
 /* What a call does to a host: 0 nothing, 1 it may not return (or ends the
@@ -2086,7 +2186,7 @@ static void walk(struct ctx *x, CXCursor c, unsigned depth, size_t limit,
 	case CXCursor_CallExpr: {
 		int mpi = tag_call(x, c, depth);
 		if (x->nframes) {
-			int eff = mpp_call_effect(x->t->tu, c);
+			int eff = aborts(c) ? 0 : mpp_call_effect(x->t->tu, c);
 			if (eff == 1 && is_stmt)
 				add_leave(x, c, depth - 1, limit, 1);
 			else if (eff || mpi || calls_other_file(c))

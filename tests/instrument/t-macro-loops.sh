@@ -6,6 +6,10 @@
 # no note, nor does assert's if (a system macro); a loop written inside a macro's argument or body gets a note
 # that says how to get it counted, and doing what it says (the loop in a
 # function the macro calls) counts it. gcc and clang, -Wall -Wextra.
+# A loop whose head is a whole macro (ITERATE_CELLS: `for (...)` and
+# nothing else) keeps its counts in a local like a written loop (a host
+# around the invocation and the body); not one whose macro does more
+# before the loop (AFTER_RESET).
 . "$MPP_SRC/tests/instrument/lib.sh"
 cat >m.c <<'C'
 #include <assert.h>
@@ -59,5 +63,35 @@ for cc in gcc clang; do
 	grep -v "^unattributed 0$" counts.txt | sort >got.counts
 	sort want.counts >want.sorted
 	expect_same "counts ($cc)" want.sorted got.counts
+done
+
+cat >h.c <<'C'
+#include <stdio.h>
+#define ITERATE_CELLS(c, n) for ((c) = 0; (c) < (n); (c)++)
+#define AFTER_RESET(c, n) (c) = 0; for ((c) = 0; (c) < (n); (c)++)
+int main(void)
+{
+	int s = 0, c;
+	ITERATE_CELLS(c, 9) {
+		s += c;
+	}
+	AFTER_RESET(c, 5) {
+		s -= c;
+	}
+	printf("%d\n", s);
+	return 0;
+}
+C
+"$INS" -o out h.c 2>notes.txt || fail "mpipredict-instrument exits $? on h.c: $(cat notes.txt)"
+grep -q '__mpp_l[0-9]* = 0; ITERATE_CELLS(c, 9)' out/h.c ||
+	fail "expected ITERATE_CELLS' loop to keep its count in a local, got: $(grep -n 'ITERATE_CELLS(c' out/h.c)"
+grep -q '__mpp_l[0-9]* = 0; AFTER_RESET' out/h.c &&
+	fail "expected no host around AFTER_RESET (its macro does more than a loop head), got: $(grep -n 'AFTER_RESET(c' out/h.c)"
+printf 'loop:h.c:10:2 5\nloop:h.c:7:2 9\n' >want.counts
+for cc in gcc clang; do
+	$cc -Wall -Wextra -Werror -c out/h.c -o /dev/null || fail "h.c's rewrite warns or fails with $cc -Wall -Wextra -Werror"
+	run_both "$cc" h
+	grep -v "^unattributed 0$" counts.txt | sort >got.counts
+	expect_same "h.c counts ($cc)" want.counts got.counts
 done
 exit 0

@@ -10,10 +10,11 @@
 # Asserted, on a program with the shapes (built with gcc -O3 and clang -O3
 # against the test runtime; every count is the program's own, which counts
 # each loop's passes in plain variables):
-#   - the stencil's nests, j and k loops bounded by globals with each k
-#     loop the whole body of its j loop: the k loop's count is added once
-#     per j loop (its count times j's), in the host's local, and nothing
-#     counts in the k loop; a k loop beside another statement, one bounded
+#   - the stencil's nests, i, j and k loops bounded by globals with each
+#     k loop the whole body of its j loop and each j loop that of its i
+#     loop: the k loop's count is added once per i loop (its count times
+#     j's times i's), in the host's local, and nothing counts in the k
+#     loop nor at the j loop's entry; a k loop beside another statement, one bounded
 #     by the j loop's variable, and a loop bounded by a static local get
 #     their counts at their own entry, no increment left in their bodies
 #     (gcc did not fold the increment in miniAMR);
@@ -145,11 +146,14 @@ has() { # FILE LINE PATTERN: the line holds the pattern
 iv='__mpp_v[0-9]+ __attribute__'
 inc='__mpp_(c_[0-9a-f]*\[[0-9]*\]|l[0-9]+)\+\+'
 trip='\+= __extension__ \(\(' # TRIP: ((v) OP (B) ? ... : 0)
-# the stencil's k loops: the whole body of their j loop, counted there
+# the stencil's k loops: the whole body of their j loop, itself the whole
+# body of its i loop: counted at the i loop's entry
 p='k <= z_size; k++) {'
 for l in $(grep -n -- "$p" out/g.c | cut -d: -f1); do
-	has out/g.c "$((l - 1))" "$trip.* \* \(\(" ||
-		fail "expected the count of the loop '$p' added at the entry of the j loop around it, got: $(sed -n "$((l - 1))p" out/g.c)"
+	has out/g.c "$((l - 2))" "$trip.* \* \(\(.* \* \(\(" ||
+		fail "expected the count of the loop '$p' added at the entry of the i loop around its j loop (three counts multiplied), got: $(sed -n "$((l - 2))p" out/g.c)"
+	has out/g.c "$((l - 1))" "$trip" &&
+		fail "expected nothing added at the entry of the j loop around '$p', got: $(sed -n "$((l - 1))p" out/g.c)"
 	sed -n "$l,$((l + 1))p" out/g.c | grep -Eq "$inc|$iv" &&
 		fail "expected no count in or at the loop '$p' itself, got: $(sed -n "$l,$((l + 1))p" out/g.c)"
 done
