@@ -6,7 +6,8 @@
 # bench/boxpairs.c and amr.c: CoMD's pair loop over link cells, miniAMR's
 # nest bounded by globals, each in a file of its own: in shapes.c their
 # counters changed GCC's inlining of the other kernels, exits 1.0199 ->
-# 1.1977)
+# 1.1977; inline.c, macros.c and samename/: issue 34's non-static inline
+# function, loops macros write, two files named utils.c)
 # and on the four example apps, each built plain (mpicc -O2) and through
 # `mpipredict-cc mpicc -O2`:
 #  - instructions (callgrind, deterministic whatever the load): the
@@ -40,6 +41,13 @@ build() { # name source...
 build shapes "$MPP_SRC/tests/instrument/bench/shapes.c"
 build boxpairs "$MPP_SRC/tests/instrument/bench/boxpairs.c"
 build amr "$MPP_SRC/tests/instrument/bench/amr.c"
+# issue 34's other shapes: a non-static inline function, loops macros
+# write, two files named utils.c (copied out of the checkout, as the
+# issue met them in a tarball)
+build inline "$MPP_SRC/tests/instrument/bench/inline.c"
+build macros "$MPP_SRC/tests/instrument/bench/macros.c"
+cp -r "$MPP_SRC/tests/instrument/bench/samename" .
+build samename samename/main.c samename/src/utils.c samename/gen/utils.c
 for a in prime jacobi3d cg is; do build "$a" "$MPP_SRC/tests/apps/$a.c"; done
 lean() { # name list source...: the lean build
 	local n=$1 l=$2
@@ -50,6 +58,9 @@ lean() { # name list source...: the lean build
 lean shapes "$work/none.txt" "$MPP_SRC/tests/instrument/bench/shapes.c"
 lean boxpairs "$work/none.txt" "$MPP_SRC/tests/instrument/bench/boxpairs.c"
 lean amr "$work/none.txt" "$MPP_SRC/tests/instrument/bench/amr.c"
+lean inline "$work/none.txt" "$MPP_SRC/tests/instrument/bench/inline.c"
+lean macros "$work/none.txt" "$MPP_SRC/tests/instrument/bench/macros.c"
+lean samename "$work/none.txt" samename/main.c samename/src/utils.c samename/gen/utils.c
 train_sizes() { # app: 8 small argument sets
 	case $1 in
 	prime) for s in 20 30 40 55 70 85 100 120; do echo "-n ${s}000"; done ;;
@@ -123,6 +134,9 @@ row "exits (break/return/goto)" "shapes exits 400 300" "shapes exits 1500 2000"
 row "list walk (while)" "shapes list 100000 40" "shapes list 1000000 300"
 row "box pairs (cutoff, link cells)" "boxpairs 10 3" "boxpairs 10 40"
 row "amr (globals bound the nest)" "amr 24 3" "amr 40 20"
+row "inline (not static)" "inline 10000 400" "inline 100000 4000"
+row "macros (TIMED, ITERATE_, assert)" "macros 10000 400" "macros 100000 4000"
+row "two files named utils.c" "samename 10000 400" "samename 100000 4000"
 row "prime" "prime -n 100000" "prime -n 4000000"
 row "jacobi3d" "jacobi3d -n 24 -i 10" "jacobi3d -n 64 -i 100"
 row "cg" "cg -n 12 -i 50" "cg -n 32 -i 1000"
