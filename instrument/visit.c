@@ -1014,10 +1014,6 @@ static void derive_trip(struct ctx *x, CXCursor loop, long k, unsigned depth)
 	free(text);
 }
 
-/* A for loop left by break, return or goto, or whose bound the compiler
- * cannot compute, costs an increment per iteration; where its variable
- * tells the count (trip.h, mpp_trip_iv) the local takes v out at entry
- * and back at every way out instead: nothing per iteration. */
 /* What find_jump looks for: a statement that jumps or a call that does
  * not return; in C++ also anything that may throw (conservatively: any
  * call, constructor or operator of a class, new, throw, dynamic_cast,
@@ -1030,6 +1026,10 @@ static enum CXChildVisitResult find_jump(CXCursor c, CXCursor parent,
 					 CXClientData data);
 static int in_template(const struct ctx *x);
 
+/* A for loop left by break, return or goto, or whose bound the compiler
+ * cannot compute, costs an increment per iteration; where its variable
+ * tells the count (trip.h, mpp_trip_iv) the local takes v out at entry
+ * and back at every way out instead: nothing per iteration. */
 static void derive_iv(struct ctx *x, CXCursor loop, long k, unsigned depth)
 {
 	struct mpp_iv iv;
@@ -1383,12 +1383,6 @@ static int loop_can_host(struct ctx *x, CXCursor loop, size_t kw)
 	return !loop_guarded(x, kw);
 }
 
-/* True if the loop's keyword comes from the expansion m of a macro whose
- * replacement is exactly a loop head, `for (...)` or `while (...)`
- * (ITERATE_CELLS(c, n) { ... }), of the file's own (not a system one),
- * holding no pragma, with the body after the invocation in the file: the
- * host's braces then go around the invocation and the body, which is
- * that one statement. */
 static enum CXChildVisitResult last_child(CXCursor c, CXCursor parent,
 					  CXClientData data)
 {
@@ -1405,6 +1399,12 @@ static int token_is(CXTranslationUnit tu, CXToken t, const char *w)
 	return r;
 }
 
+/* True if the loop's keyword comes from the expansion m of a macro whose
+ * replacement is exactly a loop head, `for (...)` or `while (...)`
+ * (ITERATE_CELLS(c, n) { ... }), of the file's own (not a system one),
+ * holding no pragma, with the body after the invocation in the file: the
+ * host's braces then go around the invocation and the body, which is
+ * that one statement. */
 static int macro_loop_head(const struct ctx *x, CXCursor loop, long m)
 {
 	const struct mpp_macro *mm = &x->t->macros[m];
