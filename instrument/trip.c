@@ -701,19 +701,21 @@ static CXCursor whole_body_loop(CXCursor o)
 		   : clang_getNullCursor();
 }
 
-/* A for loop's start value (its init's right side). */
-static CXCursor start_of(const struct mpp_tu *t, CXCursor loop,
-			 const struct canon *q)
+/* The value a loop's init gives its variable: the declaration's
+ * initializer or the assignment's right side; a null cursor otherwise. */
+static CXCursor init_value(const struct mpp_tu *t, CXCursor loop)
 {
 	struct kids parts, k;
-	(void)t;
-	kids_of(loop, &parts);
-	CXCursor init = parts.c[0];
-	if (clang_getCursorKind(init) == CXCursor_DeclStmt) {
-		unsigned n = kids_of(q->var, &k);
-		return n < 1 ? clang_getNullCursor() : bare(k.c[n - 1]);
+	CXCursor var, endc;
+	if (kids_of(loop, &parts) != 4 || loop_init(t, parts.c[0], &var, &endc))
+		return clang_getNullCursor();
+	if (clang_getCursorKind(parts.c[0]) == CXCursor_DeclStmt) {
+		unsigned n = kids_of(var, &k);
+		return n >= 1 && n <= 4 ? bare(k.c[n - 1])
+					: clang_getNullCursor();
 	}
-	return kids_of(init, &k) != 2 ? clang_getNullCursor() : bare(k.c[1]);
+	kids_of(parts.c[0], &k);
+	return bare(k.c[1]);
 }
 
 int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
@@ -765,7 +767,7 @@ int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
 		CXCursor from;
 		char *qb = NULL, *qf = NULL, *qs = NULL, *qt = NULL, *both;
 		if (canonical(t, src, chain[i], func, &q) ||
-		    clang_Cursor_isNull(from = start_of(t, chain[i], &q)) ||
+		    clang_Cursor_isNull(from = init_value(t, chain[i])) ||
 		    !pure(t, from, &a) || a.n) {
 			r = 1;
 			goto out;
@@ -812,23 +814,6 @@ int mpp_trip_nest(const struct mpp_tu *t, const struct mpp_source *src,
 out:
 	free(prod);
 	return r;
-}
-
-/* The value a loop's init gives its variable: the declaration's
- * initializer or the assignment's right side; a null cursor otherwise. */
-static CXCursor init_value(const struct mpp_tu *t, CXCursor loop)
-{
-	struct kids parts, k;
-	CXCursor var, endc;
-	if (kids_of(loop, &parts) != 4 || loop_init(t, parts.c[0], &var, &endc))
-		return clang_getNullCursor();
-	if (clang_getCursorKind(parts.c[0]) == CXCursor_DeclStmt) {
-		unsigned n = kids_of(var, &k);
-		return n >= 1 && n <= 4 ? bare(k.c[n - 1])
-					: clang_getNullCursor();
-	}
-	kids_of(parts.c[0], &k);
-	return bare(k.c[1]);
 }
 
 /* 1 when e is the variable of one of the for loops `outer`, 2 when it is
