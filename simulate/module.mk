@@ -28,7 +28,7 @@ $(BUILD)/bin/mpipredict-simulate: $(SIMULATE_OBJS) $(OBJ)/server/strmap.o $(REGR
 # the program's. These flags live here: a change rebuilds.
 $(OBJ)/simulate-smpi/%.o: collector/%.c collector/trace.h collector/mpi_table.def simulate/module.mk
 	@mkdir -p $(@D)
-	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
+	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -DMPP_TRACE_SMPI -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
 $(OBJ)/simulate-smpi/%.o: simulate/%.c collector/trace.h collector/mpi_table.def simulate/module.mk
 	@mkdir -p $(@D)
 	$(SMPICC) -D_GNU_SOURCE -DSMPI_NO_OVERRIDE_MALLOC -I. -std=c11 -O2 -g -Wall -Wextra $(if $(filter 1,$(WERROR)),-Werror) -c $< -o $@
