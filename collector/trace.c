@@ -30,6 +30,10 @@
 
 #include "collector/trace.h"
 
+#ifdef MPP_TRACE_SMPI
+#include <simgrid/engine.h> /* simgrid_get_clock */
+#endif
+
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
 int mpp_trace_on;
@@ -87,7 +91,6 @@ static size_t npers, cappers;
  * ranks 14.5 -> 11.6-12.0 s traced (8 s untraced), and fewer switches
  * between ranks perturb SMPI's benchmark less (its simulated time 0.143
  * -> 0.129 s; untraced, the program reports 0.113 s). */
-#include <simgrid/engine.h>
 static double now(void)
 {
 	smpi_bench_end();

@@ -1181,9 +1181,9 @@ int mpp_trace_scale(struct mpp_trace *skel, const struct mpp_trace *train,
 		rep += (size_t)snprintf(
 		    report + rep, replen - rep,
 		    "warning: global factor %.4g outside [1/%g, %g] x the "
-		    "kinds with laws' own %.4g: capped at %.4g (the whole "
-		    "run's law leaves more than SMPI measured for the kinds "
-		    "without a law)\n",
+		    "kinds with laws' own %.4g: capped at %.4g (what the "
+		    "whole run's law leaves for the kinds without a law, over "
+		    "SMPI's benchmark of them)\n",
 		    glob_raw, MPP_GLOBAL_MAX, MPP_GLOBAL_MAX, ref, glob);
 	else if (report && rep < replen && glob != glob_raw)
 		rep += (size_t)snprintf(
