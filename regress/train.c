@@ -319,13 +319,16 @@ static int params_fit(const struct data *d, int fit, const size_t *tcol,
 
 /*
  * The law is chosen over the counters only when it is better by more than
- * one standard error of the paired difference of the two paths' errors on
- * the same held-out runs. The two are often within noise of each other
+ * two standard errors of the paired difference of the two paths' errors
+ * on the same held-out runs. The two are often within noise of each other
  * (a sum of two power laws is close to one power law over the training
  * sizes), and taking whichever is lower flips between two sessions of the
  * same design; the counters follow the program's terms, which part from a
- * single power law beyond the training sizes (docs/benchmarks.md,
- * "Training: cost and choices").
+ * single power law beyond the training sizes. At one standard error the
+ * law won on measured PENNANT, hpcg and XSBench rows by 1.2-1.8 of them
+ * (under a point of error in range) and then erred 15-18 % past the range
+ * where the counters erred 2.5-8 % (docs/benchmarks.md, "Development
+ * set").
  */
 static int law_clearly_better(const struct data *d, const double *lp,
 			      const double *pp, mpp_train_report *rep)
@@ -349,7 +352,7 @@ static int law_clearly_better(const struct data *d, const double *lp,
 	       var = (s2 - s * s / (double)n) / (double)(n - 1);
 	rep->law_diff_mean = 100 * mean;
 	rep->law_diff_se = 100 * sqrt(fmax(var, 0) / (double)n);
-	return rep->law_diff_mean < -rep->law_diff_se;
+	return rep->law_diff_mean < -2 * rep->law_diff_se;
 }
 
 /*

@@ -7,9 +7,14 @@
 # in session 1 but halo + steps in session 4 (3.6 % against 34.6 %
 # extrapolation error at sizes 48-64 before this change). Asserted: both
 # sessions keep the force and the halo counters, session 4 by the stable
-# choice overriding the 1-SE set (kept_candidate > 0), and the error from
-# job parameters on never-run sizes 48-64 of one session is within 1.5x
-# of the other's (and under 15 %).
+# choice overriding the 1-SE set (kept_candidate > 0), and each
+# session's error from job parameters on never-run sizes 48-64 is under
+# 10 % (3.7 and 7.4 % when written). (The two errors were also asserted
+# within 1.5x of each other; that held while session 1 answered from its
+# run-time law, chosen over the counters by 1.00007 standard errors, at
+# 6.6 %: a coin's throw. With the law needing two, its counters answer,
+# 3.7 %; the sessions' answers then differ by 11 %, as a fit of runs with
+# 5 % noise carried past its range does: docs/benchmarks.md.)
 set -u
 gen=$MPP_BUILD/tests/regress/gen-md
 fail=0
@@ -37,7 +42,6 @@ for s in 1 4; do
 done
 jq -e '.models[0].stable_choice.kept_candidate > 0' s4.json >/dev/null ||
 	{ echo "session 4: expected the stable choice to override the 1-SE set, got $(jq -c '.models[0].stable_choice' s4.json)"; fail=1; }
-awk -v a="${err[1]}" -v b="${err[4]}" 'BEGIN { hi = a > b ? a : b; lo = a > b ? b : a;
-	exit !(hi <= 1.5 * lo && hi < 15) }' ||
-	{ echo "expected the two sessions' extrapolation errors within 1.5x of each other and under 15 %, got ${err[1]} % and ${err[4]} %"; fail=1; }
+awk -v a="${err[1]}" -v b="${err[4]}" 'BEGIN { exit !(a < 10 && b < 10) }' ||
+	{ echo "expected both sessions' extrapolation errors under 10 %, got ${err[1]} % and ${err[4]} %"; fail=1; }
 exit $fail
