@@ -7,10 +7,11 @@
 # answered from their run-time law (chosen at one standard error, below),
 # the extrapolation checks' factors applied as measured, one size past,
 # missed 5 of 6 of PENNANT's held runs and 4 of 6 of hpcg's: the checks
-# stepped one size, the answers two and three. The checks hold out whole settings (all
-# repeats of the longest fifth's sizes, so that they step past their
-# training's range), store how far they stepped (xdist), and an answer
-# farther out gets their factors raised to distance / xdist.
+# stepped one size, the answers two and three. The checks hold out
+# whole settings (all repeats of the longest fifth's sizes, so that they
+# step past their training's range), store how far they stepped (xdist),
+# and an answer farther out gets their factors raised to distance /
+# xdist.
 # Asserted: xdist stored and > 0; every held run at or under its upper
 # bound; the fixed factors alone would have missed at least one of the 12
 # (so the distance is what covers them; hpcg's, since PENNANT's answers
