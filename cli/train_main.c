@@ -162,7 +162,15 @@ static json_t *to_json(const struct app_result *a)
 
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
-		json_t *aliases = json_array(), *expo = json_object();
+		json_t *aliases = json_array(), *expo = json_object(),
+		       *edges = json_array();
+		for (size_t k = 0; k < t->pm.nedges; k++)
+			json_array_append_new(
+			    edges,
+			    json_pack("{s:s, s:f, s:f}", "group",
+				      m->range_names[t->pm.edges[k].range], "a",
+				      t->pm.edges[k].a, "slope",
+				      t->pm.edges[k].b));
 		for (size_t k = 0; k < t->naliases; k++)
 			json_array_append_new(aliases,
 					      json_string(t->aliases[k]));
@@ -173,7 +181,7 @@ static json_t *to_json(const struct app_result *a)
 		    terms,
 		    json_pack(
 			"{s:s, s:f, s:f, s:o, s:o, s:f, s:f, s:{s:b, "
-			"s:o, s:f, s:o, s:b}}",
+			"s:o, s:f, s:o, s:b, s:o}}",
 			"feature", t->feature, "coef", t->coef, "params_coef",
 			m->pcoef            ? m->pcoef[i]
 			: t->pm.predictable ? t->coef
@@ -182,7 +190,8 @@ static json_t *to_json(const struct app_result *a)
 			"center", t->center, "scale", t->scale, "param_model",
 			"predictable", t->pm.predictable, "cv_mape_pct",
 			jnum(t->pm.cv_mape), "log_c", t->pm.log_c, "exponents",
-			expo, "zero_on_one_rank", t->pm.zero_serial));
+			expo, "zero_on_one_rank", t->pm.zero_serial,
+			"past_range", edges));
 	}
 	json_t *law = json_null(), *ranges = json_object();
 	if (m->has_law) {

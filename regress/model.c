@@ -36,6 +36,7 @@ static void param_model_free(mpp_param_model *pm)
 		free(pm->vars[j]);
 	free(pm->vars);
 	free(pm->expo);
+	free(pm->edges);
 }
 
 void mpp_model_free(mpp_model *m)
@@ -194,6 +195,14 @@ static void judge_ranges(const mpp_model *m, const mpp_params *p,
 			out->extrapolated[out->nextrapolated++] =
 			    m->range_names[i];
 	}
+}
+
+size_t mpp_model_range_group(const mpp_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->nranges; i++)
+		if (!strcmp(m->range_names[i], name))
+			return m->range_group ? m->range_group[i] : i;
+	return (size_t)-1;
 }
 
 double mpp_model_xdistance(const mpp_model *m, const double *lo,
@@ -395,6 +404,40 @@ static int need_param(const mpp_model *m, const mpp_params *p, const char *name,
 	return MPP_OK;
 }
 
+/* p lies above the training range of a parameter of group g. */
+static int above_group(const mpp_model *m, const mpp_params *p, size_t g)
+{
+	for (size_t i = 0; i < m->nranges; i++) {
+		double tmp;
+		const double *v = range_value(m, p, i, &tmp);
+		if ((i == g || (m->range_group && m->range_group[i] == g)) &&
+		    v && *v > m->range_hi[i])
+			return 1;
+	}
+	return 0;
+}
+
+/* What an edge law adds to log(x) at p: its group's part of the power
+ * law, z, rescaled to the top of the range's slope (model.h). */
+static double edge_shift(const mpp_model *m, const mpp_param_model *pm,
+			 const mpp_params *p)
+{
+	double shift = 0;
+
+	for (size_t k = 0; k < pm->nedges; k++) {
+		const struct mpp_edge_law *e = &pm->edges[k];
+		double z = 0;
+		if (!above_group(m, p, e->range))
+			continue;
+		for (size_t j = 0; j < pm->nvars; j++)
+			if (mpp_model_range_group(m, pm->vars[j]) == e->range)
+				z += pm->expo[j] *
+				     log(*mpp_params_get(p, pm->vars[j]));
+		shift += e->a + (e->b - 1) * z;
+	}
+	return shift;
+}
+
 /* The counters path: parameters -> each kept counter -> run time. */
 static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
 			 char *err, size_t errlen)
@@ -441,7 +484,7 @@ static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
 				return MPP_EINVAL;
 			logx += t->pm.expo[j] * log(v);
 		}
-		*y += coef * exp(logx);
+		*y += coef * exp(logx + edge_shift(m, &t->pm, p));
 	}
 	return MPP_OK;
 }

@@ -46,6 +46,16 @@ typedef struct mpp_param_model {
 	double cv_mape; /* cross-validated error of this fit, percent */
 	int predictable;
 	int zero_serial; /* x is 0 when nprocs == 1 */
+	/* Past the range of a group of parameters (model range_group), the
+	 * slope of the top of that range: with z the group's part of log(x)
+	 * above, log(x) gains a + (b - 1) * z when a parameter of the group
+	 * lies above its training range (regress/train_power.c, edge laws:
+	 * a solver's iterations that rise with the size up to a cap). */
+	size_t nedges;
+	struct mpp_edge_law {
+		size_t range; /* the group's first range */
+		double a, b;
+	} * edges;
 } mpp_param_model;
 
 typedef struct mpp_term {
@@ -181,6 +191,10 @@ enum mpp_path {
 	MPP_PATH_PARAMETERS,  /* parameters -> counters -> time */
 	MPP_PATH_RUNTIME_LAW, /* parameters -> time (the law)    */
 };
+
+/* The group (its first range) of the range named name; (size_t)-1 when m
+ * has no such range. */
+size_t mpp_model_range_group(const mpp_model *m, const char *name);
 
 /* How far job p is outside the ranges [lo[i], hi[i]] of m's parameters:
  * the sum over the groups of equal or collinear parameters (range_group)

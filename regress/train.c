@@ -527,6 +527,15 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 		  : MPP_ENOMEM;
 	if (rc == MPP_OK)
 		rc = params_fit(d, fit, tcol, m, rep);
+	/* The ranges and their groups (distances past a range count a group
+	 * once), then each predictable term's slope at their tops. */
+	if (rc == MPP_OK)
+		rc = mpp_tr_ranges(d, m);
+	if (rc == MPP_OK && m->nranges)
+		rc = mpp_tr_groups(d, m);
+	for (size_t i = 0; rc == MPP_OK && i < m->nterms; i++)
+		if (m->terms[i].pm.predictable)
+			rc = mpp_tr_edge_laws(d, m, tcol[i], &m->terms[i].pm);
 	if (rc == MPP_OK)
 		rc = mpp_tr_mem_model(d, rs, o, m);
 	if (rc == MPP_OK && !o->inner) /* nested checks answer no job */
@@ -563,8 +572,6 @@ static int train(struct data *d, const mpp_runs *rs, const size_t *rows,
 	}
 	rc = choose_law(d, o, pp, m, rep);
 	free(pp);
-	if (rc == MPP_OK)
-		rc = mpp_tr_ranges(d, m);
 	if (rc)
 		goto out;
 	/* Without a cross-validated interval from parameters, the one from

@@ -370,7 +370,7 @@ static size_t group_root(size_t *g, size_t i)
  * into independent dependencies, so that x = y = z, and i + j + k =
  * nprocs in logarithms, are groups of their own whatever basis the SVD
  * picks. A range that is constant, or not positive, is alone. */
-static int edge_groups(const struct data *d, mpp_model *m)
+int mpp_tr_groups(const struct data *d, mpp_model *m)
 {
 	size_t q = m->nranges, nc = 0, rows = d->m > q ? d->m : q;
 	size_t *g = malloc(q * sizeof(*g)), *col = malloc(q * sizeof(*col));
@@ -492,10 +492,6 @@ int mpp_tr_check(const struct data *d, const mpp_runs *rs,
 	if (cells <= HOLDOUT_MAX_CELLS) {
 		rc = nested(d, rs, o, m, rep,
 			    cells <= CHECK_MAX_CELLS ? d->K : 1);
-		/* The groups first: distances past a range count a group
-		 * once. */
-		if (rc == MPP_OK && m->nranges)
-			rc = edge_groups(d, m);
 		if (rc == MPP_OK)
 			rc = extrapolation(d, rs, o, m, rep, &xl);
 		if (rc == MPP_OK && m->nranges)

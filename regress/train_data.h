@@ -263,6 +263,13 @@ int mpp_tr_law_to(const struct data *d, const double *coef,
 int mpp_tr_law_store(const struct data *d, const double *coef, mpp_model *m);
 /* The training range of every parameter all runs show, into m. */
 int mpp_tr_ranges(const struct data *d, mpp_model *m);
+/* train_check.c: the groups of m's ranges (model range_group), equal or
+ * collinear parameters over the runs of d. */
+int mpp_tr_groups(const struct data *d, mpp_model *m);
+/* train_power.c: the edge laws (model.h) of column j's power law pm, for
+ * each group of m's ranges whose top bends away from the law. */
+int mpp_tr_edge_laws(const struct data *d, const mpp_model *m, size_t j,
+		     mpp_param_model *pm);
 
 /* train_stable.c: the terms kept, into F (room for cv->tmax), *t of
  * them. Candidates: the 1-SE target's set (*ti comes in as that), its

@@ -1,4 +1,4 @@
--- schema.sql: mpipredict's SQLite store, version 17 (PRAGMA user_version).
+-- schema.sql: mpipredict's SQLite store, version 18 (PRAGMA user_version).
 --
 -- schema/store.c embeds this file and runs it on an empty database, in one
 -- transaction; an older database is brought forward by the migration steps
@@ -10,7 +10,8 @@
 -- model_terms.xcoef, xpcoef; 9 -> 10: models.x_mape; 10 -> 11: the
 -- memory regime, models.mem_beta and mem_curve; 11 -> 12: model_events;
 -- 12 -> 13: progress; 13 -> 14: param_ranges.edge_group; 14 -> 15:
--- extensions; 15 -> 16: models.progress_feature; 16 -> 17: models.xdist).
+-- extensions; 15 -> 16: models.progress_feature; 16 -> 17: models.xdist;
+-- 17 -> 18: param_model_edges).
 -- It holds
 -- models (versioned, one active per app), the ingested run rows in long
 -- format, the audit of answered predictions, the actual run times of
@@ -134,6 +135,18 @@ CREATE TABLE param_model_vars (
 	pos INTEGER NOT NULL,
 	var TEXT NOT NULL,
 	expo REAL NOT NULL,
+	PRIMARY KEY (model_id, idx, pos)
+) WITHOUT ROWID;
+
+-- Per term, past the range of a group of parameters (pos: the group's
+-- first range in param_ranges): log(x) gains a + (b - 1) * z, z the
+-- group's part of the term's power law (regress/model.h edge laws).
+CREATE TABLE param_model_edges (
+	model_id INTEGER NOT NULL REFERENCES models(id),
+	idx INTEGER NOT NULL,
+	pos INTEGER NOT NULL,
+	a REAL NOT NULL,
+	b REAL NOT NULL,
 	PRIMARY KEY (model_id, idx, pos)
 ) WITHOUT ROWID;
 
@@ -302,4 +315,4 @@ CREATE TABLE extensions (
 );
 CREATE INDEX extensions_job ON extensions(job_id);
 
-PRAGMA user_version = 17;
+PRAGMA user_version = 18;

@@ -7,9 +7,13 @@ set -u
 q() { sqlite3 t.db "$1"; }
 [ "$(q 'PRAGMA integrity_check')" = ok ] || { echo "expected integrity ok"; exit 1; }
 [ "$(q 'PRAGMA journal_mode')" = wal ] || { echo "expected journal_mode wal, got $(q 'PRAGMA journal_mode')"; exit 1; }
-[ "$(q 'PRAGMA user_version')" = 17 ] || { echo "expected user_version 17, got $(q 'PRAGMA user_version')"; exit 1; }
+[ "$(q 'PRAGMA user_version')" = 18 ] || { echo "expected user_version 18, got $(q 'PRAGMA user_version')"; exit 1; }
 for db in v1.db v2.db v11.db; do
-	[ "$(sqlite3 $db 'PRAGMA user_version')" = 17 ] || { echo "$db: expected user_version 17 after the migration"; exit 1; }
+	[ "$(sqlite3 $db 'PRAGMA user_version')" = 18 ] || { echo "$db: expected user_version 18 after the migration"; exit 1; }
+	# Version 18 (issue 40): the edge laws' table, as schema.sql makes it.
+	[ "$(sqlite3 $db "SELECT sql FROM sqlite_master WHERE name = 'param_model_edges'" | tr -d ' \t\n')" = \
+		"$(q "SELECT sql FROM sqlite_master WHERE name = 'param_model_edges'" | tr -d ' \t\n')" ] ||
+		{ echo "$db: expected the param_model_edges table of schema.sql after the migration"; exit 1; }
 	# Version 15 (issue 37): the extensions table, as schema.sql makes it.
 	[ "$(sqlite3 $db "SELECT sql FROM sqlite_master WHERE name = 'extensions'" | tr -d ' \t\n')" = \
 		"$(q "SELECT sql FROM sqlite_master WHERE name = 'extensions'" | tr -d ' \t\n')" ] ||

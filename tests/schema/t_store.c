@@ -85,6 +85,9 @@ static mpp_model *sample_model(double intercept)
 	t->pm.expo[1] = 3;
 	t->pm.cv_mape = 1.5;
 	t->pm.predictable = 1;
+	t->pm.nedges = 1;
+	t->pm.edges = malloc(sizeof(*t->pm.edges));
+	t->pm.edges[0] = (struct mpp_edge_law){1, 0.25, 0.5};
 	t = &m->terms[1];
 	t->feature = strdup("call:a.c:9:3.max");
 	t->coef = 0.25;
@@ -104,8 +107,10 @@ static mpp_model *sample_model(double intercept)
 
 /* Turns a version 6 store into a version 5 one (the test of migrations). */
 /* Version 7 (issue 16): the model's machine profile. */
+/* Version 18 (issue 40): the terms' edge laws. */
+#define DROP_V17 "DROP TABLE param_model_edges; "
 /* Version 17 (issue 40): the extrapolation checks' distance. */
-#define DROP_V16 "ALTER TABLE models DROP COLUMN xdist; "
+#define DROP_V16 DROP_V17 "ALTER TABLE models DROP COLUMN xdist; "
 /* Version 16 (issue 37): the progress counter. */
 #define DROP_V15 DROP_V16 "ALTER TABLE models DROP COLUMN progress_feature; "
 /* Version 15 (issue 37): the limit-extension policy's actions. */
@@ -205,6 +210,11 @@ int main(void)
 	    got->x_mape != 16.5 || got->xdist != 0.25 ||
 	    strcmp(got->fit, "nnls") || got->ntrain != 40)
 		FAIL("expected the model to load back as saved");
+	if (got->terms[0].pm.nedges != 1 ||
+	    got->terms[0].pm.edges[0].range != 1 ||
+	    got->terms[0].pm.edges[0].a != 0.25 ||
+	    got->terms[0].pm.edges[0].b != 0.5 || got->terms[1].pm.nedges)
+		FAIL("expected term 0's edge law to load back, and none for 1");
 	if (!got->progress_feature ||
 	    strcmp(got->progress_feature, "loop:a.c:7:5.mean") ||
 	    got->progress.log_c != 2 || got->progress.nvars != 1 ||
@@ -323,7 +333,8 @@ int main(void)
 	mpp_store_close(s);
 
 	sqlite3 *db;
-	/* Version 16 (before the checks' distance), version 15 (before the
+	/* Version 17 (before the edge laws), version 16 (before the
+	 * checks' distance), version 15 (before the
 	 * progress counter), version 13 (before the
 	 * edge factor's groups), version 11 (before
 	 * the model events), version 5 (before the
@@ -333,6 +344,7 @@ int main(void)
 	 * their models load, without a parameters-path fit, a law or
 	 * ranges. */
 	static const char *const older[][2] = {
+	    {"v17.db", DROP_V17 "PRAGMA user_version = 17"},
 	    {"v16.db", DROP_V16 "PRAGMA user_version = 16"},
 	    {"v15.db", DROP_V15 "PRAGMA user_version = 15"},
 	    {"v13.db", DROP_V13 "PRAGMA user_version = 13"},
@@ -348,7 +360,7 @@ int main(void)
 	     "ALTER TABLE param_models DROP COLUMN zero_serial; "
 	     "PRAGMA user_version = 1"},
 	};
-	for (int v = 0; v < 7; v++) {
+	for (int v = 0; v < 8; v++) {
 		char copy[64];
 		snprintf(copy, sizeof(copy), "VACUUM INTO '%s'", older[v][0]);
 		if (sqlite3_open("t.db", &db) != SQLITE_OK ||
@@ -367,9 +379,10 @@ int main(void)
 		if (mpp_store_load_active(s, "jacobi", &got, err,
 					  sizeof(err)) ||
 		    got->nterms != 2 || got->terms[0].pm.zero_serial ||
-		    (v > 4 && got->pcoef) || got->has_law || got->nranges ||
-		    (v > 0 && got->progress_feature) || got->xdist != 0 ||
-		    got->intercept != 0.5)
+		    (v > 5 && got->pcoef) || got->has_law || got->nranges ||
+		    (v > 1 && got->progress_feature) ||
+		    got->xdist != (v > 0 ? 0 : 0.25) ||
+		    got->terms[0].pm.nedges || got->intercept != 0.5)
 			FAIL("expected the model of %s to load, migrated",
 			     older[v][0]);
 		mpp_model_free(got);
