@@ -560,8 +560,11 @@ static int load_profile(const char *db, mpp_runs *rs, char **profile,
 	size_t nset;
 	int rc, levels = 0;
 
+	/* Opened for writing (not created): a store of an older schema is
+	 * migrated here, or its profile would be missed until the next
+	 * training. */
 	if (access(db, R_OK) != 0 ||
-	    mpp_store_open(db, MPP_STORE_READONLY, &s, err, sizeof(err)))
+	    mpp_store_open(db, 0, &s, err, sizeof(err)))
 		return 0;
 	rc = mpp_store_load_profile(s, NULL, &text, err, sizeof(err));
 	mpp_store_close(s);
