@@ -417,13 +417,24 @@ static int above_group(const mpp_model *m, const mpp_params *p, size_t g)
 	return 0;
 }
 
-/* What an edge law adds to log(x) at p: its group's part of the power
- * law, z, rescaled to the top of the range's slope (model.h). */
-static double edge_shift(const mpp_model *m, const mpp_param_model *pm,
-			 const mpp_params *p)
+double mpp_model_law_count(const mpp_model *m, const mpp_param_model *pm,
+			   const mpp_params *p)
 {
-	double shift = 0;
+	const double *np = mpp_params_get(p, "nprocs");
+	double logx = pm->log_c;
 
+	if (!pm->predictable)
+		return NAN;
+	if (pm->zero_serial && np && *np == 1)
+		return 0;
+	for (size_t j = 0; j < pm->nvars; j++) {
+		const double *v = mpp_params_get(p, pm->vars[j]);
+		if (!v || !(*v > 0) || !isfinite(*v))
+			return NAN;
+		logx += pm->expo[j] * log(*v);
+	}
+	/* An edge law: its group's part of the power law, z, rescaled to
+	 * the slope of the top of the range (model.h). */
 	for (size_t k = 0; k < pm->nedges; k++) {
 		const struct mpp_edge_law *e = &pm->edges[k];
 		double z = 0;
@@ -433,9 +444,9 @@ static double edge_shift(const mpp_model *m, const mpp_param_model *pm,
 			if (mpp_model_range_group(m, pm->vars[j]) == e->range)
 				z += pm->expo[j] *
 				     log(*mpp_params_get(p, pm->vars[j]));
-		shift += e->a + (e->b - 1) * z;
+		logx += e->a + (e->b - 1) * z;
 	}
-	return shift;
+	return exp(logx);
 }
 
 /* The counters path: parameters -> each kept counter -> run time. */
@@ -447,7 +458,6 @@ static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
 	for (size_t i = 0; i < m->nterms; i++) {
 		const mpp_term *t = &m->terms[i];
 		double coef = pc ? pc[i] : t->coef;
-		double logx = t->pm.log_c;
 		/* Without a parameters-path fit of its own, a term that
 		 * cannot be predicted refuses, whatever the coefficient. */
 		if (coef == 0 && (m->pcoef || t->pm.predictable))
@@ -482,9 +492,8 @@ static int counters_path(const mpp_model *m, const mpp_params *p, double *y,
 			if (need_param(m, p, t->pm.vars[j], t->feature, &v, err,
 				       errlen))
 				return MPP_EINVAL;
-			logx += t->pm.expo[j] * log(v);
 		}
-		*y += coef * exp(logx + edge_shift(m, &t->pm, p));
+		*y += coef * mpp_model_law_count(m, &t->pm, p);
 	}
 	return MPP_OK;
 }

@@ -192,6 +192,14 @@ enum mpp_path {
 	MPP_PATH_RUNTIME_LAW, /* parameters -> time (the law)    */
 };
 
+/* The count pm's power law gives at p, its edge laws (past m's ranges)
+ * included: NAN when pm is not predictable or a parameter it needs is
+ * missing or not positive, 0 for a zero_serial count on one rank. The
+ * parameters path and a running job's progress (server/progress.c) both
+ * read counts from it. */
+double mpp_model_law_count(const mpp_model *m, const mpp_param_model *pm,
+			   const mpp_params *p);
+
 /* The group (its first range) of the range named name; (size_t)-1 when m
  * has no such range. */
 size_t mpp_model_range_group(const mpp_model *m, const char *name);

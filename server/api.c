@@ -328,7 +328,7 @@ void mpp_api_models(const mpp_api *api, mpp_reply *r)
 	reply_gen(r, 200, g);
 }
 
-static void term_json(yajl_gen g, const mpp_term *t)
+static void term_json(yajl_gen g, const mpp_model *m, const mpp_term *t)
 {
 	yajl_gen_map_open(g);
 	put_key(g, "feature");
@@ -359,6 +359,22 @@ static void term_json(yajl_gen g, const mpp_term *t)
 	put_num(g, t->pm.cv_mape);
 	put_key(g, "predictable");
 	yajl_gen_bool(g, t->pm.predictable != 0);
+	/* Its edge laws (regress/model.h), as mpipredict-train --json. */
+	put_key(g, "past_range");
+	yajl_gen_array_open(g);
+	for (size_t k = 0; k < t->pm.nedges; k++) {
+		const struct mpp_edge_law *e = &t->pm.edges[k];
+		yajl_gen_map_open(g);
+		put_key(g, "group");
+		put_str(g,
+			e->range < m->nranges ? m->range_names[e->range] : "?");
+		put_key(g, "a");
+		put_num(g, e->a);
+		put_key(g, "slope");
+		put_num(g, e->b);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
@@ -397,7 +413,7 @@ void mpp_api_model(const mpp_api *api, const char *app, mpp_reply *r)
 		put_key(g, "terms");
 		yajl_gen_array_open(g);
 		for (size_t i = 0; i < m->nterms; i++)
-			term_json(g, &m->terms[i]);
+			term_json(g, m, &m->terms[i]);
 		yajl_gen_array_close(g);
 		yajl_gen_map_close(g);
 	}

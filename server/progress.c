@@ -552,26 +552,6 @@ static double posted(const struct entry *e, const mpp_term *t)
 	return v;
 }
 
-/* A count for the whole job by its power law pm in p, or NAN. */
-static double expected(const mpp_param_model *pm, const mpp_params *p)
-{
-	double logx = pm->log_c;
-	const double *np;
-
-	if (!pm->predictable)
-		return NAN;
-	if (pm->zero_serial && (np = mpp_params_get(p, "nprocs")) && *np == 1)
-		return 0;
-	for (size_t j = 0; j < pm->nvars; j++) {
-		const double *v = mpp_params_get(p, pm->vars[j]);
-
-		if (!v || !(*v > 0))
-			return NAN;
-		logx += pm->expo[j] * log(*v);
-	}
-	return exp(logx);
-}
-
 static void estimate(const mpp_api *api, const struct entry *e, double now,
 		     struct estimate *x)
 {
@@ -610,7 +590,7 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 	/* The model's progress counter, posted: it alone says how far. */
 	if (m->progress_feature &&
 	    isfinite(d = posted_feature(e, m->progress_feature)) &&
-	    isfinite(w = expected(&m->progress, &p)) && w > 0) {
+	    isfinite(w = mpp_model_law_count(m, &m->progress, &p)) && w > 0) {
 		done = d;
 		whole = w;
 		basis = "counter";
@@ -622,7 +602,7 @@ static void estimate(const mpp_api *api, const struct entry *e, double now,
 		if (!(t->coef > 0))
 			continue;
 		d = posted(e, t);
-		w = expected(&t->pm, &p);
+		w = mpp_model_law_count(m, &t->pm, &p);
 		if (!isfinite(d) || !isfinite(w))
 			continue;
 		done += t->coef * d;
