@@ -19,6 +19,9 @@ the rest) and, for each split, trains and predicts with:
   seed/features     mpipredict-train --method seed; --features
   loglog/params     tests/bench/loglog (GSL): log runtime on log parameters,
                     no counters
+  loglog/session1,  the same law on each session's runs: how far apart a
+  loglog/session2   plain least-squares law's answers are, the yardstick
+                    of the stability lines
   last-two          the mean run time of the app's two latest training runs
                     before the setting's first run (the classic scheduler
                     predictor; no interval)
@@ -301,27 +304,29 @@ def evaluate(app, header, rows, train, test, work, opt, seed_ok):
         params_of(s.args, s.nprocs).keys() for s in train + test))
         if len({params_of(s.args, s.nprocs).get(n) for s in train + test})
         > 1)
-    def table(path, sets, with_times):
+    def table(path, sets, times):
         with open(path, "w") as f:
             f.write("runtime_s " + " ".join(names) + "\n")
             for s in sets:
                 p = params_of(s.args, s.nprocs)
-                for t in (s.times if with_times else [1.0]):
+                for t in times(s):
                     f.write("%r %s\n" % (t, " ".join(
                         repr(p.get(n, 1.0)) for n in names)))
-    table(os.path.join(work, "ll-train.txt"), train, True)
-    table(os.path.join(work, "ll-test.txt"), test, False)
-    rc, out = run([opt.loglog, os.path.join(work, "ll-train.txt"),
-                   os.path.join(work, "ll-test.txt")], log)
-    lines = out.split("\n")
-    if rc:
-        res["loglog/params"] = "loglog: exit %d" % rc
-    else:
-        lst = []
-        for s, line in zip(test, lines):
-            p, lo, hi = (float(x) for x in line.split())
-            lst.append((s, p, [(t, hi) for t in s.times]))
-        res["loglog/params"] = lst
+    table(os.path.join(work, "ll-test.txt"), test, lambda s: [1.0])
+    # All the runs, then each session's (the stability lines' yardstick:
+    # how far apart a plain least-squares law's answers are).
+    for name, times in (("loglog/params", lambda s: s.times),
+                        ("loglog/session1", lambda s: s.times[:1]),
+                        ("loglog/session2", lambda s: s.times[1:2])):
+        table(os.path.join(work, "ll-train.txt"), train, times)
+        rc, out = run([opt.loglog, os.path.join(work, "ll-train.txt"),
+                       os.path.join(work, "ll-test.txt")], log)
+        if rc:
+            res[name] = "loglog: exit %d" % rc
+            continue
+        res[name] = [(s, float(line.split()[0]),
+                      [(t, float(line.split()[2])) for t in s.times])
+                     for s, line in zip(test, out.split("\n"))]
 
     # The classic predictor: the app's last two training runs before it.
     train_idx = sorted(i for s in train for i in s.rows)
@@ -553,7 +558,8 @@ def main():
 
     order = ["noise floor", "default/features", "default/params",
              "params/session1", "params/session2", "seed/features",
-             "loglog/params", "last-two"]
+             "loglog/params", "loglog/session1", "loglog/session2",
+             "last-two"]
     print("\n%-9s %-13s %-17s %-6s %4s %8s %8s %8s %9s" % (
         "app", "split", "method", "scope", "sets", "MAPE%", "max%",
         "exceed%", "answered%"))
@@ -708,16 +714,16 @@ def stability_interval(app, split, rng):
     return bootstrap(pairs, ratio, rng)
 
 
-def session_gap(app, split):
+def session_gap(app, split, method="params"):
     """How far apart the two sessions' answers are: the mean over the
     test settings of |p1 - p2| / ((p1 + p2) / 2), in percent. The ratio
     of the sessions' MAPEs mixes the models' difference with the test
     runs' noise (two errors near a 0.4 % floor differ by 1.5x by chance);
     this is the models' difference alone, 0 when both sessions answer
     alike."""
-    a = ENTRIES.get((app, split, "params/session1", "all"), [])
+    a = ENTRIES.get((app, split, method + "/session1", "all"), [])
     b = {id(st): p for st, p, _ in
-         ENTRIES.get((app, split, "params/session2", "all"), [])}
+         ENTRIES.get((app, split, method + "/session2", "all"), [])}
     gaps = [abs(p - b[id(st)]) / ((p + b[id(st)]) / 2) for st, p, _ in a
             if p is not None and b.get(id(st)) is not None
             and p + b[id(st)] > 0]
@@ -827,8 +833,10 @@ def stability(results):
         gap = session_gap(app, split)
         rgap = runs_gap(app, split)
         tgap = TRAIN_GAP.get((app, split))
+        lgap = session_gap(app, split, "loglog")
         print("  %-9s %-13s %6.1f%% %6.1f%%  x%.2f %-26s apart %s%% "
-              "(runs %s%%: %s; training runs %s%%); answered %s%% / %s%%; "
+              "(runs %s%%: %s; training runs %s%%; a least-squares power "
+              "law's sessions %s); answered %s%% / %s%%; "
               "default/params answered %s%%; terms %s" % (
                   app, split, r[6], r2[6], ratio,
                   "[%.2f, %.2f] %s" % (iv[1], iv[2], verdict(iv, 1.5))
@@ -836,6 +844,8 @@ def stability(results):
                   "x%.2f %s" % (gap / rgap, "met" if gap <= 1.2 * rgap
                                 else "NOT met")
                   if gap is not None and rgap else "n/a", fmt(tgap),
+                  "%s%%, x%.2f" % (fmt(lgap), lgap / rgap)
+                  if lgap is not None and rgap else "n/a",
                   fmt(r[9]), fmt(r2[9]),
                   fmt(d[9]) if d else "n/a", same_terms(app, split)))
 
