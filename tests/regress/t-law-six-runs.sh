@@ -15,6 +15,7 @@
 set -u
 fail() { echo "$*"; exit 1; }
 D=$MPP_SRC/tests/regress/data
+. "$MPP_SRC/tests/regress/lib.sh"
 mpipredict-train --db m.db --json "$D/hpcg-six-train.csv" >m.json 2>err ||
 	fail "train exited $?: $(cat err)"
 jq -e '.models[0].law_vs_counters | .runs == 6 and -.mean_diff_pct > 2 * .se_pct and
@@ -22,15 +23,11 @@ jq -e '.models[0].law_vs_counters | .runs == 6 and -.mean_diff_pct > 2 * .se_pct
 	fail "expected the law ahead by 2 to 2.57 standard errors on 6 runs (the case), got $(jq -c '.models[0].law_vs_counters' m.json)"
 jq -e '.models[0].params_basis == "parameters"' m.json >/dev/null ||
 	fail "expected the counters to answer from parameters, got $(jq -c '.models[0].params_basis' m.json)"
-tail -n +2 "$D/hpcg-six-held.csv" | while IFS=, read -r _ _ _ _ _ np _ y args _; do
-	a=$(mpipredict-predict --db m.db --app hpcg --args "$args" --ntasks "$np" --csv 2>/dev/null | tail -n 1) ||
-		fail "no answer for '$args'"
-	echo "$y $a"
-done >answers.txt || exit 1
+answer_held m.db hpcg "$D/hpcg-six-held.csv" >answers.txt || fail "$(tail -n 1 answers.txt)"
 cat answers.txt
 awk -F'[ ,]' '{ if ($1 > $NF + 0) bad++ } END { exit bad > 0 }' answers.txt ||
 	fail "expected every held run at or under its upper bound"
-e=$(awk -F'[ ,]' '{ d = ($(NF-2) - $1) / $1; s += d < 0 ? -d : d } END { printf "%.1f", 100 * s / NR }' answers.txt)
+e=$(held_mape answers.txt)
 echo "past the range from parameters: $e %"
 awk -v e="$e" 'BEGIN { exit !(e < 8) }' || fail "expected the held runs within 8 % from parameters, got $e %"
 exit 0

@@ -16,6 +16,7 @@
 set -u
 fail() { echo "$*"; exit 1; }
 D=$MPP_SRC/tests/regress/data
+. "$MPP_SRC/tests/regress/lib.sh"
 profile() {
 	mpipredict-train --db "$1" "$D/minife-six-train.csv" >/dev/null 2>err ||
 		fail "a first training failed: $(cat err)"
@@ -26,12 +27,8 @@ mpipredict-train --db six.db --json "$D/minife-six-train.csv" >six.json 2>err ||
 echo "six runs: $(jq -c '.models[0].memory | {beta, held, none_because}' six.json)"
 jq -e '.models[0].memory | .beta == 0 and .held == 0 and (.none_because | test("one run"))' six.json >/dev/null ||
 	fail "expected no regime from one held run, and the reason, got $(jq -c '.models[0].memory' six.json)"
-tail -n +2 "$D/minife-six-held.csv" | while IFS=, read -r _ _ _ _ _ np _ y args _; do
-	a=$(mpipredict-predict --db six.db --app miniFE --args "$args" --ntasks "$np" --csv 2>/dev/null | tail -n 1) ||
-		fail "no answer for '$args'"
-	echo "$y $a"
-done >answers.txt || exit 1
-e=$(awk -F'[ ,]' '{ d = ($(NF-2) - $1) / $1; s += d < 0 ? -d : d } END { printf "%.1f", 100 * s / NR }' answers.txt)
+answer_held six.db miniFE "$D/minife-six-held.csv" >answers.txt || fail "$(tail -n 1 answers.txt)"
+e=$(held_mape answers.txt)
 echo "past the range from parameters: $e %"
 awk -v e="$e" 'BEGIN { exit !(e < 15) }' || fail "expected the held runs within 15 % from parameters, got $e %"
 profile twelve.db

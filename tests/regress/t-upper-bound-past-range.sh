@@ -26,6 +26,7 @@
 set -u
 fail() { echo "$*"; exit 1; }
 D=$MPP_SRC/tests/regress/data
+. "$MPP_SRC/tests/regress/lib.sh"
 misses=0
 for code in pennant hpcg; do
 	app=$(sed -n 2p "$D/$code-past-train.csv" | cut -d, -f2)
@@ -36,11 +37,8 @@ for code in pennant hpcg; do
 	echo "$code: in range x$phi, checks x$xhi at distance $xd"
 	awk -v x="$xd" 'BEGIN { exit !(x > 0) }' ||
 		fail "$code: expected the extrapolation checks to step past their ranges (xdist > 0), got '$xd'"
-	tail -n +2 "$D/$code-past-held.csv" | while IFS=, read -r _ _ _ _ _ np _ y args _; do
-		a=$(mpipredict-predict --db "$code.db" --app "$app" --args "$args" --ntasks "$np" --csv 2>/dev/null) ||
-			fail "$code: no answer for '$args'"
-		echo "$args $y $a"
-	done >answers.txt || exit 1
+	answer_held "$code.db" "$app" "$D/$code-past-held.csv" >answers.txt ||
+		fail "$code: $(tail -n 1 answers.txt)"
 	cat answers.txt
 	awk -F'[ ,]' '{ y = $(NF-4); if (y > $NF + 0) bad++ } END { exit bad > 0 }' answers.txt ||
 		fail "$code: expected every held run at or under its upper bound"
@@ -49,7 +47,7 @@ for code in pennant hpcg; do
 	misses=$((misses + m))
 	[ "$(sqlite3 "$code.db" 'SELECT params_law FROM models WHERE active = 1')" = 0 ] ||
 		fail "$code: expected the parameters path through the counters, not the run-time law"
-	e=$(awk -F'[ ,]' '{ d = ($(NF-2) - $(NF-4)) / $(NF-4); s += d < 0 ? -d : d } END { printf "%.1f", 100 * s / NR }' answers.txt)
+	e=$(held_mape answers.txt)
 	lim=$([ "$code" = pennant ] && echo 5 || echo 10)
 	echo "$code: past the range from parameters $e % (at most $lim); the checks' factors as measured miss $m"
 	awk -v e="$e" -v l="$lim" 'BEGIN { exit !(e < l) }' ||
