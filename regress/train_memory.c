@@ -166,7 +166,7 @@ int mpp_tr_mem_choose(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	/* The largest footprints, the largest value whole (its repeats
 	 * differ by a few KiB: within 2 % counts as the same). */
 	nh = mpp_tr_top(key, nrows, nrows / 5, MEM_SAME, pos);
-	if (nh >= nrows) {
+	if (nh == 0 || nh >= nrows) {
 		rep->mem_why = "too few runs to hold out";
 		goto out;
 	}
