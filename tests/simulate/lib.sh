@@ -133,6 +133,10 @@ noisy_traces() { # largest-trace function: the 2-rank runs (`function`)
 	echo "$1: the neighbour did not slow rank 1 in 3 attempts (computation $(compute_of "$1" 0) s and $(compute_of "$1" 1) s; core binding?)"
 	exit 1
 }
+heat_deck() { # N: progs/heat.c's deck dN.in, an N x N plate, a fixed tolerance
+	printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = 0.02\ncheck_every = 5\nmax_iter = 5000\n' \
+		"$1" "$1" >"d$1.in"
+}
 heat_decks() { # progs/heat.c's decks d96.in, d120.in, d144.in: the
 	# tolerance falls with the size, as a user asks of a finer grid, so
 	# the iteration count grows (the target runs more iterations than

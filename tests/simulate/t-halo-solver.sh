@@ -22,11 +22,10 @@ set -u
 export OMPI_MCA_mpi_yield_when_idle=1
 write_profile profile.json
 build_prog heat
-deck() { printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = 0.02\ncheck_every = 5\nmax_iter = 5000\n' "$1" "$1" >"d$1.in"; }
 fail=0
 train=() counts=()
 for nx in 24 32 40; do
-	deck $nx
+	heat_deck $nx
 	MPIPREDICT_PARAMS="nx=$nx" MPIPREDICT_TRACE=real$nx mpirun -np 1 ./heat.real d$nx.in >out.txt 2>err.txt ||
 		{ echo "trace run at nx=$nx failed: $(tail -3 err.txt)"; exit 1; }
 	grep -qx "args d$nx.in nx=$nx" real$nx/meta ||
@@ -41,7 +40,7 @@ for nx in 24 32 40; do
 done
 [ "${counts[0]}" != "${counts[1]}" ] && [ "${counts[1]}" != "${counts[2]}" ] ||
 	{ echo "expected the iteration count to depend on the deck, got allreduces ${counts[*]}"; fail=1; }
-deck 56
+heat_deck 56
 MPIPREDICT_PARAMS="nx=56" mpipredict-simulate predict --profile profile.json "${train[@]}" \
 	--ranks 2 --json --skeleton "$PWD/sk" -- ./heat.smpi d56.in >p1.json 2>err.txt ||
 	{ echo "predict failed: $(cat err.txt)"; exit 1; }

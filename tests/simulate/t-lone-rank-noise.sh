@@ -18,7 +18,6 @@ set -u
 export OMPI_MCA_mpi_yield_when_idle=1
 write_profile profile.json
 build_prog heat
-deck() { printf '# heat: a square plate\nnx = %s\nny = %s\ntol = 0.02\ncheck_every = 5\nmax_iter = 5000\n' "$1" "$1" >"d$1.in"; }
 warm() { # trace dir -> the same with the first half of its segments x2
 	mkdir -p "$2"
 	cp "$1/meta" "$2/meta"
@@ -30,13 +29,13 @@ warm() { # trace dir -> the same with the first half of its segments x2
 fail=0
 train=()
 for nx in 24 32 40; do
-	deck $nx
+	heat_deck $nx
 	MPIPREDICT_PARAMS="nx=$nx" MPIPREDICT_TRACE=real$nx mpirun -np 1 ./heat.real d$nx.in >out.txt 2>err.txt ||
 		{ echo "trace run at nx=$nx failed: $(tail -3 err.txt)"; exit 1; }
 	warm real$nx t$nx
 	train+=(--train "t$nx")
 done
-deck 56
+heat_deck 56
 MPIPREDICT_PARAMS="nx=56" mpipredict-simulate predict --profile profile.json "${train[@]}" \
 	--ranks 2 --skeleton "$PWD/sk" --json -- ./heat.smpi d56.in >p.json 2>err.txt ||
 	{ echo "predict failed: $(cat err.txt)"; exit 1; }
