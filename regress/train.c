@@ -614,14 +614,8 @@ out:
 	return rc;
 }
 
-int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
-	      const mpp_train_opts *o, mpp_model **out, mpp_train_report *rep,
-	      char *err, size_t errlen)
+static void report_init(mpp_train_report *rep)
 {
-	struct data d = {0};
-	gsl_error_handler_t *old;
-	int rc;
-
 	memset(rep, 0, sizeof(*rep));
 	rep->cv_mape_inner = rep->cv_mape_params_inner = NAN;
 	rep->law_cv_mape = NAN;
@@ -630,6 +624,17 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	for (int b = 0; b < MPP_NMEM_BETAS; b++)
 		rep->mem_err[b] = rep->mem_cv[b] = NAN;
 	rep->mem_slow_lo = rep->mem_slow_hi = NAN;
+}
+
+int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
+	      const mpp_train_opts *o, mpp_model **out, mpp_train_report *rep,
+	      char *err, size_t errlen)
+{
+	struct data d = {0};
+	gsl_error_handler_t *old;
+	int rc;
+
+	report_init(rep);
 	*out = NULL;
 	if (nrows < MPP_TRAIN_MIN_RUNS) {
 		snprintf(err, errlen, "app %s: %zu runs, at least %d needed",
@@ -657,6 +662,8 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 		rc = mpp_tr_mem_choose(rs, rows, nrows, o, &mo.mem_beta, rep);
 		mo.mem_fixed = 1;
 	}
+	/* What each training starts from (it adds to some counts). */
+	mpp_train_report pre = *rep;
 	if (rc == MPP_OK)
 		rc = train(&d, rs, rows, nrows, &mo, out, rep, err, errlen);
 	/* Without a footprint from parameters there would be no answer from
@@ -669,6 +676,7 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 		mpp_tr_data_free(&d);
 		d = (struct data){.method = d.method, .top_p = d.top_p};
 		mo.mem_beta = 0;
+		*rep = pre;
 		rep->mem_why = "a rank's peak memory is not a power law of "
 			       "the job's parameters";
 		rc = train(&d, rs, rows, nrows, &mo, out, rep, err, errlen);
