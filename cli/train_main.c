@@ -243,6 +243,17 @@ static json_t *to_json(const struct app_result *a)
 				      jnum(r->law_diff_mean), "se_pct",
 				      jnum(r->law_diff_se), "runs",
 				      (json_int_t)r->law_diff_runs));
+	/* The second training on the counters the parameters predict
+	 * (regress/train.c, predictable_terms); null when not tried. */
+	json_object_set_new(
+	    out, "predictable_only",
+	    r->pred_tried
+		? json_pack("{s:b, s:I, s:o, s:o, s:I}", "kept", r->pred_kept,
+			    "columns_left_out", (json_int_t)r->pred_dropped,
+			    "mean_diff_pct", jnum(r->pred_diff_mean), "se_pct",
+			    jnum(r->pred_diff_se), "runs",
+			    (json_int_t)r->pred_diff_runs)
+		: json_null());
 	json_object_set_new(out, "ranges", ranges);
 	/* The edge checks (regress/train_check.c). */
 	json_t *edges = json_object();
@@ -442,6 +453,19 @@ static void print_summary(const struct app_result *a)
 				printf(" %.6g", m->pcoef[i]);
 		printf("\n");
 	}
+	if (r->pred_tried && !isfinite(r->pred_diff_mean))
+		printf("a first training kept no term the parameters predict; "
+		       "one on the counters they predict kept none: the first "
+		       "stands\n");
+	else if (r->pred_tried)
+		printf("a first training kept no term the parameters predict; "
+		       "one on the counters they predict (%zu columns left "
+		       "out) is %s (held-out error, first minus second, "
+		       "%+.2f points, standard error %.2f, %zu runs)\n",
+		       r->pred_dropped,
+		       r->pred_kept ? "kept: the first is not clearly better"
+				    : "not kept: the first is clearly better",
+		       r->pred_diff_mean, r->pred_diff_se, r->pred_diff_runs);
 	if (m->has_law) {
 		printf("run-time law%s: %.6g s + %.6g",
 		       m->params_law ? " (the parameters path)" : "", m->law_a,

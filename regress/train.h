@@ -55,6 +55,9 @@ typedef struct mpp_train_opts {
 	 * in the nested check's folds too, so that the error it reports is
 	 * the given beta's. */
 	int mem_given;
+	/* 1: only the columns the job parameters predict are candidates
+	 * (set by the trainer for its second training, train.c). */
+	int predictable_only;
 } mpp_train_opts;
 
 /* Defaults: method default, target 0, top_p 0.5, 5 folds, coverage 0.95. */
@@ -94,6 +97,19 @@ typedef struct mpp_train_report {
 	 * predicted (0: not compared). */
 	double law_diff_mean, law_diff_se;
 	size_t law_diff_runs;
+	/* When no kept term is predictable from the parameters (the law
+	 * stands in for the counters there), a second training on the
+	 * columns that are (train.c, predictable_terms): whether it ran and
+	 * was kept, the columns it left out, and the paired difference of
+	 * the two trainings' held-out relative errors (first minus second,
+	 * percent points), its standard error and runs. */
+	int pred_tried, pred_kept;
+	size_t pred_dropped;
+	double pred_diff_mean, pred_diff_se;
+	size_t pred_diff_runs;
+	/* Per run, in the trainer's order: the kept target's held-out
+	 * relative error from features (NAN: not predicted). */
+	double *held_err;
 	size_t nextrap_checked; /* runs the extrapolation check predicted */
 	/* Answers behind the model's x_mape: the extrapolation check's and
 	 * the edge checks' held runs (a run may count in several). */

@@ -217,6 +217,10 @@ int mpp_tr_power_fit(const struct data *d, size_t f, size_t g, size_t j,
 double mpp_tr_power_eval(const struct data *d, size_t r, const double *coef);
 double mpp_tr_power_cv(const struct data *d, size_t f, size_t j);
 int mpp_tr_predictable(const struct data *d, size_t f, size_t j, double *coef);
+/* Every column the parameters do not predict (mpp_tr_predictable on all
+ * the runs) made constant, its standardised values 0, so that no
+ * selection keeps it; *n gets how many. */
+int mpp_tr_keep_predictable(struct data *d, size_t *n);
 
 /* train_memory.c: the memory regime. mpp_tr_mem_column: the run set's
  * index of MPP_MEM_FEATURE, or -1. mpp_tr_mem_run_factor: run row's

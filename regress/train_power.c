@@ -141,6 +141,23 @@ int mpp_tr_predictable(const struct data *d, size_t f, size_t j, double *coef)
 	       mpp_tr_power_fit(d, f, d->K, j, coef) == MPP_OK;
 }
 
+int mpp_tr_keep_predictable(struct data *d, size_t *n)
+{
+	double *coef = malloc((d->nvars + 2) * sizeof(*coef));
+
+	if (!coef)
+		return MPP_ENOMEM;
+	*n = 0;
+	for (size_t j = 0; j < d->k; j++)
+		if (!mpp_tr_predictable(d, d->K, j, coef)) {
+			gsl_vector_view z = gsl_matrix_row(d->Zt, j);
+			gsl_vector_set_zero(&z.vector);
+			(*n)++;
+		}
+	free(coef);
+	return MPP_OK;
+}
+
 /*
  * Edge laws. A counter's power law is fitted over the whole training
  * range; past the range what counts is its slope at the top. A conjugate
