@@ -74,8 +74,9 @@ typedef struct mpp_train_report {
 	double cv_mape_nnls;  /* CV MAPE (percent) of each final fit at its   */
 	double cv_mape_ridge; /* chosen target, NAN when not tried            */
 	int ridge_cancels;    /* ridge won the CV but its terms cancelled on
-				 all the runs (their absolute contributions
-				 over twice the prediction): NNLS kept     */
+				 all the runs (a term's share below 0, or
+				 their absolute contributions over twice
+				 the prediction): NNLS kept                */
 	double cv_coverage; /* fraction of CV predictions inside the interval */
 	size_t nparams_cv;  /* runs whose CV prediction from parameters
 			       exists (their fold kept a predictable term) */
