@@ -663,17 +663,16 @@ out:
  * when no kept term is predictable, the run-time law stands in. Of the
  * development set's twelve trainings on six runs of miniFE (one per
  * size), eight kept a CG loop's count, whose iterations reach their cap
- * inside the range (not a power law of the size), over the matrix rows,
- * which are: at most 2.8 points better in range (2.5 standard errors),
- * and their law then erred 12.6-22.3 % past the range where the rows
- * erred 1.0-10.8 %. So the
- * columns the parameters predict get a training of their own (the same
- * folds: the runs are shuffled by the same seed, and the filter reads the
- * counters, never a run time), which replaces the first unless the first
- * is clearly better on the same held-out runs (clearly_lower). On CoMD,
- * whose pair counters are a sawtooth in the box size, it keeps no term
- * and the first stands. pre: the report as it was before the first
- * training.
+ * inside the range (not a power law of the size), over the matrix rows
+ * (a power law). The loop's count was at most 2.8 points better in range
+ * (2.5 standard errors), and the law then erred 12.6-22.3 % past the
+ * range where the rows erred 1.0-10.8 %. So the columns the parameters
+ * predict get a training of their own (the same folds: the runs are
+ * shuffled by the same seed, and the filter reads the counters, never a
+ * run time), which replaces the first unless the first is clearly better
+ * on the same held-out runs (clearly_lower). On CoMD, whose pair counters
+ * are a sawtooth in the box size, it keeps no term and the first stands.
+ * pre: the report as it was before the first training.
  */
 static int predictable_terms(const mpp_runs *rs, const size_t *rows,
 			     size_t nrows, const mpp_train_opts *o,
