@@ -658,6 +658,13 @@ out:
 	return rc;
 }
 
+/* The trainer's data freed for another training of the same method. */
+static void data_reset(struct data *d)
+{
+	mpp_tr_data_free(d);
+	*d = (struct data){.method = d->method, .top_p = d->top_p};
+}
+
 /*
  * A counter the job parameters do not predict gives no answer from them;
  * when no kept term is predictable, the run-time law stands in. Of the
@@ -674,22 +681,21 @@ out:
  * are a sawtooth in the box size, it keeps no term and the first stands.
  * pre: the report as it was before the first training.
  */
-static int predictable_terms(const mpp_runs *rs, const size_t *rows,
-			     size_t nrows, const mpp_train_opts *o,
+static int predictable_terms(struct data *d, const mpp_runs *rs,
+			     const size_t *rows, size_t nrows,
+			     const mpp_train_opts *o,
 			     const mpp_train_report *pre, mpp_model **out,
 			     mpp_train_report *rep, char *err, size_t errlen)
 {
-	struct data d = {.method = mpp_tr_method_find(o->method)};
 	mpp_train_opts po = *o;
 	mpp_train_report r2 = *pre;
 	mpp_model *m2 = NULL;
 	double mean = NAN, se = NAN;
 	size_t n = 0;
 
-	d.top_p = o->top_p > 0 && o->top_p < 1 ? o->top_p : 0.5;
 	po.predictable_only = 1;
-	int rc = train(&d, rs, rows, nrows, &po, &m2, &r2, err, errlen);
-	mpp_tr_data_free(&d);
+	data_reset(d);
+	int rc = train(d, rs, rows, nrows, &po, &m2, &r2, err, errlen);
 	if (rc == MPP_EINVAL) { /* no column left to train on: the first */
 		err[0] = '\0';
 		rc = MPP_OK;
@@ -780,8 +786,7 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 		mpp_model_free(*out);
 		*out = NULL;
 		mpp_train_report_free(rep);
-		mpp_tr_data_free(&d);
-		d = (struct data){.method = d.method, .top_p = d.top_p};
+		data_reset(&d);
 		mo.mem_beta = 0;
 		*rep = pre;
 		pre.mem_why = rep->mem_why =
@@ -791,7 +796,7 @@ int mpp_train(const mpp_runs *rs, const size_t *rows, size_t nrows,
 	}
 	if (rc == MPP_OK && !o->predictable_only && (*out)->nterms > 0 &&
 	    rep->nparams_left_out == (*out)->nterms)
-		rc = predictable_terms(rs, rows, nrows, &mo, &pre, out, rep,
+		rc = predictable_terms(&d, rs, rows, nrows, &mo, &pre, out, rep,
 				       err, errlen);
 	rep->mem_beta = mo.mem_beta;
 	gsl_set_error_handler(old);
