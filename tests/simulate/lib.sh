@@ -64,12 +64,12 @@ compute_of() { # trace dir, rank -> seconds of computation
 	awk '$2 == "compute" { c += $3 } END { printf "%.6f\n", c / 1e9 }' "$1/rank-$2.ti"
 }
 # A noisy neighbour on rank 1's core (core 1; the ranks bound with
-# --bind-to core --map-by core): two busy loops, so that rank 1 gets about
-# a third of its core. The caller sets `trap stop_hogs EXIT`.
+# --bind-to core --map-by core): three busy loops, so that rank 1 gets
+# about a quarter of its core. The caller sets `trap stop_hogs EXIT`.
 hogs=()
 start_hogs() {
 	local k
-	for k in 1 2; do
+	for k in 1 2 3; do
 		taskset -c 1 sh -c 'while :; do :; done' &
 		hogs+=($!)
 	done
@@ -118,20 +118,25 @@ noise_shows() { # source-trace min-wait wait-factor min-gain: what the
 	return $bad
 }
 noisy_traces() { # largest-trace function: the 2-rank runs (`function`)
-	# with the hogs on, again up to 3 times until the largest input's
-	# trace shows rank 1 slowed (with one busy loop it came out no slower
-	# than rank 0 in about 1 of 5 runs under SANITIZE=1, never in 10
-	# without; the cause was not found): a test can say nothing of a trace
-	# with no slow rank. Else one line and exit 1.
+	# with the hogs on, again up to 5 times until the largest input's
+	# trace shows rank 1 slowed. A test can say nothing of a trace with no
+	# slow rank, and whether the hogs take rank 1's time is the machine's
+	# to decide: with one busy loop rank 1 came out no slower than rank 0
+	# in about 1 of 5 runs under SANITIZE=1 (never in 10 without); with
+	# two, 2.3-3.1x in 10 runs on a quiet machine, but 1.00x and 1.22x in
+	# 3 attempts each when two more busy loops ran unbound (the scheduler
+	# moved them to rank 0's core), as on a machine shared with other
+	# work. Else one line and exit 77, a skip: the machine, not the
+	# product.
 	local attempt
-	for attempt in 1 2 3; do
+	for attempt in 1 2 3 4 5; do
 		start_hogs
 		"$2"
 		stop_hogs
 		slowed "$1" && return 0
 	done
-	echo "$1: the neighbour did not slow rank 1 in 3 attempts (computation $(compute_of "$1" 0) s and $(compute_of "$1" 1) s; core binding?)"
-	exit 1
+	echo "SKIP: $1: three busy loops on rank 1's core did not slow it 1.5x in 5 attempts (computation $(compute_of "$1" 0) s and $(compute_of "$1" 1) s): this machine does not give the noise to test"
+	exit 77
 }
 heat_deck() { # N: progs/heat.c's deck dN.in, an N x N plate, a fixed tolerance
 	printf '# heat: a square plate\nnx = %s\nny = %s   # rows, split over the ranks\ntol = 0.02\ncheck_every = 5\nmax_iter = 5000\n' \
