@@ -25,10 +25,10 @@ stop_daemon
 
 start_daemon --max-connections 50 --max-connections-per-ip 10 --threads 1 \
 	--request-timeout 30 --start-timeout 30
-"$HELPERS/httpc" hold "$PORT" 60 40 >hold.out &
+"$HELPERS/httpc" hold "$PORT" 60 40 >hold2.out &
 hpid=$!
-for _ in $(seq 200); do [ -s hold.out ] && break; sleep 0.05; done
-[ "$(cat hold.out)" = "held 60" ] || fail "expected 60 connections made, got $(cat hold.out)"
+for _ in $(seq 200); do [ -s hold2.out ] && break; sleep 0.05; done
+[ "$(cat hold2.out)" = "held 60" ] || fail "expected 60 connections made, got $(cat hold2.out)"
 st=$(curl -s -m 20 -o body -w '%{http_code}' --interface 127.0.0.2 "$URL/healthz")
 [ "$st" = 200 ] || fail "from 127.0.0.2 behind 60 idle connections from 127.0.0.1 (cap 10 per address): expected 200 within 20 s, got $st"
 st=$(curl -s -m 20 -o body -w '%{http_code}' "$URL/healthz")

@@ -42,12 +42,15 @@ start_daemon --token-file token --retrain-rows 10 --retrain-interval 0
 grep -q "retraining after 10 new runs" daemon.log || fail "expected the start line to say how it retrains"
 post a.csv
 wait_until 60 '[ "$(active stencil)" = 1 ]' || fail "expected version 1 of stencil to go live by itself"
-# The model is live as soon as the trainer commits; its line comes when
-# the trainer has exited.
+# The model is stored active as soon as the trainer commits, and answers
+# once the keeper's hot reload (every 50 ms) has installed it: on a loaded
+# machine that came after the notice line, which comes when the trainer
+# has exited.
 wait_until 10 'grep -q "retrain: stencil: version 1 promoted" daemon.log' ||
 	fail "expected one notice line for the training, got: $(grep retrain daemon.log)"
-st=$(req POST /v1/predict '{"app": "stencil", "args": "-n 80 --iters=70 out.dat", "ntasks": 8}')
-expect_status 200 "$st" "a prediction from the retrained model"
+predict() { req POST /v1/predict '{"app": "stencil", "args": "-n 80 --iters=70 out.dat", "ntasks": 8}'; }
+wait_until 10 '[ "$(predict)" = 200 ]'
+expect_status 200 "$(predict)" "a prediction from the retrained model"
 [ "$(jq -r .model.version body)" = 1 ] || fail "expected the answer from version 1, got $(cat body)"
 curl -s "$URL/metrics" | grep -q 'mpipredictd_retrains_total{outcome="stored"} 1' ||
 	fail "expected one stored training in /metrics"
