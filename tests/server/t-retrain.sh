@@ -49,8 +49,8 @@ wait_until 60 '[ "$(active stencil)" = 1 ]' || fail "expected version 1 of stenc
 wait_until 10 'grep -q "retrain: stencil: version 1 promoted" daemon.log' ||
 	fail "expected one notice line for the training, got: $(grep retrain daemon.log)"
 predict() { req POST /v1/predict '{"app": "stencil", "args": "-n 80 --iters=70 out.dat", "ntasks": 8}'; }
-wait_until 10 '[ "$(predict)" = 200 ]'
-expect_status 200 "$(predict)" "a prediction from the retrained model"
+wait_until 10 'st=$(predict); [ "$st" = 200 ]'
+expect_status 200 "$st" "a prediction from the retrained model"
 [ "$(jq -r .model.version body)" = 1 ] || fail "expected the answer from version 1, got $(cat body)"
 curl -s "$URL/metrics" | grep -q 'mpipredictd_retrains_total{outcome="stored"} 1' ||
 	fail "expected one stored training in /metrics"
